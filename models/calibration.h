@@ -1,0 +1,88 @@
+/* calibration.h: the named, sourced constants of the performance models.
+ *
+ * Every constant the step-time model uses is one parameter here.  A profile
+ * (configs/calibration/NAME.json) gives each parameter a value and a source;
+ * sim/config loads it, `calibrate fit` moves it, `validate` judges it.  The
+ * parameter list is one X-macro so that the loader, the schema test, the fit
+ * code and `calibrate show` cannot disagree about names.
+ * struct calibration holds fixed buffers only: nothing to free.
+ */
+#ifndef SC_CALIBRATION_H
+#define SC_CALIBRATION_H
+
+#include "catalog.h"
+
+/* X(name, unit, min, max, description) */
+#define SC_CALIB_PARAMS(X) \
+	X(gemm_eta_max_bf16, "fraction", 0.05, 1.0, "fraction of the dense BF16/FP16 peak that a large GEMM reaches") \
+	X(gemm_eta_max_fp8, "fraction", 0.05, 1.0, "fraction of the dense FP8 peak that a large GEMM reaches") \
+	X(gemm_eta_max_fp4, "fraction", 0.05, 1.0, "fraction of the dense FP4 peak that a large GEMM reaches") \
+	X(gemm_half_dim, "elements", 1.0, 65536.0, "GEMM dimension at which that dimension alone halves the efficiency") \
+	X(attn_eta, "fraction", 0.05, 1.0, "flash-attention forward efficiency relative to the BF16 peak") \
+	X(attn_bwd_flops_ratio, "ratio", 1.0, 4.0, "flash-attention backward work over forward work (recomputes scores)") \
+	X(hbm_eta, "fraction", 0.3, 1.0, "fraction of datasheet HBM bandwidth that large streaming kernels reach") \
+	X(kernel_overhead_s, "s", 0.0, 1e-3, "fixed cost per kernel (launch, tail effects)") \
+	X(nvlink_ring_alpha_s, "s", 0.0, 1e-3, "latency per ring step inside an NVLink domain") \
+	X(nvlink_ring_bw_eff, "fraction", 0.05, 1.0, "ring bus bandwidth over NVLink bandwidth per GPU") \
+	X(nvlink_nvls_alpha_s, "s", 0.0, 1e-3, "latency of one NVLS (NVLink SHARP) collective") \
+	X(nvlink_nvls_bw_eff, "fraction", 0.05, 2.0, "NVLS all-reduce bus bandwidth over NVLink bandwidth per GPU") \
+	X(efa_ring_alpha_s, "s", 0.0, 1e-2, "latency per ring step across EFA") \
+	X(efa_ring_bw_eff, "fraction", 0.05, 1.0, "ring bus bandwidth over the per-GPU share of EFA bandwidth") \
+	X(efa_tree_alpha_s, "s", 0.0, 1e-2, "latency per tree level across EFA") \
+	X(efa_tree_bw_eff, "fraction", 0.05, 1.0, "tree bus bandwidth over the per-GPU share of EFA bandwidth") \
+	X(nvlink_a2a_bw_eff, "fraction", 0.05, 1.0, "all-to-all bus bandwidth over NVLink bandwidth per GPU") \
+	X(efa_a2a_bw_eff, "fraction", 0.01, 1.0, "all-to-all bus bandwidth over the per-GPU share of EFA bandwidth") \
+	X(a2a_alpha_s, "s", 0.0, 1e-2, "latency per peer of an all-to-all") \
+	X(p2p_alpha_s, "s", 0.0, 1e-2, "latency of one pipeline send/recv") \
+	X(dp_overlap, "fraction", 0.0, 1.0, "fraction of bucketed DP gradient communication hidden under backward") \
+	X(fsdp_prefetch_overlap, "fraction", 0.0, 1.0, "fraction of FSDP/ZeRO-3 parameter all-gathers hidden by prefetch") \
+	X(tp_overlap, "fraction", 0.0, 1.0, "fraction of TP/SP communication hidden under GEMMs") \
+	X(cp_overlap, "fraction", 0.0, 1.0, "fraction of CP ring exchange hidden under attention") \
+	X(ep_overlap, "fraction", 0.0, 1.0, "fraction of EP all-to-all hidden (set by the scenario's overlap flag)") \
+	X(pp_overlap, "fraction", 0.0, 1.0, "fraction of PP send/recv hidden under other micro-batches") \
+	X(comm_interference, "fraction", 0.0, 1.0, "compute slowdown while overlapped communication runs") \
+	X(moe_router_imbalance, "ratio", 1.0, 3.0, "slowest expert rank's tokens over the mean (dropless routing)") \
+	X(optimizer_bytes_per_param, "bytes", 1.0, 64.0, "HBM bytes moved per local parameter by the optimizer step") \
+	X(step_overhead_s, "s", 0.0, 10.0, "fixed per-step cost outside the schedule (data loader, logging, sync)") \
+	X(framework_reserve_bytes, "bytes", 0.0, 64e9, "memory the framework and CUDA context keep per GPU") \
+	X(nccl_buffer_bytes, "bytes", 0.0, 16e9, "communication buffers per GPU")
+
+enum calib_param {
+#define SC_CALIB_ENUM(name, unit, lo, hi, desc) CALIB_##name,
+	SC_CALIB_PARAMS(SC_CALIB_ENUM)
+#undef SC_CALIB_ENUM
+	CALIB_COUNT
+};
+
+#define SC_CALIB_SOURCE_MAX 384
+
+struct calibration {
+	char name[SC_NAME_MAX];
+	char gpu_family[SC_NAME_MAX];
+	char description[SC_SOURCE_MAX];
+	int schema_version;
+#define SC_CALIB_FIELD(name, unit, lo, hi, desc) double name;
+	SC_CALIB_PARAMS(SC_CALIB_FIELD)
+#undef SC_CALIB_FIELD
+	char source[CALIB_COUNT][SC_CALIB_SOURCE_MAX];
+};
+
+struct calib_param_info {
+	const char *name;
+	const char *unit;
+	double min;
+	double max;
+	const char *description;
+};
+
+/* The table of parameters, CALIB_COUNT entries, in X-macro order. */
+extern const struct calib_param_info calib_params[CALIB_COUNT];
+
+/* Pointer to parameter i of cal (i < CALIB_COUNT). */
+double *calib_value(struct calibration *cal, enum calib_param i);
+double calib_get(const struct calibration *cal, enum calib_param i);
+
+/* Index of a parameter by name, or -1. */
+int calib_param_index(const char *name);
+
+#endif

@@ -1,0 +1,129 @@
+/* catalog.h: plain structs for the catalogue (GPUs, instance types, fabrics,
+ * storage tiers, model architectures).
+ *
+ * These are filled by sim/config from the configs/ JSON files and read by the pure
+ * models.  Every struct holds fixed-size buffers only: copy freely, nothing to
+ * free.  Units live in field names; a value of 0 in an optional field means
+ * "not given / does not exist" (e.g. peak_fp4_flops on Hopper).
+ */
+#ifndef SC_CATALOG_H
+#define SC_CATALOG_H
+
+#include <stdbool.h>
+
+#define SC_NAME_MAX 64
+#define SC_SOURCE_MAX 1024
+
+struct gpu_spec {
+	char name[SC_NAME_MAX];         /* e.g. "h100-sxm" */
+	char family[SC_NAME_MAX];       /* "ampere", "hopper", "blackwell" */
+	double peak_fp16_flops;         /* dense, no sparsity */
+	double peak_bf16_flops;
+	double peak_fp8_flops;          /* 0 = not supported */
+	double peak_fp4_flops;          /* 0 = not supported */
+	double hbm_bytes;
+	double hbm_GBps;
+	double nvlink_GBps;             /* per GPU, per direction */
+	char calibration[SC_NAME_MAX];  /* default calibration profile */
+	char source[SC_SOURCE_MAX];
+};
+
+struct instance_price {
+	double on_demand_usd_per_h;      /* whole instance */
+	double capacity_block_usd_per_h; /* whole instance; 0 = not offered */
+	char date[16];                   /* "YYYY-MM-DD" the price was read */
+	char region[SC_NAME_MAX];
+	char source[SC_SOURCE_MAX];
+};
+
+struct instance_spec {
+	char name[SC_NAME_MAX];          /* e.g. "p5.48xlarge" */
+	char gpu[SC_NAME_MAX];           /* key into the GPU catalogue */
+	int gpus_per_node;
+	int nvlink_domain_gpus;          /* 8, or 72 on an NVL72 UltraServer */
+	int efa_nics;
+	double efa_nic_Gbps;             /* per NIC; node total = nics x this */
+	int nvme_drives;
+	double nvme_drive_bytes;
+	int vcpus;
+	double memory_GiB;
+	struct instance_price price;
+	char source[SC_SOURCE_MAX];
+};
+
+struct fabric_spec {
+	char name[SC_NAME_MAX];
+	bool rail_optimized;
+	int nodes_per_leaf;               /* nodes under one leaf (rail) switch */
+	double leaf_spine_oversubscription; /* >= 1; 1 = non-blocking */
+	double nvlink_latency_s;          /* one NVLink/NVSwitch hop */
+	double efa_latency_s;             /* one EFA message, NIC to NIC, same leaf */
+	double spine_hop_latency_s;       /* added when a path crosses the spine */
+	char source[SC_SOURCE_MAX];
+};
+
+struct storage_spec {
+	char name[SC_NAME_MAX];
+	char kind[SC_NAME_MAX];           /* "nvme", "fsx-lustre", "s3" */
+	double read_MBps_per_TiB;         /* FSx: per provisioned TiB; else 0 */
+	double write_MBps_per_TiB;
+	double default_provisioned_TiB;
+	double per_drive_read_GBps;       /* NVMe per drive; else 0 */
+	double per_drive_write_GBps;
+	double requests_per_s_per_prefix; /* S3 GET; else 0 */
+	double per_client_GBps;           /* cap per client node; 0 = none */
+	double latency_s;                 /* first-byte / metadata latency */
+	char source[SC_SOURCE_MAX];
+};
+
+enum model_activation { ACT_GELU, ACT_SWIGLU, ACT_GEGLU, ACT_SQUARED_RELU };
+
+struct model_arch {
+	char name[SC_NAME_MAX];
+	int layers;
+	int hidden;
+	int ffn_hidden;        /* dense MLP width (one of two gated inputs) */
+	int heads;
+	int kv_heads;
+	int head_dim;          /* 0 = hidden / heads */
+	int vocab;
+	bool gated_mlp;
+	enum model_activation activation;
+	bool tied_embeddings;
+	double params_billion;        /* published; 0 = not given */
+	double active_params_billion; /* MoE; 0 = not given */
+	/* MoE (experts == 0: dense) */
+	int experts;
+	int top_k;
+	int moe_ffn_hidden;
+	int shared_experts;
+	int first_dense_layers;
+	int moe_layer_freq;    /* 0 treated as 1 for MoE models */
+	/* MLA (kv_lora_rank == 0: not MLA) */
+	int q_lora_rank;
+	int kv_lora_rank;
+	int qk_rope_head_dim;
+	int qk_nope_head_dim;
+	int v_head_dim;
+	int mtp_layers;
+	int sliding_window;
+	int sliding_window_layer_freq;
+	char source[SC_SOURCE_MAX];
+};
+
+static inline int model_head_dim(const struct model_arch *m)
+{
+	return m->head_dim > 0 ? m->head_dim : m->hidden / m->heads;
+}
+
+static inline bool model_is_moe(const struct model_arch *m)
+{
+	return m->experts > 0;
+}
+
+static inline bool model_is_mla(const struct model_arch *m)
+{
+	return m->kv_lora_rank > 0;
+}
+
+#endif

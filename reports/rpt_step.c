@@ -1,0 +1,137 @@
+/* rpt_step.c: step prediction renderers (see rpt_step.h). */
+#include "rpt_step.h"
+
+#include <stdlib.h>
+
+#include <cjson/cJSON.h>
+
+static const char *efa_or_nvlink(const struct scenario *sc)
+{
+	return scenario_gpus(sc) > sc->cluster.instance.nvlink_domain_gpus ? "EFA" : "NVLink only";
+}
+
+void rpt_step_text(FILE *out, const struct scenario *sc, const struct step_result *r)
+{
+	const struct layout *l = &sc->layout;
+	const struct training *t = &sc->training;
+	const double GiB = 1024.0 * 1024.0 * 1024.0;
+
+	fprintf(out, "scenario    %s\n", sc->name);
+	fprintf(out, "model       %s (%d layers, hidden %d%s)\n", sc->model.name, sc->model.layers,
+		sc->model.hidden, model_is_moe(&sc->model) ? ", MoE" : "");
+	fprintf(out, "cluster     %d x %s = %d x %s, fabric %s (%s)\n", sc->cluster.nodes,
+		sc->cluster.instance.name, scenario_gpus(sc), sc->cluster.gpu.name,
+		sc->cluster.fabric.name, efa_or_nvlink(sc));
+	fprintf(out, "layout      tp %d  pp %d  vpp %d  dp %d  cp %d  ep %d  zero %d%s%s  schedule %s\n",
+		l->tp, l->pp, l->vpp, l->dp, l->cp, l->ep, l->zero_stage,
+		l->fsdp ? "  fsdp" : "", l->sequence_parallel ? "  sp" : "", schedule_name(l->schedule));
+	fprintf(out, "training    seq %d  global batch %d  micro batch %d (%d per step)  %s  recompute %s\n",
+		t->seq_len, t->global_batch_seqs, t->micro_batch_seqs, r->micro_batches,
+		precision_name(t->precision), recompute_name(t->recompute));
+	fprintf(out, "calibration %s\n\n", sc->calibration.name);
+
+	fprintf(out, "step time   %.4g s  (+/- %.0f %%)\n", r->step_time_s, r->uncertainty_rel * 100);
+	fprintf(out, "throughput  %.4g tokens/s  (%.1f per GPU)\n", r->tokens_per_s, r->tokens_per_s_per_gpu);
+	fprintf(out, "model flops %.1f TFLOP/s per GPU, MFU %.1f %%, HFU %.1f %%\n",
+		r->model_tflops_per_gpu, r->mfu * 100, r->hfu * 100);
+	fprintf(out, "bottleneck  %s\n\n", bottleneck_name(r->bottleneck));
+
+	fprintf(out, "breakdown                 s   share\n");
+	for (int i = 0; i < PART_COUNT; i++)
+		fprintf(out, "  %-16s %10.4f  %5.1f %%\n", step_part_name((enum step_part)i),
+			r->part_s[i], r->step_time_s > 0 ? 100 * r->part_s[i] / r->step_time_s : 0);
+	fprintf(out, "  %-16s %10.4f\n\n", "total", r->step_time_s);
+
+	fprintf(out, "memory per GPU        GiB\n");
+	for (int i = 0; i < MEM_COUNT; i++)
+		fprintf(out, "  %-16s %8.2f\n", mem_part_name((enum mem_part)i), r->mem_bytes[i] / GiB);
+	fprintf(out, "  %-16s %8.2f of %.2f  %s\n\n", "total", r->mem_total_bytes / GiB,
+		r->mem_capacity_bytes / GiB, r->oom ? "OUT OF MEMORY" : "fits");
+
+	if (r->n_collectives > 0) {
+		fprintf(out, "collectives  ranks  tier    algorithm                      bytes/call   s/call   s/step\n");
+		for (int i = 0; i < r->n_collectives; i++) {
+			const struct step_collective *c = &r->collectives[i];
+			fprintf(out, "  %-10s %5d  %-6s  %-28s %11.4g %9.3g %8.4f\n", c->what, c->ranks,
+				c->tier, c->algorithm, c->bytes, c->time_s, c->total_time_s);
+		}
+	}
+}
+
+bool rpt_step_json(FILE *out, const struct scenario *sc, const struct step_result *r)
+{
+	cJSON *root = cJSON_CreateObject(), *parts, *mem, *colls;
+	char *text;
+
+	if (!root)
+		return false;
+	cJSON_AddStringToObject(root, "scenario", sc->name);
+	cJSON_AddStringToObject(root, "model", sc->model.name);
+	cJSON_AddStringToObject(root, "instance", sc->cluster.instance.name);
+	cJSON_AddNumberToObject(root, "nodes", sc->cluster.nodes);
+	cJSON_AddNumberToObject(root, "gpus", scenario_gpus(sc));
+	cJSON_AddStringToObject(root, "calibration", sc->calibration.name);
+	cJSON_AddNumberToObject(root, "step_time_s", r->step_time_s);
+	cJSON_AddNumberToObject(root, "uncertainty_rel", r->uncertainty_rel);
+	cJSON_AddNumberToObject(root, "tokens_per_s", r->tokens_per_s);
+	cJSON_AddNumberToObject(root, "tokens_per_s_per_gpu", r->tokens_per_s_per_gpu);
+	cJSON_AddNumberToObject(root, "model_flops_per_step", r->model_flops_per_step);
+	cJSON_AddNumberToObject(root, "hardware_flops_per_step", r->hardware_flops_per_step);
+	cJSON_AddNumberToObject(root, "model_tflops_per_gpu", r->model_tflops_per_gpu);
+	cJSON_AddNumberToObject(root, "mfu", r->mfu);
+	cJSON_AddNumberToObject(root, "hfu", r->hfu);
+	cJSON_AddNumberToObject(root, "micro_batches", r->micro_batches);
+	cJSON_AddNumberToObject(root, "bubble_fraction", r->bubble_fraction);
+	cJSON_AddStringToObject(root, "bottleneck", bottleneck_name(r->bottleneck));
+	parts = cJSON_AddObjectToObject(root, "breakdown_s");
+	for (int i = 0; parts && i < PART_COUNT; i++)
+		cJSON_AddNumberToObject(parts, step_part_name((enum step_part)i), r->part_s[i]);
+	mem = cJSON_AddObjectToObject(root, "memory_bytes");
+	for (int i = 0; mem && i < MEM_COUNT; i++)
+		cJSON_AddNumberToObject(mem, mem_part_name((enum mem_part)i), r->mem_bytes[i]);
+	cJSON_AddNumberToObject(root, "memory_total_bytes", r->mem_total_bytes);
+	cJSON_AddNumberToObject(root, "memory_capacity_bytes", r->mem_capacity_bytes);
+	cJSON_AddBoolToObject(root, "oom", r->oom);
+	colls = cJSON_AddArrayToObject(root, "collectives");
+	for (int i = 0; colls && i < r->n_collectives; i++) {
+		const struct step_collective *c = &r->collectives[i];
+		cJSON *o = cJSON_CreateObject();
+		if (!o)
+			break;
+		cJSON_AddStringToObject(o, "what", c->what);
+		cJSON_AddStringToObject(o, "algorithm", c->algorithm);
+		cJSON_AddStringToObject(o, "tier", c->tier);
+		cJSON_AddNumberToObject(o, "ranks", c->ranks);
+		cJSON_AddNumberToObject(o, "bytes", c->bytes);
+		cJSON_AddNumberToObject(o, "time_s", c->time_s);
+		cJSON_AddNumberToObject(o, "total_time_s", c->total_time_s);
+		cJSON_AddItemToArray(colls, o);
+	}
+	text = cJSON_Print(root);
+	cJSON_Delete(root);
+	if (!text)
+		return false;
+	fprintf(out, "%s\n", text);
+	free(text);
+	return true;
+}
+
+void rpt_step_csv(FILE *out, const struct scenario *sc, const struct step_result *r)
+{
+	(void)sc;
+	fprintf(out, "step_time_s,tokens_per_s,tokens_per_s_per_gpu,model_tflops_per_gpu,mfu,hfu,"
+		"bottleneck,memory_total_bytes,memory_capacity_bytes,oom");
+	for (int i = 0; i < PART_COUNT; i++)
+		fprintf(out, ",%s_s", step_part_name((enum step_part)i));
+	for (int i = 0; i < MEM_COUNT; i++)
+		fprintf(out, ",%s_bytes", mem_part_name((enum mem_part)i));
+	fprintf(out, "\n%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s,%.6g,%.6g,%s", r->step_time_s, r->tokens_per_s,
+		r->tokens_per_s_per_gpu, r->model_tflops_per_gpu, r->mfu, r->hfu,
+		bottleneck_name(r->bottleneck), r->mem_total_bytes, r->mem_capacity_bytes,
+		r->oom ? "true" : "false");
+	for (int i = 0; i < PART_COUNT; i++)
+		fprintf(out, ",%.6g", r->part_s[i]);
+	for (int i = 0; i < MEM_COUNT; i++)
+		fprintf(out, ",%.6g", r->mem_bytes[i]);
+	fprintf(out, "\n");
+}

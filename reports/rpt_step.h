@@ -1,0 +1,17 @@
+/* rpt_step.h: render one step prediction (struct step_result) of a scenario
+ * as text, JSON or CSV onto a stream the caller owns.
+ */
+#ifndef SC_RPT_STEP_H
+#define SC_RPT_STEP_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "../sim/analytic/step.h"
+
+void rpt_step_text(FILE *out, const struct scenario *sc, const struct step_result *r);
+/* Returns false on allocation failure. */
+bool rpt_step_json(FILE *out, const struct scenario *sc, const struct step_result *r);
+void rpt_step_csv(FILE *out, const struct scenario *sc, const struct step_result *r);
+
+#endif

@@ -1,0 +1,251 @@
+/* rpt_validate.c: validation tables (see rpt_validate.h). */
+#include "rpt_validate.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "../sim/analytic/step.h"
+
+static bool by_group(const struct val_case *vc, const void *arg)
+{
+	return strcmp(vc->source_group, arg) == 0;
+}
+
+static bool by_gpu(const struct val_case *vc, const void *arg)
+{
+	return strcmp(vc->gpu, arg) == 0;
+}
+
+/* Distinct values of a field over all cases, in first-seen order. */
+static int distinct(const struct val_set *set, bool group, const char **out, int max)
+{
+	int n = 0;
+
+	for (int i = 0; i < set->n_cases; i++) {
+		const char *v = group ? set->cases[i].source_group : set->cases[i].gpu;
+		bool seen = false;
+		for (int j = 0; j < n; j++)
+			if (strcmp(out[j], v) == 0)
+				seen = true;
+		if (!seen && n < max)
+			out[n++] = v;
+	}
+	return n;
+}
+
+static int count_all(const struct val_set *set, bool (*f)(const struct val_case *, const void *),
+		     const void *arg)
+{
+	int n = 0;
+	for (int i = 0; i < set->n_cases; i++)
+		if (!f || f(&set->cases[i], arg))
+			n++;
+	return n;
+}
+
+struct summary_row {
+	const char *kind;   /* "all", "group", "gpu" */
+	const char *name;
+	int total;
+	struct val_stats st;
+};
+
+static int summary_rows(const struct val_set *set, struct summary_row *rows, int max)
+{
+	const char *names[64];
+	int n = 0, k;
+
+	rows[n].kind = "all";
+	rows[n].name = "all";
+	rows[n].total = set->n_cases;
+	val_stats(set, NULL, NULL, &rows[n].st);
+	n++;
+	k = distinct(set, true, names, 64);
+	for (int i = 0; i < k && n < max; i++, n++) {
+		rows[n].kind = "group";
+		rows[n].name = names[i];
+		rows[n].total = count_all(set, by_group, names[i]);
+		val_stats(set, by_group, names[i], &rows[n].st);
+	}
+	k = distinct(set, false, names, 64);
+	for (int i = 0; i < k && n < max; i++, n++) {
+		rows[n].kind = "gpu";
+		rows[n].name = names[i];
+		rows[n].total = count_all(set, by_gpu, names[i]);
+		val_stats(set, by_gpu, names[i], &rows[n].st);
+	}
+	return n;
+}
+
+static void text_cases(FILE *out, const struct val_set *set, bool md)
+{
+	if (md) {
+		fprintf(out, "| case | gpu | gpus | layout | precision | measured s | predicted s | error %% |\n");
+		fprintf(out, "|---|---|---:|---|---|---:|---:|---:|\n");
+	} else {
+		fprintf(out, "%-58s %-9s %6s %-30s %-6s %11s %11s %8s\n", "case", "gpu", "gpus",
+			"layout", "prec", "measured_s", "predicted_s", "error_%");
+	}
+	for (int i = 0; i < set->n_cases; i++) {
+		const struct val_case *vc = &set->cases[i];
+		if (!vc->expressible)
+			continue;
+		if (md)
+			fprintf(out, "| %s | %s | %d | %s | %s | %.4g | %.4g | %+.1f |\n", vc->id, vc->gpu,
+				vc->gpu_count, vc->layout, vc->precision, vc->measured_step_s,
+				vc->predicted_step_s, 100 * vc->err_rel);
+		else
+			fprintf(out, "%-58.58s %-9s %6d %-30s %-6s %11.4g %11.4g %+8.1f\n", vc->id, vc->gpu,
+				vc->gpu_count, vc->layout, vc->precision, vc->measured_step_s,
+				vc->predicted_step_s, 100 * vc->err_rel);
+	}
+}
+
+static void text_unexpressed(FILE *out, const struct val_set *set, bool md)
+{
+	int n = 0;
+
+	for (int i = 0; i < set->n_cases; i++)
+		if (!set->cases[i].expressible)
+			n++;
+	fprintf(out, md ? "\n### Cases not expressed (%d)\n\n" : "\ncases not expressed: %d\n", n);
+	for (int i = 0; i < set->n_cases; i++) {
+		const struct val_case *vc = &set->cases[i];
+		if (vc->expressible)
+			continue;
+		fprintf(out, md ? "- `%s`: %s\n" : "  %-58.58s %s\n", vc->id, vc->reason);
+	}
+}
+
+static void text_summary(FILE *out, const struct val_set *set, bool md)
+{
+	struct summary_row rows[128];
+	int n = summary_rows(set, rows, 128);
+
+	if (md) {
+		fprintf(out, "\n### Summary\n\n| group | cases | expressed | MAPE %% | median APE %% | P90 APE %% | worst APE %% | bias %% | worst case |\n");
+		fprintf(out, "|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
+	} else {
+		fprintf(out, "\nsummary (APE = |predicted - measured| / measured of step time)\n");
+		fprintf(out, "%-6s %-38s %5s %5s %7s %8s %7s %8s %7s  %s\n", "by", "name", "cases",
+			"expr", "MAPE%", "median%", "P90%", "worst%", "bias%", "worst case");
+	}
+	for (int i = 0; i < n; i++) {
+		const struct summary_row *r = &rows[i];
+		const char *worst = r->st.worst_index >= 0 ? set->cases[r->st.worst_index].id : "-";
+		if (md)
+			fprintf(out, "| %s %s | %d | %d | %.1f | %.1f | %.1f | %.1f | %+.1f | %s |\n",
+				r->kind, r->name, r->total, r->st.count, 100 * r->st.mape,
+				100 * r->st.median_ape, 100 * r->st.p90_ape, 100 * r->st.worst_ape,
+				100 * r->st.mean_err, worst);
+		else
+			fprintf(out, "%-6s %-38.38s %5d %5d %7.1f %8.1f %7.1f %8.1f %+7.1f  %s\n", r->kind,
+				r->name, r->total, r->st.count, 100 * r->st.mape, 100 * r->st.median_ape,
+				100 * r->st.p90_ape, 100 * r->st.worst_ape, 100 * r->st.mean_err, worst);
+	}
+}
+
+static void csv_out(FILE *out, const struct val_set *set)
+{
+	fprintf(out, "id,source_group,trust,model,gpu,gpu_count,layout,precision,expressible,"
+		"measured_step_s,predicted_step_s,error_rel,predicted_mfu,oom,bottleneck,reason,assumptions\n");
+	for (int i = 0; i < set->n_cases; i++) {
+		const struct val_case *vc = &set->cases[i];
+		fprintf(out, "\"%s\",%s,%s,%s,%s,%d,%s,%s,%s,%.6g,", vc->id, vc->source_group, vc->trust,
+			vc->model, vc->gpu, vc->gpu_count, vc->layout, vc->precision,
+			vc->expressible ? "true" : "false", vc->measured_step_s);
+		if (vc->expressible)
+			fprintf(out, "%.6g,%.6g,%.6g,%s,%s,", vc->predicted_step_s, vc->err_rel,
+				vc->predicted_mfu, vc->predicted_oom ? "true" : "false",
+				bottleneck_name((enum bottleneck)vc->bottleneck));
+		else
+			fprintf(out, ",,,,,");
+		fprintf(out, "\"%s\",\"%s\"\n", vc->reason, vc->assumptions);
+	}
+}
+
+static cJSON *stats_json(const struct val_set *set, const struct summary_row *r)
+{
+	cJSON *o = cJSON_CreateObject();
+	if (!o)
+		return NULL;
+	cJSON_AddStringToObject(o, "by", r->kind);
+	cJSON_AddStringToObject(o, "name", r->name);
+	cJSON_AddNumberToObject(o, "cases", r->total);
+	cJSON_AddNumberToObject(o, "expressed", r->st.count);
+	cJSON_AddNumberToObject(o, "mape", r->st.mape);
+	cJSON_AddNumberToObject(o, "median_ape", r->st.median_ape);
+	cJSON_AddNumberToObject(o, "p90_ape", r->st.p90_ape);
+	cJSON_AddNumberToObject(o, "worst_ape", r->st.worst_ape);
+	cJSON_AddNumberToObject(o, "bias", r->st.mean_err);
+	cJSON_AddStringToObject(o, "worst_case", r->st.worst_index >= 0 ? set->cases[r->st.worst_index].id : "");
+	return o;
+}
+
+static bool json_out(FILE *out, const struct val_set *set, bool summary_only)
+{
+	struct summary_row rows[128];
+	int n = summary_rows(set, rows, 128);
+	cJSON *root = cJSON_CreateObject(), *sum, *cases;
+	char *text;
+
+	if (!root)
+		return false;
+	cJSON_AddStringToObject(root, "file", set->path);
+	sum = cJSON_AddArrayToObject(root, "summary");
+	for (int i = 0; sum && i < n; i++)
+		cJSON_AddItemToArray(sum, stats_json(set, &rows[i]));
+	cases = summary_only ? NULL : cJSON_AddArrayToObject(root, "cases");
+	for (int i = 0; cases && i < set->n_cases; i++) {
+		const struct val_case *vc = &set->cases[i];
+		cJSON *o = cJSON_CreateObject();
+		if (!o)
+			break;
+		cJSON_AddStringToObject(o, "id", vc->id);
+		cJSON_AddStringToObject(o, "source_group", vc->source_group);
+		cJSON_AddStringToObject(o, "gpu", vc->gpu);
+		cJSON_AddNumberToObject(o, "gpu_count", vc->gpu_count);
+		cJSON_AddStringToObject(o, "layout", vc->layout);
+		cJSON_AddBoolToObject(o, "expressible", vc->expressible);
+		if (vc->expressible) {
+			cJSON_AddNumberToObject(o, "measured_step_s", vc->measured_step_s);
+			cJSON_AddNumberToObject(o, "predicted_step_s", vc->predicted_step_s);
+			cJSON_AddNumberToObject(o, "error_rel", vc->err_rel);
+			cJSON_AddStringToObject(o, "bottleneck", bottleneck_name((enum bottleneck)vc->bottleneck));
+		} else {
+			cJSON_AddStringToObject(o, "reason", vc->reason);
+		}
+		if (vc->assumptions[0])
+			cJSON_AddStringToObject(o, "assumptions", vc->assumptions);
+		cJSON_AddItemToArray(cases, o);
+	}
+	text = cJSON_Print(root);
+	cJSON_Delete(root);
+	if (!text)
+		return false;
+	fprintf(out, "%s\n", text);
+	free(text);
+	return true;
+}
+
+bool rpt_validate(FILE *out, const struct val_set *set, enum rpt_validate_format fmt,
+		  bool summary_only)
+{
+	switch (fmt) {
+	case RPT_VAL_JSON:
+		return json_out(out, set, summary_only);
+	case RPT_VAL_CSV:
+		csv_out(out, set);
+		return true;
+	case RPT_VAL_MD:
+	case RPT_VAL_TEXT:
+		if (!summary_only)
+			text_cases(out, set, fmt == RPT_VAL_MD);
+		text_unexpressed(out, set, fmt == RPT_VAL_MD);
+		text_summary(out, set, fmt == RPT_VAL_MD);
+		return true;
+	}
+	return true;
+}

@@ -1,0 +1,21 @@
+/* rpt_validate.h: render a validation run (struct val_set after val_run) as
+ * text, JSON, CSV or Markdown onto a stream the caller owns: every case with
+ * predicted versus measured step time, the cases that could not be expressed
+ * with the reason, and the summary overall, per source group and per GPU.
+ */
+#ifndef SC_RPT_VALIDATE_H
+#define SC_RPT_VALIDATE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "../sim/validate/validate.h"
+
+enum rpt_validate_format { RPT_VAL_TEXT, RPT_VAL_JSON, RPT_VAL_CSV, RPT_VAL_MD };
+
+/* summary_only: leave out the per-case table.  Returns false on allocation
+ * failure (JSON only). */
+bool rpt_validate(FILE *out, const struct val_set *set, enum rpt_validate_format fmt,
+		  bool summary_only);
+
+#endif

@@ -1,0 +1,157 @@
+/* main.c: the stepcast command line: a table of subcommands, one file each
+ * (cmd_<verb>.c), as git's builtin/ table.  Only this directory prints
+ * results or exits.
+ */
+#include <locale.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gsl/gsl_errno.h>
+
+#include "cli.h"
+
+static const struct cli_command commands[] = {
+	{ "predict", cmd_predict, "predict one training step of a scenario" },
+	{ "validate", cmd_validate, "compare predictions with published training runs" },
+	{ "catalog", cmd_catalog, "list the catalogue: gpus, instances, fabrics, storage, models, calibrations" },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: stepcast COMMAND [OPTIONS] [ARGS]\n"
+		"\n"
+		"Predict step time, memory, bottleneck and cost of foundation-model training\n"
+		"on GPU clusters (AWS P5/P6 kind), from a laptop, without a GPU.\n"
+		"\n"
+		"commands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out,
+		"\n"
+		"options:\n"
+		"  -h, --help     show this help\n"
+		"  -V, --version  show the version\n"
+		"\n"
+		"Run 'stepcast COMMAND --help' for a command's options.\n"
+		"\n"
+		"exit codes:\n"
+		"  0   success\n"
+		"  1   a requested check failed (validate --max-mape)\n"
+		"  2   usage error (bad command line)\n"
+		"  3   invalid input (config, scenario, catalogue or data file)\n"
+		"  4   a file could not be read or written\n"
+		"  5   valid input that the model does not cover\n"
+		"  70  internal error\n");
+}
+
+int cli_fail(const struct sc_error *err)
+{
+	fputs("stepcast: error: ", stderr);
+	if (err->file[0])
+		fprintf(stderr, "%s: ", err->file);
+	if (err->pointer[0])
+		fprintf(stderr, "%s: ", err->pointer);
+	fprintf(stderr, "%s\n", err->message[0] ? err->message : sc_status_str(err->status));
+	switch (err->status) {
+	case SC_OK: return EXIT_INTERNAL;
+	case SC_EINVAL: return EXIT_INVALID;
+	case SC_ENOTFOUND: return EXIT_INVALID;
+	case SC_ERANGE: return EXIT_INVALID;
+	case SC_EIO: return EXIT_IO;
+	case SC_ENOMEM: return EXIT_INTERNAL;
+	case SC_EUNSUPPORTED: return EXIT_UNSUPPORTED;
+	}
+	return EXIT_INTERNAL;
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "stepcast: %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'stepcast %s --help' for more information.\n", cmd);
+	return EXIT_USAGE;
+}
+
+bool cli_parse_format(const char *cmd, const char *arg, unsigned allowed,
+		      enum cli_format *out)
+{
+	static const char *const names[] = { "text", "json", "csv", "md" };
+	char list[64] = "";
+
+	for (int i = 0; i < 4; i++) {
+		if ((allowed & (1u << i)) && strcmp(arg, names[i]) == 0) {
+			*out = (enum cli_format)i;
+			return true;
+		}
+	}
+	for (int i = 0; i < 4; i++) {
+		if (allowed & (1u << i)) {
+			size_t len = strlen(list);
+			snprintf(list + len, sizeof(list) - len, "%s%s", len ? ", " : "", names[i]);
+		}
+	}
+	cli_usage_error(cmd, "unknown format '%s' (expected one of: %s)", arg, list);
+	return false;
+}
+
+int cli_load_catalog(const char *dir, struct catalog *cat)
+{
+	struct sc_error err;
+
+	sc_error_clear(&err);
+	if (catalog_load(dir ? dir : catalog_default_dir(), cat, &err) != SC_OK)
+		return cli_fail(&err);
+	return EXIT_OK;
+}
+
+int cli_finish(int code)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "stepcast: error: could not write the output\n");
+		return EXIT_IO;
+	}
+	return code;
+}
+
+bool cli_color(FILE *stream)
+{
+	const char *no = getenv("NO_COLOR");
+
+	if (no && no[0])
+		return false;
+	return isatty(fileno(stream));
+}
+
+int main(int argc, char **argv)
+{
+	setlocale(LC_ALL, "C");
+	gsl_set_error_handler_off();
+
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		usage(stdout);
+		return cli_finish(EXIT_OK);
+	}
+	if (strcmp(argv[1], "-V") == 0 || strcmp(argv[1], "--version") == 0) {
+		printf("stepcast %s\n", STEPCAST_VERSION);
+		return cli_finish(EXIT_OK);
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "stepcast: '%s' is not a stepcast command\n", argv[1]);
+	fprintf(stderr, "Try 'stepcast --help' for the list of commands.\n");
+	return EXIT_USAGE;
+}

@@ -1,0 +1,609 @@
+/* catalog_load.c: strict loading of configs/ (see catalog_load.h). */
+#include "catalog_load.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define REQ CFG_REQUIRED
+#define POS CFG_POSITIVE
+#define OPT_POS (CFG_POSITIVE | CFG_NULLABLE)
+#define OPT_NONNEG (CFG_NONNEG | CFG_NULLABLE)
+
+static const char *const gpu_families[] = { "ampere", "hopper", "blackwell", NULL };
+static const char *const activations[] = { "gelu", "swiglu", "geglu", "squared-relu", NULL };
+
+/* Enum fields store an int; the family is kept as its string. */
+static enum sc_status read_family(struct cfg_reader *rd, const cJSON *item,
+				  void *slot, const char *where)
+{
+	const char *hint;
+
+	if (!cJSON_IsString(item))
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+				    "expected a string, got %s", cfg_json_type_name(item));
+	for (int i = 0; gpu_families[i]; i++) {
+		if (strcmp(gpu_families[i], item->valuestring) == 0) {
+			snprintf(slot, SC_NAME_MAX, "%s", item->valuestring);
+			return SC_OK;
+		}
+	}
+	hint = cfg_did_you_mean(item->valuestring, gpu_families);
+	return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+			    "unknown GPU family \"%s\"%s%s%s", item->valuestring,
+			    hint ? " (did you mean \"" : "; expected \"ampere\", \"hopper\" or \"blackwell\"",
+			    hint ? hint : "", hint ? "\"?)" : "");
+}
+
+const struct cfg_field cfg_gpu_fields[] = {
+	CFG_F_STR(struct gpu_spec, name, REQ, "catalogue name, e.g. h100-sxm"),
+	CFG_F_CUSTOM(struct gpu_spec, family, REQ, read_family, NULL, "architecture family: ampere, hopper or blackwell"),
+	CFG_F_NUM(struct gpu_spec, peak_fp16_flops, REQ | POS, "dense FP16 tensor-core peak, FLOP/s"),
+	CFG_F_NUM(struct gpu_spec, peak_bf16_flops, REQ | POS, "dense BF16 tensor-core peak, FLOP/s"),
+	CFG_F_NUM(struct gpu_spec, peak_fp8_flops, OPT_POS, "dense FP8 tensor-core peak, FLOP/s (absent: no FP8)"),
+	CFG_F_NUM(struct gpu_spec, peak_fp4_flops, OPT_POS, "dense FP4 tensor-core peak, FLOP/s (absent: no FP4)"),
+	CFG_F_NUM(struct gpu_spec, hbm_bytes, REQ | POS, "HBM capacity, bytes"),
+	CFG_F_NUM(struct gpu_spec, hbm_GBps, REQ | POS, "HBM bandwidth, GB/s"),
+	CFG_F_NUM(struct gpu_spec, nvlink_GBps, REQ | POS, "NVLink bandwidth per GPU per direction, GB/s"),
+	CFG_F_STR(struct gpu_spec, calibration, REQ, "default calibration profile"),
+	CFG_F_STR(struct gpu_spec, source, REQ, "where the numbers come from"),
+	CFG_END
+};
+
+const struct cfg_field cfg_price_fields[] = {
+	CFG_F_NUM(struct instance_price, on_demand_usd_per_h, REQ | POS, "on-demand price of the whole instance, USD per hour"),
+	CFG_F_NUM(struct instance_price, capacity_block_usd_per_h, OPT_POS, "capacity-block price of the whole instance, USD per hour"),
+	CFG_F_STR(struct instance_price, date, REQ, "date the price was read, YYYY-MM-DD"),
+	CFG_F_STR(struct instance_price, region, REQ, "region the price applies to"),
+	CFG_F_STR(struct instance_price, source, REQ, "where the price comes from"),
+	CFG_END
+};
+
+const struct cfg_field cfg_instance_fields[] = {
+	CFG_F_STR(struct instance_spec, name, REQ, "instance type, e.g. p5.48xlarge"),
+	CFG_F_STR(struct instance_spec, gpu, REQ, "GPU catalogue name"),
+	CFG_F_INT(struct instance_spec, gpus_per_node, REQ | POS, "GPUs per instance"),
+	CFG_F_INT(struct instance_spec, nvlink_domain_gpus, REQ | POS, "GPUs in one NVLink domain"),
+	CFG_F_INT(struct instance_spec, efa_nics, REQ | POS, "EFA interfaces per instance"),
+	CFG_F_NUM(struct instance_spec, efa_nic_Gbps, REQ | POS, "bandwidth per EFA interface, Gb/s"),
+	CFG_F_INT(struct instance_spec, nvme_drives, REQ | CFG_NONNEG, "local NVMe drives"),
+	CFG_F_NUM(struct instance_spec, nvme_drive_bytes, REQ | CFG_NONNEG, "capacity per NVMe drive, bytes"),
+	CFG_F_INT(struct instance_spec, vcpus, REQ | POS, "vCPUs"),
+	CFG_F_NUM(struct instance_spec, memory_GiB, REQ | POS, "host memory, GiB"),
+	CFG_F_OBJ(struct instance_spec, price, REQ, cfg_price_fields, "price with its date and source"),
+	CFG_F_STR(struct instance_spec, source, REQ, "where the numbers come from"),
+	CFG_END
+};
+
+const struct cfg_field cfg_fabric_fields[] = {
+	CFG_F_STR(struct fabric_spec, name, REQ, "fabric name"),
+	CFG_F_BOOL(struct fabric_spec, rail_optimized, REQ, "rail-optimised leaves (NIC i of every node on leaf i)"),
+	CFG_F_INT(struct fabric_spec, nodes_per_leaf, REQ | POS, "nodes under one leaf switch"),
+	CFG_F_NUM_RANGE(struct fabric_spec, leaf_spine_oversubscription, REQ, 1.0, 64.0, "leaf-to-spine oversubscription ratio (1 = non-blocking)"),
+	CFG_F_NUM(struct fabric_spec, nvlink_latency_s, REQ | POS, "one NVLink/NVSwitch hop, s"),
+	CFG_F_NUM(struct fabric_spec, efa_latency_s, REQ | POS, "one EFA message between nodes under one leaf, s"),
+	CFG_F_NUM(struct fabric_spec, spine_hop_latency_s, REQ | CFG_NONNEG, "latency added when a path crosses the spine, s"),
+	CFG_F_STR(struct fabric_spec, source, REQ, "where the numbers come from"),
+	CFG_END
+};
+
+static const char *const storage_kinds[] = { "nvme", "fsx-lustre", "s3", NULL };
+
+static enum sc_status read_storage_kind(struct cfg_reader *rd, const cJSON *item,
+					void *slot, const char *where)
+{
+	if (cJSON_IsString(item))
+		for (int i = 0; storage_kinds[i]; i++)
+			if (strcmp(storage_kinds[i], item->valuestring) == 0) {
+				snprintf(slot, SC_NAME_MAX, "%s", item->valuestring);
+				return SC_OK;
+			}
+	return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+			    "expected one of \"nvme\", \"fsx-lustre\", \"s3\", got %s%s%s%s",
+			    cfg_json_type_name(item), cJSON_IsString(item) ? " \"" : "",
+			    cJSON_IsString(item) ? item->valuestring : "",
+			    cJSON_IsString(item) ? "\"" : "");
+}
+
+const struct cfg_field cfg_storage_fields[] = {
+	CFG_F_STR(struct storage_spec, name, REQ, "storage tier name"),
+	CFG_F_CUSTOM(struct storage_spec, kind, REQ, read_storage_kind, NULL, "nvme, fsx-lustre or s3"),
+	CFG_F_NUM(struct storage_spec, read_MBps_per_TiB, OPT_POS, "read throughput per provisioned TiB, MB/s"),
+	CFG_F_NUM(struct storage_spec, write_MBps_per_TiB, OPT_POS, "write throughput per provisioned TiB, MB/s"),
+	CFG_F_NUM(struct storage_spec, default_provisioned_TiB, OPT_POS, "provisioned capacity assumed when a scenario gives none, TiB"),
+	CFG_F_NUM(struct storage_spec, per_drive_read_GBps, OPT_POS, "read throughput per NVMe drive, GB/s"),
+	CFG_F_NUM(struct storage_spec, per_drive_write_GBps, OPT_POS, "write throughput per NVMe drive, GB/s"),
+	CFG_F_NUM(struct storage_spec, requests_per_s_per_prefix, OPT_POS, "S3 GET requests per second per prefix"),
+	CFG_F_NUM(struct storage_spec, per_client_GBps, OPT_POS, "throughput cap per client node, GB/s"),
+	CFG_F_NUM(struct storage_spec, latency_s, REQ | POS, "first-byte or metadata latency, s"),
+	CFG_F_STR(struct storage_spec, source, REQ, "where the numbers come from"),
+	CFG_END
+};
+
+const struct cfg_field cfg_model_fields[] = {
+	CFG_F_STR(struct model_arch, name, REQ, "model name"),
+	CFG_F_INT(struct model_arch, layers, REQ | POS, "transformer blocks"),
+	CFG_F_INT(struct model_arch, hidden, REQ | POS, "model width"),
+	CFG_F_INT(struct model_arch, ffn_hidden, REQ | POS, "dense MLP inner width (one of the two gated inputs)"),
+	CFG_F_INT(struct model_arch, heads, REQ | POS, "query heads"),
+	CFG_F_INT(struct model_arch, kv_heads, REQ | POS, "key/value heads"),
+	CFG_F_INT(struct model_arch, head_dim, OPT_POS, "head width when not hidden/heads"),
+	CFG_F_INT(struct model_arch, vocab, REQ | POS, "vocabulary size"),
+	CFG_F_BOOL(struct model_arch, gated_mlp, REQ, "gated MLP (three matrices)"),
+	CFG_F_ENUM(struct model_arch, activation, REQ, activations, "gelu, swiglu, geglu or squared-relu"),
+	CFG_F_BOOL(struct model_arch, tied_embeddings, REQ, "input embedding and output projection share weights"),
+	CFG_F_NUM(struct model_arch, params_billion, OPT_POS, "published total parameters, billions"),
+	CFG_F_NUM(struct model_arch, active_params_billion, OPT_POS, "published active parameters per token (MoE), billions"),
+	CFG_F_INT(struct model_arch, experts, OPT_POS, "routed experts (MoE)"),
+	CFG_F_INT(struct model_arch, top_k, OPT_POS, "experts per token (MoE)"),
+	CFG_F_INT(struct model_arch, moe_ffn_hidden, OPT_POS, "expert MLP width (MoE)"),
+	CFG_F_INT(struct model_arch, shared_experts, OPT_NONNEG, "always-active shared experts (MoE)"),
+	CFG_F_INT(struct model_arch, first_dense_layers, OPT_NONNEG, "leading dense layers (MoE)"),
+	CFG_F_INT(struct model_arch, moe_layer_freq, OPT_POS, "every n-th layer is MoE"),
+	CFG_F_INT(struct model_arch, q_lora_rank, OPT_POS, "MLA query compression rank"),
+	CFG_F_INT(struct model_arch, kv_lora_rank, OPT_POS, "MLA key/value compression rank"),
+	CFG_F_INT(struct model_arch, qk_rope_head_dim, OPT_POS, "MLA rotary head width"),
+	CFG_F_INT(struct model_arch, qk_nope_head_dim, OPT_POS, "MLA non-rotary head width"),
+	CFG_F_INT(struct model_arch, v_head_dim, OPT_POS, "MLA value head width"),
+	CFG_F_INT(struct model_arch, mtp_layers, OPT_NONNEG, "multi-token-prediction modules"),
+	CFG_F_INT(struct model_arch, sliding_window, OPT_POS, "sliding-window attention width, tokens"),
+	CFG_F_INT(struct model_arch, sliding_window_layer_freq, OPT_POS, "every n-th layer uses the window"),
+	CFG_F_STR(struct model_arch, source, REQ, "where the architecture comes from"),
+	CFG_END
+};
+
+const char *catalog_default_dir(void)
+{
+	const char *env = getenv("STEPCAST_CONFIG_DIR");
+
+	if (env && env[0])
+		return env;
+	return STEPCAST_SOURCE_DIR "/configs";
+}
+
+enum sc_status cfg_read_model(struct cfg_reader *rd, const cJSON *obj,
+			      struct model_arch *m, const char *pointer)
+{
+	enum sc_status st;
+	char where[SC_ERROR_PTR_MAX];
+
+	memset(m, 0, sizeof(*m));
+	if ((st = cfg_read_object(rd, obj, cfg_model_fields, m, pointer)) != SC_OK)
+		return st;
+	if (m->head_dim == 0 && m->hidden % m->heads != 0) {
+		cfg_pointer_key(where, sizeof(where), pointer, "heads");
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+				    "heads (%d) must divide hidden (%d) unless head_dim is given",
+				    m->heads, m->hidden);
+	}
+	if (m->heads % m->kv_heads != 0) {
+		cfg_pointer_key(where, sizeof(where), pointer, "kv_heads");
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+				    "kv_heads (%d) must divide heads (%d)", m->kv_heads, m->heads);
+	}
+	if (m->experts > 0 && (m->top_k <= 0 || m->moe_ffn_hidden <= 0)) {
+		cfg_pointer_key(where, sizeof(where), pointer, m->top_k <= 0 ? "top_k" : "moe_ffn_hidden");
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, pointer[0] ? pointer : "/",
+				    "an MoE model (experts > 0) needs top_k and moe_ffn_hidden");
+	}
+	if (m->experts > 0 && m->top_k > m->experts) {
+		cfg_pointer_key(where, sizeof(where), pointer, "top_k");
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+				    "top_k (%d) is larger than experts (%d)", m->top_k, m->experts);
+	}
+	if (m->experts == 0 && (m->top_k || m->moe_ffn_hidden || m->shared_experts)) {
+		cfg_pointer_key(where, sizeof(where), pointer, "experts");
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, pointer[0] ? pointer : "/",
+				    "MoE fields given without \"experts\"");
+	}
+	if (m->experts > 0 && m->moe_layer_freq == 0)
+		m->moe_layer_freq = 1;
+	if (m->kv_lora_rank > 0 && (m->qk_rope_head_dim <= 0 || m->qk_nope_head_dim <= 0 || m->v_head_dim <= 0))
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, pointer[0] ? pointer : "/",
+				    "an MLA model (kv_lora_rank) needs qk_rope_head_dim, qk_nope_head_dim and v_head_dim");
+	if (m->first_dense_layers > m->layers) {
+		cfg_pointer_key(where, sizeof(where), pointer, "first_dense_layers");
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+				    "first_dense_layers (%d) is more than layers (%d)",
+				    m->first_dense_layers, m->layers);
+	}
+	return SC_OK;
+}
+
+enum sc_status cfg_read_instance(struct cfg_reader *rd, const cJSON *obj,
+				 struct instance_spec *in, const char *pointer)
+{
+	enum sc_status st;
+	char where[SC_ERROR_PTR_MAX];
+
+	memset(in, 0, sizeof(*in));
+	if ((st = cfg_read_object(rd, obj, cfg_instance_fields, in, pointer)) != SC_OK)
+		return st;
+	if (in->nvlink_domain_gpus < in->gpus_per_node ||
+	    in->nvlink_domain_gpus % in->gpus_per_node != 0) {
+		cfg_pointer_key(where, sizeof(where), pointer, "nvlink_domain_gpus");
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+				    "nvlink_domain_gpus (%d) must be a multiple of gpus_per_node (%d)",
+				    in->nvlink_domain_gpus, in->gpus_per_node);
+	}
+	return SC_OK;
+}
+
+/* The calibration profile: metadata plus "parameters": { NAME: { "value":
+ * number, "source": string } } with every parameter of SC_CALIB_PARAMS. */
+struct calib_entry {
+	double value;
+	char source[SC_CALIB_SOURCE_MAX];
+};
+
+enum sc_status cfg_read_calibration(struct cfg_reader *rd, const cJSON *obj,
+				    struct calibration *cal, const char *pointer)
+{
+	static const char *const top_keys[] = { "schema_version", "name", "gpu_family",
+						"description", "parameters", NULL };
+	const char *names[CALIB_COUNT + 1];
+	const cJSON *params, *item;
+	char where[SC_ERROR_PTR_MAX], pwhere[SC_ERROR_PTR_MAX];
+	enum sc_status st;
+	const struct cfg_field meta[] = {
+		CFG_F_INT_RANGE(struct calibration, schema_version, REQ, 1, 1, "profile schema version (1)"),
+		CFG_F_STR(struct calibration, name, REQ, "profile name"),
+		CFG_F_CUSTOM(struct calibration, gpu_family, REQ, read_family, NULL, "GPU family"),
+		CFG_F_STR(struct calibration, description, REQ, "what the profile is and where it comes from"),
+		CFG_END
+	};
+
+	memset(cal, 0, sizeof(*cal));
+	if ((st = cfg_check_keys(rd, obj, top_keys, pointer)) != SC_OK)
+		return st;
+	for (const struct cfg_field *f = meta; f->key; f++) {
+		item = cJSON_GetObjectItemCaseSensitive(obj, f->key);
+		cfg_pointer_key(where, sizeof(where), pointer, f->key);
+		if (!item)
+			return sc_error_set(rd->err, SC_EINVAL, rd->file, pointer[0] ? pointer : "/",
+					    "missing required key \"%s\"", f->key);
+	}
+	{
+		/* Read the metadata with a table that omits "parameters". */
+		cJSON *copy = cJSON_Duplicate(obj, true);
+		if (!copy)
+			return sc_error_set(rd->err, SC_ENOMEM, rd->file, pointer, "out of memory");
+		cJSON_DeleteItemFromObjectCaseSensitive(copy, "parameters");
+		st = cfg_read_object(rd, copy, meta, cal, pointer);
+		cJSON_Delete(copy);
+		if (st != SC_OK)
+			return st;
+	}
+	params = cJSON_GetObjectItemCaseSensitive(obj, "parameters");
+	cfg_pointer_key(where, sizeof(where), pointer, "parameters");
+	if (!params)
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, pointer[0] ? pointer : "/",
+				    "missing required key \"parameters\"");
+	for (int i = 0; i < CALIB_COUNT; i++)
+		names[i] = calib_params[i].name;
+	names[CALIB_COUNT] = NULL;
+	if ((st = cfg_check_keys(rd, params, names, where)) != SC_OK)
+		return st;
+	for (int i = 0; i < CALIB_COUNT; i++) {
+		const struct calib_param_info *info = &calib_params[i];
+		const struct cfg_field entry_fields[] = {
+			CFG_F_NUM_RANGE(struct calib_entry, value, REQ, info->min, info->max, "parameter value"),
+			CFG_F_STR(struct calib_entry, source, REQ, "where the value comes from"),
+			CFG_END
+		};
+		struct calib_entry e;
+
+		memset(&e, 0, sizeof(e));
+		item = cJSON_GetObjectItemCaseSensitive(params, info->name);
+		if (!item)
+			return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+					    "missing calibration parameter \"%s\" (%s)",
+					    info->name, info->description);
+		cfg_pointer_key(pwhere, sizeof(pwhere), where, info->name);
+		if ((st = cfg_read_object(rd, item, entry_fields, &e, pwhere)) != SC_OK)
+			return st;
+		*calib_value(cal, (enum calib_param)i) = e.value;
+		memcpy(cal->source[i], e.source, sizeof(e.source));
+	}
+	return SC_OK;
+}
+
+enum sc_status calibration_load_file(const char *path, struct calibration *cal,
+				     struct sc_error *err)
+{
+	struct cfg_reader rd = { path, err, NULL };
+	cJSON *root = cfg_parse_file(path, err);
+	enum sc_status st;
+
+	if (!root)
+		return err ? err->status : SC_EINVAL;
+	st = cfg_read_calibration(&rd, root, cal, "");
+	cJSON_Delete(root);
+	return st;
+}
+
+/* Read "{ schema_version: 1, KEY: [ objects ] }" with one reader per entry;
+ * entries are written into a calloc'd array of elem_size bytes each. */
+typedef enum sc_status (*entry_reader)(struct cfg_reader *rd, const cJSON *obj,
+				      void *dst, const char *pointer);
+
+static enum sc_status read_list_file(const char *dir, const char *file, const char *key,
+				     entry_reader reader, size_t elem_size,
+				     size_t name_offset, void **out, int *n_out,
+				     struct sc_error *err)
+{
+	char path[1024];
+	const char *allowed[] = { "schema_version", key, NULL };
+	struct cfg_reader rd = { path, err, NULL };
+	cJSON *root, *list, *version, *item;
+	char where[SC_ERROR_PTR_MAX], ewhere[SC_ERROR_PTR_MAX];
+	enum sc_status st;
+	char *arr = NULL;
+	int n, i = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	root = cfg_parse_file(path, err);
+	if (!root)
+		return err ? err->status : SC_EINVAL;
+	if ((st = cfg_check_keys(&rd, root, allowed, "")) != SC_OK)
+		goto out;
+	version = cJSON_GetObjectItemCaseSensitive(root, "schema_version");
+	if (!version) {
+		st = sc_error_set(err, SC_EINVAL, path, "/", "missing required key \"schema_version\"");
+		goto out;
+	}
+	if (!cJSON_IsNumber(version) || version->valuedouble != 1) {
+		st = sc_error_set(err, SC_EINVAL, path, "/schema_version",
+				  "unsupported schema version (expected 1)");
+		goto out;
+	}
+	list = cJSON_GetObjectItemCaseSensitive(root, key);
+	cfg_pointer_key(where, sizeof(where), "", key);
+	if (!list) {
+		st = sc_error_set(err, SC_EINVAL, path, "/", "missing required key \"%s\"", key);
+		goto out;
+	}
+	if (!cJSON_IsArray(list)) {
+		st = sc_error_set(err, SC_EINVAL, path, where, "expected an array, got %s",
+				  cfg_json_type_name(list));
+		goto out;
+	}
+	n = cJSON_GetArraySize(list);
+	arr = calloc(n > 0 ? (size_t)n : 1, elem_size);
+	if (!arr) {
+		st = sc_error_set(err, SC_ENOMEM, path, where, "out of memory");
+		goto out;
+	}
+	cJSON_ArrayForEach(item, list) {
+		char *slot = arr + (size_t)i * elem_size;
+		cfg_pointer_index(ewhere, sizeof(ewhere), where, i);
+		if ((st = reader(&rd, item, slot, ewhere)) != SC_OK)
+			goto out;
+		for (int j = 0; j < i; j++) {
+			if (strcmp(arr + (size_t)j * elem_size + name_offset, slot + name_offset) == 0) {
+				char nwhere[SC_ERROR_PTR_MAX];
+				cfg_pointer_key(nwhere, sizeof(nwhere), ewhere, "name");
+				st = sc_error_set(err, SC_EINVAL, path, nwhere,
+						  "duplicate name \"%s\" (also at %s/%d)",
+						  slot + name_offset, where, j);
+				goto out;
+			}
+		}
+		i++;
+	}
+	*out = arr;
+	*n_out = n;
+	arr = NULL;
+	st = SC_OK;
+out:
+	free(arr);
+	cJSON_Delete(root);
+	return st;
+}
+
+static enum sc_status read_gpu(struct cfg_reader *rd, const cJSON *o, void *d, const char *p)
+{
+	struct gpu_spec *g = d;
+	enum sc_status st;
+
+	memset(g, 0, sizeof(*g));
+	if ((st = cfg_read_object(rd, o, cfg_gpu_fields, g, p)) != SC_OK)
+		return st;
+	if (g->peak_fp8_flops > 0 && g->peak_fp8_flops < g->peak_bf16_flops) {
+		char where[SC_ERROR_PTR_MAX];
+		cfg_pointer_key(where, sizeof(where), p, "peak_fp8_flops");
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+				    "FP8 peak (%g) is below the BF16 peak (%g)",
+				    g->peak_fp8_flops, g->peak_bf16_flops);
+	}
+	return SC_OK;
+}
+
+static enum sc_status read_instance(struct cfg_reader *rd, const cJSON *o, void *d, const char *p)
+{
+	return cfg_read_instance(rd, o, d, p);
+}
+
+static enum sc_status read_fabric(struct cfg_reader *rd, const cJSON *o, void *d, const char *p)
+{
+	memset(d, 0, sizeof(struct fabric_spec));
+	return cfg_read_object(rd, o, cfg_fabric_fields, d, p);
+}
+
+static enum sc_status read_storage(struct cfg_reader *rd, const cJSON *o, void *d, const char *p)
+{
+	memset(d, 0, sizeof(struct storage_spec));
+	return cfg_read_object(rd, o, cfg_storage_fields, d, p);
+}
+
+static enum sc_status read_model(struct cfg_reader *rd, const cJSON *o, void *d, const char *p)
+{
+	return cfg_read_model(rd, o, d, p);
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static enum sc_status load_calibrations(const char *dir, struct catalog *cat,
+					struct sc_error *err)
+{
+	char cdir[1024], path[1536];
+	char *names[256];
+	int n = 0;
+	DIR *d;
+	struct dirent *e;
+	enum sc_status st = SC_OK;
+
+	snprintf(cdir, sizeof(cdir), "%s/calibration", dir);
+	d = opendir(cdir);
+	if (!d)
+		return sc_error_set(err, SC_EIO, cdir, NULL, "cannot open the calibration directory");
+	while ((e = readdir(d)) && n < 256) {
+		size_t len = strlen(e->d_name);
+		if (len > 5 && strcmp(e->d_name + len - 5, ".json") == 0)
+			names[n++] = strdup(e->d_name);
+	}
+	closedir(d);
+	qsort(names, (size_t)n, sizeof(names[0]), name_cmp);
+	cat->calibrations = calloc(n > 0 ? (size_t)n : 1, sizeof(*cat->calibrations));
+	if (!cat->calibrations)
+		st = sc_error_set(err, SC_ENOMEM, cdir, NULL, "out of memory");
+	for (int i = 0; i < n && st == SC_OK; i++) {
+		struct calibration *cal = &cat->calibrations[i];
+		size_t stem = strlen(names[i]) - 5;
+
+		snprintf(path, sizeof(path), "%s/%s", cdir, names[i]);
+		st = calibration_load_file(path, cal, err);
+		if (st == SC_OK && (strlen(cal->name) != stem || strncmp(cal->name, names[i], stem) != 0))
+			st = sc_error_set(err, SC_EINVAL, path, "/name",
+					  "profile name \"%s\" does not match the file name", cal->name);
+		if (st == SC_OK)
+			cat->n_calibrations++;
+	}
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	return st;
+}
+
+enum sc_status catalog_load(const char *dir, struct catalog *cat, struct sc_error *err)
+{
+	enum sc_status st;
+	char path[1024];
+
+	memset(cat, 0, sizeof(*cat));
+	snprintf(cat->dir, sizeof(cat->dir), "%s", dir);
+	if ((st = read_list_file(dir, "gpus.json", "gpus", read_gpu, sizeof(struct gpu_spec),
+				 offsetof(struct gpu_spec, name), (void **)&cat->gpus, &cat->n_gpus, err)) ||
+	    (st = read_list_file(dir, "instances.json", "instances", read_instance,
+				 sizeof(struct instance_spec), offsetof(struct instance_spec, name),
+				 (void **)&cat->instances, &cat->n_instances, err)) ||
+	    (st = read_list_file(dir, "fabrics.json", "fabrics", read_fabric,
+				 sizeof(struct fabric_spec), offsetof(struct fabric_spec, name),
+				 (void **)&cat->fabrics, &cat->n_fabrics, err)) ||
+	    (st = read_list_file(dir, "storage.json", "storage", read_storage,
+				 sizeof(struct storage_spec), offsetof(struct storage_spec, name),
+				 (void **)&cat->storage, &cat->n_storage, err)) ||
+	    (st = read_list_file(dir, "models.json", "models", read_model,
+				 sizeof(struct model_arch), offsetof(struct model_arch, name),
+				 (void **)&cat->models, &cat->n_models, err)) ||
+	    (st = load_calibrations(dir, cat, err)))
+		goto fail;
+
+	/* Cross references. */
+	for (int i = 0; i < cat->n_instances; i++) {
+		char where[SC_ERROR_PTR_MAX];
+		snprintf(path, sizeof(path), "%s/instances.json", dir);
+		snprintf(where, sizeof(where), "/instances/%d/gpu", i);
+		if (!catalog_gpu(cat, cat->instances[i].gpu)) {
+			st = catalog_unknown(cat, "gpu", cat->instances[i].gpu, path, where, err);
+			goto fail;
+		}
+	}
+	for (int i = 0; i < cat->n_gpus; i++) {
+		char where[SC_ERROR_PTR_MAX];
+		const struct calibration *cal = catalog_calibration(cat, cat->gpus[i].calibration);
+		snprintf(path, sizeof(path), "%s/gpus.json", dir);
+		snprintf(where, sizeof(where), "/gpus/%d/calibration", i);
+		if (!cal) {
+			st = catalog_unknown(cat, "calibration", cat->gpus[i].calibration, path, where, err);
+			goto fail;
+		}
+		if (strcmp(cal->gpu_family, cat->gpus[i].family) != 0) {
+			st = sc_error_set(err, SC_EINVAL, path, where,
+					  "profile \"%s\" is for %s GPUs, not %s",
+					  cal->name, cal->gpu_family, cat->gpus[i].family);
+			goto fail;
+		}
+	}
+	return SC_OK;
+fail:
+	catalog_free(cat);
+	return st;
+}
+
+void catalog_free(struct catalog *cat)
+{
+	free(cat->gpus);
+	free(cat->instances);
+	free(cat->fabrics);
+	free(cat->storage);
+	free(cat->models);
+	free(cat->calibrations);
+	memset(cat, 0, sizeof(*cat));
+}
+
+#define LOOKUP(fn, type, arr, count) \
+	const type *fn(const struct catalog *cat, const char *name) \
+	{ \
+		for (int i = 0; i < cat->count; i++) \
+			if (strcmp(cat->arr[i].name, name) == 0) \
+				return &cat->arr[i]; \
+		return NULL; \
+	}
+
+LOOKUP(catalog_gpu, struct gpu_spec, gpus, n_gpus)
+LOOKUP(catalog_instance, struct instance_spec, instances, n_instances)
+LOOKUP(catalog_fabric, struct fabric_spec, fabrics, n_fabrics)
+LOOKUP(catalog_storage, struct storage_spec, storage, n_storage)
+LOOKUP(catalog_model, struct model_arch, models, n_models)
+LOOKUP(catalog_calibration, struct calibration, calibrations, n_calibrations)
+
+enum sc_status catalog_unknown(const struct catalog *cat, const char *kind,
+			       const char *name, const char *file,
+			       const char *pointer, struct sc_error *err)
+{
+	const char *names[512];
+	int n = 0;
+	const char *hint;
+
+#define COLLECT(arr, count) \
+	for (int i = 0; i < cat->count && n < 511; i++) \
+		names[n++] = cat->arr[i].name;
+	if (strcmp(kind, "gpu") == 0) {
+		COLLECT(gpus, n_gpus)
+	} else if (strcmp(kind, "instance") == 0) {
+		COLLECT(instances, n_instances)
+	} else if (strcmp(kind, "fabric") == 0) {
+		COLLECT(fabrics, n_fabrics)
+	} else if (strcmp(kind, "storage") == 0) {
+		COLLECT(storage, n_storage)
+	} else if (strcmp(kind, "model") == 0) {
+		COLLECT(models, n_models)
+	} else if (strcmp(kind, "calibration") == 0) {
+		COLLECT(calibrations, n_calibrations)
+	}
+#undef COLLECT
+	names[n] = NULL;
+	hint = cfg_did_you_mean(name, names);
+	if (hint)
+		return sc_error_set(err, SC_ENOTFOUND, file, pointer,
+				    "unknown %s \"%s\" (did you mean \"%s\"?)", kind, name, hint);
+	return sc_error_set(err, SC_ENOTFOUND, file, pointer,
+			    "unknown %s \"%s\" (see `stepcast catalog %s`)", kind, name,
+			    strcmp(kind, "storage") == 0 || strcmp(kind, "calibration") == 0 ? kind :
+			    strcmp(kind, "gpu") == 0 ? "gpus" : strcmp(kind, "instance") == 0 ? "instances" :
+			    strcmp(kind, "fabric") == 0 ? "fabrics" : "models");
+}

@@ -1,0 +1,79 @@
+/* catalog_load.h: the catalogue (configs/) loaded into memory.
+ *
+ * catalog_load() reads gpus.json, instances.json, fabrics.json, storage.json,
+ * models.json and every calibration/NAME.json of a config directory, strictly,
+ * and checks cross references (instance -> GPU, GPU -> calibration profile).
+ * The caller owns the struct catalog and releases it with catalog_free().
+ * The field tables are exported for the schema test and for reading the same
+ * kinds from other files (scenarios inline them; validation files reuse the
+ * model table).
+ */
+#ifndef SC_CATALOG_LOAD_H
+#define SC_CATALOG_LOAD_H
+
+#include "../../models/calibration.h"
+#include "../../models/catalog.h"
+#include "../../models/status.h"
+#include "cfg_json.h"
+
+struct catalog {
+	char dir[512];
+	struct gpu_spec *gpus;
+	int n_gpus;
+	struct instance_spec *instances;
+	int n_instances;
+	struct fabric_spec *fabrics;
+	int n_fabrics;
+	struct storage_spec *storage;
+	int n_storage;
+	struct model_arch *models;
+	int n_models;
+	struct calibration *calibrations;
+	int n_calibrations;
+};
+
+extern const struct cfg_field cfg_gpu_fields[];
+extern const struct cfg_field cfg_instance_fields[];
+extern const struct cfg_field cfg_price_fields[];
+extern const struct cfg_field cfg_fabric_fields[];
+extern const struct cfg_field cfg_storage_fields[];
+extern const struct cfg_field cfg_model_fields[];
+
+/* The directory holding the catalogue: $STEPCAST_CONFIG_DIR if set, else the
+ * source tree's configs/ (compiled in). */
+const char *catalog_default_dir(void);
+
+/* Load every catalogue file under dir.  On failure frees what it loaded. */
+enum sc_status catalog_load(const char *dir, struct catalog *cat, struct sc_error *err);
+void catalog_free(struct catalog *cat);
+
+/* Lookups by name; NULL if absent. */
+const struct gpu_spec *catalog_gpu(const struct catalog *cat, const char *name);
+const struct instance_spec *catalog_instance(const struct catalog *cat, const char *name);
+const struct fabric_spec *catalog_fabric(const struct catalog *cat, const char *name);
+const struct storage_spec *catalog_storage(const struct catalog *cat, const char *name);
+const struct model_arch *catalog_model(const struct catalog *cat, const char *name);
+const struct calibration *catalog_calibration(const struct catalog *cat, const char *name);
+
+/* Error for an unknown reference: "unknown KIND \"NAME\"" plus a did-you-mean
+ * among the catalogue's names of that kind ("gpu", "instance", "fabric",
+ * "storage", "model", "calibration"). */
+enum sc_status catalog_unknown(const struct catalog *cat, const char *kind,
+			       const char *name, const char *file,
+			       const char *pointer, struct sc_error *err);
+
+/* Read one model object (the catalogue's model schema) into m, zeroing it
+ * first and checking its internal consistency (heads divide hidden, MoE and
+ * MLA fields together). */
+enum sc_status cfg_read_model(struct cfg_reader *rd, const cJSON *obj,
+			      struct model_arch *m, const char *pointer);
+enum sc_status cfg_read_instance(struct cfg_reader *rd, const cJSON *obj,
+				 struct instance_spec *in, const char *pointer);
+
+/* Read one calibration profile file. */
+enum sc_status calibration_load_file(const char *path, struct calibration *cal,
+				     struct sc_error *err);
+enum sc_status cfg_read_calibration(struct cfg_reader *rd, const cJSON *obj,
+				    struct calibration *cal, const char *pointer);
+
+#endif

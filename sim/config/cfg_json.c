@@ -1,0 +1,425 @@
+/* cfg_json.c: strict JSON reading (see cfg_json.h). */
+#include "cfg_json.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+cJSON *cfg_parse_buffer(const char *name, const char *buf, size_t len,
+			struct sc_error *err)
+{
+	const char *end = NULL;
+	cJSON *root;
+	int line = 1, col = 1;
+
+	if (len > (size_t)CFG_MAX_FILE_BYTES) {
+		sc_error_set(err, SC_EINVAL, name, NULL,
+			     "file is %zu bytes, more than the %ld-byte limit",
+			     len, CFG_MAX_FILE_BYTES);
+		return NULL;
+	}
+	if (memchr(buf, '\0', len)) {
+		sc_error_set(err, SC_EINVAL, name, NULL,
+			     "not a JSON text: contains a NUL byte");
+		return NULL;
+	}
+	root = cJSON_ParseWithLengthOpts(buf, len, &end, false);
+	if (!root) {
+		if (!end)
+			end = cJSON_GetErrorPtr();
+		if (end && end >= buf && end <= buf + len) {
+			for (const char *p = buf; p < end; p++) {
+				if (*p == '\n') {
+					line++;
+					col = 1;
+				} else {
+					col++;
+				}
+			}
+		}
+		sc_error_set(err, SC_EINVAL, name, NULL,
+			     "invalid JSON near line %d, column %d", line, col);
+		return NULL;
+	}
+	/* Only whitespace may follow the value. */
+	if (end) {
+		const char *p = end;
+		while (p < buf + len && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+			p++;
+		if (p < buf + len) {
+			for (const char *q = buf; q < p; q++) {
+				if (*q == '\n') {
+					line++;
+					col = 1;
+				} else {
+					col++;
+				}
+			}
+			cJSON_Delete(root);
+			sc_error_set(err, SC_EINVAL, name, NULL,
+				     "trailing characters after the JSON value at line %d, column %d",
+				     line, col);
+			return NULL;
+		}
+	}
+	return root;
+}
+
+cJSON *cfg_parse_file(const char *path, struct sc_error *err)
+{
+	struct stat st;
+	FILE *f;
+	char *buf;
+	size_t got;
+	cJSON *root;
+
+	if (stat(path, &st) != 0) {
+		sc_error_set(err, SC_EIO, path, NULL, "cannot read: %s", strerror(errno));
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		sc_error_set(err, SC_EIO, path, NULL, "not a regular file");
+		return NULL;
+	}
+	if (st.st_size > CFG_MAX_FILE_BYTES) {
+		sc_error_set(err, SC_EINVAL, path, NULL,
+			     "file is %lld bytes, more than the %ld-byte limit",
+			     (long long)st.st_size, CFG_MAX_FILE_BYTES);
+		return NULL;
+	}
+	f = fopen(path, "rb");
+	if (!f) {
+		sc_error_set(err, SC_EIO, path, NULL, "cannot read: %s", strerror(errno));
+		return NULL;
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf) {
+		fclose(f);
+		sc_error_set(err, SC_ENOMEM, path, NULL, "out of memory reading the file");
+		return NULL;
+	}
+	got = fread(buf, 1, (size_t)st.st_size, f);
+	if (ferror(f)) {
+		free(buf);
+		fclose(f);
+		sc_error_set(err, SC_EIO, path, NULL, "read error");
+		return NULL;
+	}
+	fclose(f);
+	root = cfg_parse_buffer(path, buf, got, err);
+	free(buf);
+	return root;
+}
+
+void cfg_pointer_key(char *out, size_t n, const char *base, const char *key)
+{
+	size_t len = (size_t)snprintf(out, n, "%s/", base);
+
+	for (const char *k = key; *k && len + 3 < n; k++) {
+		if (*k == '~') {
+			out[len++] = '~';
+			out[len++] = '0';
+		} else if (*k == '/') {
+			out[len++] = '~';
+			out[len++] = '1';
+		} else {
+			out[len++] = *k;
+		}
+	}
+	if (len < n)
+		out[len] = '\0';
+	else if (n)
+		out[n - 1] = '\0';
+}
+
+void cfg_pointer_index(char *out, size_t n, const char *base, int index)
+{
+	snprintf(out, n, "%s/%d", base, index);
+}
+
+static int levenshtein(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	int row[128];
+
+	if (la > 120 || lb > 120)
+		return 1000;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = (int)j;
+	for (size_t i = 1; i <= la; i++) {
+		int prev = row[0];
+		row[0] = (int)i;
+		for (size_t j = 1; j <= lb; j++) {
+			int cur = row[j];
+			int cost = a[i - 1] == b[j - 1] ? 0 : 1;
+			int best = prev + cost;
+			if (row[j] + 1 < best)
+				best = row[j] + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			prev = cur;
+		}
+	}
+	return row[lb];
+}
+
+const char *cfg_did_you_mean(const char *word, const char *const *candidates)
+{
+	const char *best = NULL;
+	int best_d = 1000;
+	int limit = (int)strlen(word) / 3;
+
+	if (limit < 2)
+		limit = 2;
+	for (const char *const *c = candidates; *c; c++) {
+		int d = levenshtein(word, *c);
+		if (d < best_d) {
+			best_d = d;
+			best = *c;
+		}
+	}
+	return best_d <= limit ? best : NULL;
+}
+
+const char *cfg_json_type_name(const cJSON *item)
+{
+	if (!item)
+		return "nothing";
+	if (cJSON_IsString(item))
+		return "a string";
+	if (cJSON_IsNumber(item))
+		return "a number";
+	if (cJSON_IsBool(item))
+		return "a boolean";
+	if (cJSON_IsNull(item))
+		return "null";
+	if (cJSON_IsArray(item))
+		return "an array";
+	if (cJSON_IsObject(item))
+		return "an object";
+	return "an invalid value";
+}
+
+enum sc_status cfg_check_keys(struct cfg_reader *rd, const cJSON *obj,
+			      const char *const *allowed, const char *pointer)
+{
+	const cJSON *item;
+
+	if (!cJSON_IsObject(obj))
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, pointer[0] ? pointer : "/",
+				    "expected an object, got %s", cfg_json_type_name(obj));
+	cJSON_ArrayForEach(item, obj) {
+		char where[SC_ERROR_PTR_MAX];
+		bool known = false;
+
+		cfg_pointer_key(where, sizeof(where), pointer, item->string);
+		for (const char *const *a = allowed; *a; a++)
+			if (strcmp(*a, item->string) == 0)
+				known = true;
+		if (!known) {
+			const char *hint = cfg_did_you_mean(item->string, allowed);
+			if (hint)
+				return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+						    "unknown key \"%s\" (did you mean \"%s\"?)",
+						    item->string, hint);
+			return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+					    "unknown key \"%s\"", item->string);
+		}
+		for (const cJSON *o = obj->child; o != item; o = o->next)
+			if (strcmp(o->string, item->string) == 0)
+				return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+						    "duplicate key \"%s\"", item->string);
+	}
+	return SC_OK;
+}
+
+static enum sc_status read_number(struct cfg_reader *rd, const cJSON *item,
+				  const struct cfg_field *f, const char *where,
+				  double *out)
+{
+	double v;
+
+	if (!cJSON_IsNumber(item))
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+				    "expected a number, got %s", cfg_json_type_name(item));
+	v = item->valuedouble;
+	if (!isfinite(v))
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+				    "expected a finite number, got %g", v);
+	if ((f->flags & CFG_POSITIVE) && !(v > 0))
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+				    "expected a positive number, got %g", v);
+	if ((f->flags & CFG_NONNEG) && v < 0)
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+				    "expected a non-negative number, got %g", v);
+	if ((f->flags & CFG_BOUNDED) && (v < f->min || v > f->max))
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+				    "expected a number from %g to %g, got %g",
+				    f->min, f->max, v);
+	*out = v;
+	return SC_OK;
+}
+
+static enum sc_status read_field(struct cfg_reader *rd, const cJSON *item,
+				 const struct cfg_field *f, void *dst,
+				 const char *where)
+{
+	char *slot = (char *)dst + f->offset;
+	enum sc_status st;
+	double v;
+
+	switch (f->type) {
+	case CFG_INT:
+		if ((st = read_number(rd, item, f, where, &v)) != SC_OK)
+			return st;
+		if (v != floor(v) || v < INT_MIN || v > INT_MAX)
+			return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+					    "expected an integer, got %g", v);
+		*(int *)slot = (int)v;
+		return SC_OK;
+	case CFG_DOUBLE:
+		if ((st = read_number(rd, item, f, where, &v)) != SC_OK)
+			return st;
+		*(double *)slot = v;
+		return SC_OK;
+	case CFG_BOOL:
+		if (!cJSON_IsBool(item))
+			return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+					    "expected true or false, got %s",
+					    cfg_json_type_name(item));
+		*(bool *)slot = cJSON_IsTrue(item);
+		return SC_OK;
+	case CFG_STRING:
+		if (!cJSON_IsString(item))
+			return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+					    "expected a string, got %s", cfg_json_type_name(item));
+		if ((f->flags & CFG_REQUIRED) && item->valuestring[0] == '\0')
+			return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+					    "expected a non-empty string");
+		if (strlen(item->valuestring) >= f->size)
+			return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+					    "string too long (%zu characters; at most %zu)",
+					    strlen(item->valuestring), f->size - 1);
+		memcpy(slot, item->valuestring, strlen(item->valuestring) + 1);
+		return SC_OK;
+	case CFG_ENUM: {
+		char choices[256] = "";
+		if (cJSON_IsString(item)) {
+			for (int i = 0; f->enum_names[i]; i++) {
+				if (strcmp(f->enum_names[i], item->valuestring) == 0) {
+					*(int *)slot = i;
+					return SC_OK;
+				}
+			}
+		}
+		for (int i = 0; f->enum_names[i]; i++) {
+			size_t len = strlen(choices);
+			snprintf(choices + len, sizeof(choices) - len, "%s\"%s\"",
+				 i ? ", " : "", f->enum_names[i]);
+		}
+		if (!cJSON_IsString(item))
+			return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+					    "expected one of %s, got %s", choices,
+					    cfg_json_type_name(item));
+		const char *hint = cfg_did_you_mean(item->valuestring, f->enum_names);
+		if (hint)
+			return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+					    "unknown value \"%s\" (did you mean \"%s\"?)",
+					    item->valuestring, hint);
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+				    "unknown value \"%s\"; expected one of %s",
+				    item->valuestring, choices);
+	}
+	case CFG_OBJECT:
+		return cfg_read_object(rd, item, f->sub, slot, where);
+	case CFG_CUSTOM:
+		return f->custom(rd, item, slot, where);
+	}
+	return sc_error_set(rd->err, SC_EINVAL, rd->file, where, "internal: bad field type");
+}
+
+enum sc_status cfg_read_object(struct cfg_reader *rd, const cJSON *obj,
+			       const struct cfg_field *fields, void *dst,
+			       const char *pointer)
+{
+	const char *keys[64];
+	int n = 0;
+	enum sc_status st;
+
+	for (const struct cfg_field *f = fields; f->key && n < 63; f++)
+		keys[n++] = f->key;
+	keys[n] = NULL;
+	if ((st = cfg_check_keys(rd, obj, keys, pointer)) != SC_OK)
+		return st;
+	for (const struct cfg_field *f = fields; f->key; f++) {
+		const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, f->key);
+		char where[SC_ERROR_PTR_MAX];
+
+		cfg_pointer_key(where, sizeof(where), pointer, f->key);
+		if (!item || (cJSON_IsNull(item) && (f->flags & CFG_NULLABLE))) {
+			if (f->flags & CFG_REQUIRED)
+				return sc_error_set(rd->err, SC_EINVAL, rd->file,
+						    pointer[0] ? pointer : "/",
+						    "missing required key \"%s\"", f->key);
+			continue;
+		}
+		if ((st = read_field(rd, item, f, dst, where)) != SC_OK)
+			return st;
+	}
+	return SC_OK;
+}
+
+cJSON *cfg_to_json(const struct cfg_field *fields, const void *src)
+{
+	cJSON *obj = cJSON_CreateObject();
+
+	if (!obj)
+		return NULL;
+	for (const struct cfg_field *f = fields; f->key; f++) {
+		const char *slot = (const char *)src + f->offset;
+		cJSON *item = NULL;
+		bool optional = !(f->flags & CFG_REQUIRED);
+
+		switch (f->type) {
+		case CFG_INT:
+			if (optional && *(const int *)slot == 0)
+				continue;
+			item = cJSON_CreateNumber(*(const int *)slot);
+			break;
+		case CFG_DOUBLE:
+			if (optional && *(const double *)slot == 0)
+				continue;
+			item = cJSON_CreateNumber(*(const double *)slot);
+			break;
+		case CFG_BOOL:
+			item = cJSON_CreateBool(*(const bool *)slot);
+			break;
+		case CFG_STRING:
+			if (optional && slot[0] == '\0')
+				continue;
+			item = cJSON_CreateString(slot);
+			break;
+		case CFG_ENUM:
+			item = cJSON_CreateString(f->enum_names[*(const int *)slot]);
+			break;
+		case CFG_OBJECT:
+			item = cfg_to_json(f->sub, slot);
+			break;
+		case CFG_CUSTOM:
+			item = f->sub ? cfg_to_json(f->sub, slot) : cJSON_CreateString(slot);
+			break;
+		}
+		if (!item || !cJSON_AddItemToObject(obj, f->key, item)) {
+			cJSON_Delete(item);
+			cJSON_Delete(obj);
+			return NULL;
+		}
+	}
+	return obj;
+}

@@ -1,0 +1,125 @@
+/* cfg_json.h: strict JSON reading for every config kind.
+ *
+ * A config struct is described once by a table of struct cfg_field (key,
+ * type, constraints, offset into the struct).  cfg_read_object() walks a cJSON
+ * object against such a table and fails, with file and JSON pointer, on an
+ * unknown key (with a did-you-mean), a missing required key, a wrong type,
+ * a non-finite number, a value out of range, or a duplicate key.  The same
+ * tables drive the schema test, so the loader and configs/schema/ agree.
+ * cfg_parse_file() returns a cJSON tree the caller frees with cJSON_Delete().
+ */
+#ifndef SC_CFG_JSON_H
+#define SC_CFG_JSON_H
+
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "../../models/status.h"
+
+#define CFG_MAX_FILE_BYTES (64L * 1024 * 1024)
+
+enum cfg_type {
+	CFG_INT,      /* int; must be integral */
+	CFG_DOUBLE,   /* double */
+	CFG_BOOL,     /* bool */
+	CFG_STRING,   /* char[size] */
+	CFG_ENUM,     /* int index into enum_names */
+	CFG_OBJECT,   /* nested struct described by sub, stored at offset */
+	CFG_CUSTOM    /* parsed by a callback (e.g. "name or inline object") */
+};
+
+enum {
+	CFG_REQUIRED = 1u << 0,
+	CFG_POSITIVE = 1u << 1, /* > 0 */
+	CFG_NONNEG = 1u << 2,   /* >= 0 */
+	CFG_NULLABLE = 1u << 3, /* null is accepted and means "not given" */
+	CFG_BOUNDED = 1u << 4   /* min <= value <= max */
+};
+
+struct cfg_reader;
+
+typedef enum sc_status (*cfg_custom_fn)(struct cfg_reader *rd, const cJSON *item,
+					void *dst, const char *pointer);
+
+struct cfg_field {
+	const char *key;
+	enum cfg_type type;
+	unsigned flags;
+	size_t offset;
+	size_t size;                     /* CFG_STRING: buffer size */
+	const char *const *enum_names;   /* CFG_ENUM: NULL-terminated */
+	const struct cfg_field *sub;     /* CFG_OBJECT (and CUSTOM's object form) */
+	cfg_custom_fn custom;            /* CFG_CUSTOM */
+	double min, max;                 /* with CFG_BOUNDED */
+	const char *description;
+};
+
+/* Table entry helpers: ST is the struct type, K the key (= member name). */
+#define CFG_F_INT(ST, K, FL, D) \
+	{ #K, CFG_INT, (FL), offsetof(ST, K), 0, NULL, NULL, NULL, 0, 0, D }
+#define CFG_F_NUM(ST, K, FL, D) \
+	{ #K, CFG_DOUBLE, (FL), offsetof(ST, K), 0, NULL, NULL, NULL, 0, 0, D }
+#define CFG_F_NUM_RANGE(ST, K, FL, LO, HI, D) \
+	{ #K, CFG_DOUBLE, (FL) | CFG_BOUNDED, offsetof(ST, K), 0, NULL, NULL, NULL, LO, HI, D }
+#define CFG_F_INT_RANGE(ST, K, FL, LO, HI, D) \
+	{ #K, CFG_INT, (FL) | CFG_BOUNDED, offsetof(ST, K), 0, NULL, NULL, NULL, LO, HI, D }
+#define CFG_F_BOOL(ST, K, FL, D) \
+	{ #K, CFG_BOOL, (FL), offsetof(ST, K), 0, NULL, NULL, NULL, 0, 0, D }
+#define CFG_F_STR(ST, K, FL, D) \
+	{ #K, CFG_STRING, (FL), offsetof(ST, K), sizeof(((ST *)0)->K), NULL, NULL, NULL, 0, 0, D }
+#define CFG_F_ENUM(ST, K, FL, NAMES, D) \
+	{ #K, CFG_ENUM, (FL), offsetof(ST, K), 0, NAMES, NULL, NULL, 0, 0, D }
+#define CFG_F_OBJ(ST, K, FL, SUB, D) \
+	{ #K, CFG_OBJECT, (FL), offsetof(ST, K), 0, NULL, SUB, NULL, 0, 0, D }
+#define CFG_F_CUSTOM(ST, K, FL, FN, SUB, D) \
+	{ #K, CFG_CUSTOM, (FL), offsetof(ST, K), 0, NULL, SUB, FN, 0, 0, D }
+
+/* Terminates a field table. */
+#define CFG_END { NULL, CFG_INT, 0, 0, 0, NULL, NULL, NULL, 0, 0, NULL }
+
+/* Shared state of one read: which file, where errors go, user context. */
+struct cfg_reader {
+	const char *file;
+	struct sc_error *err;
+	void *ctx;          /* e.g. the catalogue, for resolving references */
+};
+
+/* Read path (at most CFG_MAX_FILE_BYTES) and parse it.  On error returns
+ * NULL and fills err with the file and, for a parse error, line and column. */
+cJSON *cfg_parse_file(const char *path, struct sc_error *err);
+
+/* Parse a buffer (not NUL-terminated); name is used in messages. */
+cJSON *cfg_parse_buffer(const char *name, const char *buf, size_t len,
+			struct sc_error *err);
+
+/* Read obj against fields into dst.  pointer is obj's JSON pointer ("" for
+ * the root).  Fields absent from obj are left as they are in dst (callers
+ * zero or default dst first). */
+enum sc_status cfg_read_object(struct cfg_reader *rd, const cJSON *obj,
+			       const struct cfg_field *fields, void *dst,
+			       const char *pointer);
+
+/* Fail unless item is an object whose keys are all among allowed (NULL-
+ * terminated), with a did-you-mean for a near miss. */
+enum sc_status cfg_check_keys(struct cfg_reader *rd, const cJSON *obj,
+			      const char *const *allowed, const char *pointer);
+
+/* Append "/key" (escaped per RFC 6901) or "/index" to a pointer. */
+void cfg_pointer_key(char *out, size_t n, const char *base, const char *key);
+void cfg_pointer_index(char *out, size_t n, const char *base, int index);
+
+/* The closest of candidates (NULL-terminated) to word, or NULL if none is
+ * close enough to suggest. */
+const char *cfg_did_you_mean(const char *word, const char *const *candidates);
+
+/* Human name of a cJSON item's type: "a string", "a number", ... */
+const char *cfg_json_type_name(const cJSON *item);
+
+/* The inverse of cfg_read_object: a new cJSON object with src's fields
+ * (optional numbers that are 0 are left out; CFG_CUSTOM fields are written as
+ * strings when they hold one, i.e. when sub is NULL, else as objects of sub).
+ * Returns NULL on allocation failure; the caller frees with cJSON_Delete(). */
+cJSON *cfg_to_json(const struct cfg_field *fields, const void *src);
+
+#endif

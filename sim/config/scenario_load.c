@@ -1,0 +1,300 @@
+/* scenario_load.c: strict scenario reading (see scenario_load.h). */
+#include "scenario_load.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define REQ CFG_REQUIRED
+#define POS CFG_POSITIVE
+
+static const char *const precisions[] = { "bf16", "fp16", "fp8", "mxfp8", "nvfp4", NULL };
+static const char *const recomputes[] = { "none", "selective", "full", NULL };
+static const char *const optimizers[] = { "adam", "sgd", NULL };
+static const char *const schedules[] = { "1f1b", "interleaved-1f1b", "gpipe", NULL };
+
+/* "model": a catalogue name or an inline model object. */
+static enum sc_status read_model_ref(struct cfg_reader *rd, const cJSON *item,
+				     void *slot, const char *where)
+{
+	const struct catalog *cat = rd->ctx;
+	const struct model_arch *m;
+
+	if (cJSON_IsObject(item))
+		return cfg_read_model(rd, item, slot, where);
+	if (!cJSON_IsString(item))
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+				    "expected a model name or a model object, got %s",
+				    cfg_json_type_name(item));
+	m = catalog_model(cat, item->valuestring);
+	if (!m)
+		return catalog_unknown(cat, "model", item->valuestring, rd->file, where, rd->err);
+	memcpy(slot, m, sizeof(*m));
+	return SC_OK;
+}
+
+static enum sc_status read_instance_ref(struct cfg_reader *rd, const cJSON *item,
+					void *slot, const char *where)
+{
+	const struct catalog *cat = rd->ctx;
+	const struct instance_spec *in;
+	enum sc_status st;
+	char gwhere[SC_ERROR_PTR_MAX];
+
+	if (cJSON_IsObject(item)) {
+		if ((st = cfg_read_instance(rd, item, slot, where)) != SC_OK)
+			return st;
+		in = slot;
+		cfg_pointer_key(gwhere, sizeof(gwhere), where, "gpu");
+		if (!catalog_gpu(cat, in->gpu))
+			return catalog_unknown(cat, "gpu", in->gpu, rd->file, gwhere, rd->err);
+		return SC_OK;
+	}
+	if (!cJSON_IsString(item))
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+				    "expected an instance type name or an instance object, got %s",
+				    cfg_json_type_name(item));
+	in = catalog_instance(cat, item->valuestring);
+	if (!in)
+		return catalog_unknown(cat, "instance", item->valuestring, rd->file, where, rd->err);
+	memcpy(slot, in, sizeof(*in));
+	return SC_OK;
+}
+
+static enum sc_status read_fabric_ref(struct cfg_reader *rd, const cJSON *item,
+				      void *slot, const char *where)
+{
+	const struct catalog *cat = rd->ctx;
+	const struct fabric_spec *f;
+
+	if (!cJSON_IsString(item))
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+				    "expected a fabric name, got %s", cfg_json_type_name(item));
+	f = catalog_fabric(cat, item->valuestring);
+	if (!f)
+		return catalog_unknown(cat, "fabric", item->valuestring, rd->file, where, rd->err);
+	memcpy(slot, f, sizeof(*f));
+	return SC_OK;
+}
+
+static enum sc_status read_calibration_ref(struct cfg_reader *rd, const cJSON *item,
+					   void *slot, const char *where)
+{
+	const struct catalog *cat = rd->ctx;
+	const struct calibration *c;
+
+	if (!cJSON_IsString(item))
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+				    "expected a calibration profile name, got %s",
+				    cfg_json_type_name(item));
+	c = catalog_calibration(cat, item->valuestring);
+	if (!c)
+		return catalog_unknown(cat, "calibration", item->valuestring, rd->file, where, rd->err);
+	memcpy(slot, c, sizeof(*c));
+	return SC_OK;
+}
+
+const struct cfg_field cfg_cluster_fields[] = {
+	CFG_F_CUSTOM(struct cluster, instance, REQ, read_instance_ref, cfg_instance_fields,
+		     "instance type name, or an inline instance object"),
+	CFG_F_INT(struct cluster, nodes, REQ | POS, "number of instances"),
+	CFG_F_CUSTOM(struct cluster, fabric, REQ, read_fabric_ref, NULL, "fabric name"),
+	CFG_END
+};
+
+const struct cfg_field cfg_training_fields[] = {
+	CFG_F_INT(struct training, seq_len, REQ | POS, "tokens per sequence"),
+	CFG_F_INT(struct training, global_batch_seqs, REQ | POS, "sequences per optimizer step"),
+	CFG_F_INT(struct training, micro_batch_seqs, REQ | POS, "sequences per micro-batch"),
+	CFG_F_ENUM(struct training, precision, REQ, precisions, "bf16, fp16, fp8, mxfp8 or nvfp4"),
+	CFG_F_ENUM(struct training, recompute, REQ, recomputes, "none, selective or full"),
+	CFG_F_ENUM(struct training, optimizer, 0, optimizers, "adam (default) or sgd"),
+	CFG_F_BOOL(struct training, grad_fp32, 0, "accumulate gradients in FP32 (default true, as Megatron)"),
+	CFG_F_NUM(struct training, tokens_to_train, POS, "training budget, tokens"),
+	CFG_END
+};
+
+const struct cfg_field cfg_layout_fields[] = {
+	CFG_F_INT(struct layout, tp, REQ | POS, "tensor parallel size"),
+	CFG_F_INT(struct layout, pp, REQ | POS, "pipeline parallel size"),
+	CFG_F_INT(struct layout, vpp, POS, "virtual stages per pipeline rank (default 1)"),
+	CFG_F_INT(struct layout, dp, POS, "data parallel size (default GPUs / (tp pp cp); checked if given)"),
+	CFG_F_INT(struct layout, cp, POS, "context parallel size (default 1)"),
+	CFG_F_INT(struct layout, ep, POS, "expert parallel size (default 1)"),
+	CFG_F_INT(struct layout, etp, POS, "expert tensor parallel size (default tp)"),
+	CFG_F_INT_RANGE(struct layout, zero_stage, 0, 0, 3, "ZeRO stage 0-3 (default 1, the distributed optimizer)"),
+	CFG_F_BOOL(struct layout, fsdp, 0, "fully sharded data parallel (default false)"),
+	CFG_F_INT(struct layout, fsdp_group, POS, "FSDP sharding group size for hybrid sharding (default all of DP)"),
+	CFG_F_BOOL(struct layout, sequence_parallel, 0, "Megatron sequence parallelism with TP (default true when tp > 1)"),
+	CFG_F_ENUM(struct layout, schedule, 0, schedules, "1f1b, interleaved-1f1b or gpipe (default 1f1b, interleaved-1f1b when vpp > 1)"),
+	CFG_F_BOOL(struct layout, tp_comm_overlap, 0, "overlap TP communication with GEMMs (default false)"),
+	CFG_F_BOOL(struct layout, ep_comm_overlap, 0, "overlap EP all-to-all with computation (default false)"),
+	CFG_END
+};
+
+const struct cfg_field cfg_scenario_fields[] = {
+	CFG_F_STR(struct scenario, name, REQ, "what the scenario is"),
+	CFG_F_CUSTOM(struct scenario, model, REQ, read_model_ref, cfg_model_fields,
+		     "model name, or an inline model object"),
+	CFG_F_OBJ(struct scenario, cluster, REQ, cfg_cluster_fields, "the cluster"),
+	CFG_F_OBJ(struct scenario, training, REQ, cfg_training_fields, "training settings"),
+	CFG_F_OBJ(struct scenario, layout, REQ, cfg_layout_fields, "parallelism layout"),
+	CFG_F_CUSTOM(struct scenario, calibration, 0, read_calibration_ref, NULL,
+		     "calibration profile name (default: the GPU's)"),
+	CFG_END
+};
+
+static enum sc_status layout_error(struct sc_error *err, const char *file,
+				   const char *key, const char *fmt, int a, int b)
+{
+	char where[SC_ERROR_PTR_MAX];
+	char msg[SC_ERROR_MSG_MAX];
+
+	snprintf(where, sizeof(where), "/layout/%s", key);
+	snprintf(msg, sizeof(msg), fmt, a, b);
+	return sc_error_set(err, SC_EINVAL, file, where, "%s", msg);
+}
+
+enum sc_status scenario_check(const struct scenario *sc, const char *file,
+			      struct sc_error *err)
+{
+	const struct layout *l = &sc->layout;
+	const struct model_arch *m = &sc->model;
+	const struct training *t = &sc->training;
+	int gpus = scenario_gpus(sc);
+	int domain = sc->cluster.instance.nvlink_domain_gpus;
+
+	if (l->tp * l->pp * l->cp * l->dp != gpus)
+		return layout_error(err, file, "dp", "tp x pp x cp x dp = %d, but the cluster has %d GPUs",
+				    l->tp * l->pp * l->cp * l->dp, gpus);
+	if (m->heads % l->tp != 0)
+		return layout_error(err, file, "tp", "tp (%d) must divide the model's %d query heads",
+				    l->tp, m->heads);
+	if (!model_is_mla(m) && m->kv_heads % l->tp != 0 && l->tp % m->kv_heads != 0)
+		return layout_error(err, file, "tp", "tp (%d) and the model's %d key/value heads must divide one another",
+				    l->tp, m->kv_heads);
+	if (l->tp > domain)
+		return layout_error(err, file, "tp", "tp (%d) is larger than the NVLink domain (%d GPUs)",
+				    l->tp, domain);
+	if (l->pp > m->layers)
+		return layout_error(err, file, "pp", "pp (%d) is more than the model's %d layers",
+				    l->pp, m->layers);
+	if (l->vpp > 1 && l->pp == 1)
+		return layout_error(err, file, "vpp", "vpp (%d) needs pp > 1 (pp is %d)", l->vpp, l->pp);
+	if (l->pp * l->vpp > m->layers)
+		return layout_error(err, file, "vpp", "pp x vpp (%d) is more than the model's %d layers",
+				    l->pp * l->vpp, m->layers);
+	if (t->global_batch_seqs % (t->micro_batch_seqs * l->dp) != 0) {
+		char msg[SC_ERROR_MSG_MAX];
+		snprintf(msg, sizeof(msg),
+			 "global_batch_seqs (%d) is not a multiple of micro_batch_seqs x dp (%d x %d)",
+			 t->global_batch_seqs, t->micro_batch_seqs, l->dp);
+		return sc_error_set(err, SC_EINVAL, file, "/training/global_batch_seqs", "%s", msg);
+	}
+	if (l->cp > 1 && t->seq_len % (2 * l->cp) != 0)
+		return layout_error(err, file, "cp", "seq_len (%d) must be a multiple of 2 x cp (cp is %d)",
+				    t->seq_len, l->cp);
+	if (!model_is_moe(m) && (l->ep > 1))
+		return layout_error(err, file, "ep", "ep (%d) needs an MoE model (%d experts)", l->ep, m->experts);
+	if (model_is_moe(m)) {
+		int etp = l->etp > 0 ? l->etp : l->tp;
+		if (m->experts % l->ep != 0)
+			return layout_error(err, file, "ep", "ep (%d) must divide the model's %d experts",
+					    l->ep, m->experts);
+		if ((l->tp * l->cp * l->dp) % (etp * l->ep) != 0)
+			return layout_error(err, file, "ep", "etp x ep (%d) must divide tp x cp x dp (%d)",
+					    etp * l->ep, l->tp * l->cp * l->dp);
+	}
+	if (l->fsdp_group > 0 && l->dp % l->fsdp_group != 0)
+		return layout_error(err, file, "fsdp_group", "fsdp_group (%d) must divide dp (%d)",
+				    l->fsdp_group, l->dp);
+	if (l->sequence_parallel && l->tp == 1)
+		return layout_error(err, file, "sequence_parallel",
+				    "sequence_parallel needs tp > 1 (tp is %d)", l->tp, 0);
+	if (l->schedule == SCHED_INTERLEAVED_1F1B && l->vpp < 2)
+		return layout_error(err, file, "schedule",
+				    "interleaved-1f1b needs vpp >= 2 (vpp is %d)", l->vpp, 0);
+	if (t->precision == PREC_NVFP4 && sc->cluster.gpu.peak_fp4_flops <= 0) {
+		char msg[SC_ERROR_MSG_MAX];
+		snprintf(msg, sizeof(msg), "nvfp4 needs a GPU with FP4 tensor cores; %s has none",
+			 sc->cluster.gpu.name);
+		return sc_error_set(err, SC_EINVAL, file, "/training/precision", "%s", msg);
+	}
+	if ((t->precision == PREC_FP8 || t->precision == PREC_MXFP8) && sc->cluster.gpu.peak_fp8_flops <= 0) {
+		char msg[SC_ERROR_MSG_MAX];
+		snprintf(msg, sizeof(msg), "%s needs a GPU with FP8 tensor cores; %s has none",
+			 precision_name(t->precision), sc->cluster.gpu.name);
+		return sc_error_set(err, SC_EINVAL, file, "/training/precision", "%s", msg);
+	}
+	return SC_OK;
+}
+
+enum sc_status scenario_read(const char *file, const cJSON *root,
+			     const struct catalog *cat, struct scenario *sc,
+			     struct sc_error *err)
+{
+	struct cfg_reader rd = { file, err, (void *)cat };
+	const cJSON *layout;
+	enum sc_status st;
+	const struct gpu_spec *gpu;
+	int given_dp;
+
+	memset(sc, 0, sizeof(*sc));
+	sc->training.optimizer = OPT_ADAM;
+	sc->training.grad_fp32 = true;
+	sc->layout.vpp = 1;
+	sc->layout.cp = 1;
+	sc->layout.ep = 1;
+	sc->layout.zero_stage = 1;
+	sc->layout.schedule = SCHED_1F1B;
+	if ((st = cfg_read_object(&rd, root, cfg_scenario_fields, sc, "")) != SC_OK)
+		return st;
+
+	gpu = catalog_gpu(cat, sc->cluster.instance.gpu);
+	if (!gpu)
+		return catalog_unknown(cat, "gpu", sc->cluster.instance.gpu, file,
+				       "/cluster/instance/gpu", err);
+	sc->cluster.gpu = *gpu;
+	if (!cJSON_GetObjectItemCaseSensitive(root, "calibration")) {
+		const struct calibration *c = catalog_calibration(cat, gpu->calibration);
+		if (!c)
+			return catalog_unknown(cat, "calibration", gpu->calibration, file,
+					       "/calibration", err);
+		sc->calibration = *c;
+	} else if (strcmp(sc->calibration.gpu_family, gpu->family) != 0) {
+		return sc_error_set(err, SC_EINVAL, file, "/calibration",
+				    "profile \"%s\" is for %s GPUs, but %s is %s",
+				    sc->calibration.name, sc->calibration.gpu_family,
+				    gpu->name, gpu->family);
+	}
+
+	/* Defaults that depend on other keys; explicit values are kept. */
+	layout = cJSON_GetObjectItemCaseSensitive(root, "layout");
+	given_dp = sc->layout.dp;
+	if (!cJSON_GetObjectItemCaseSensitive(layout, "sequence_parallel"))
+		sc->layout.sequence_parallel = sc->layout.tp > 1;
+	if (!cJSON_GetObjectItemCaseSensitive(layout, "schedule") && sc->layout.vpp > 1)
+		sc->layout.schedule = SCHED_INTERLEAVED_1F1B;
+	if (given_dp == 0) {
+		int denom = sc->layout.tp * sc->layout.pp * sc->layout.cp;
+		int gpus = scenario_gpus(sc);
+		if (gpus % denom != 0)
+			return layout_error(err, file, "tp",
+					    "tp x pp x cp (%d) does not divide the cluster's %d GPUs",
+					    denom, gpus);
+		sc->layout.dp = gpus / denom;
+	}
+	return scenario_check(sc, file, err);
+}
+
+enum sc_status scenario_load(const char *path, const struct catalog *cat,
+			     struct scenario *sc, struct sc_error *err)
+{
+	cJSON *root = cfg_parse_file(path, err);
+	enum sc_status st;
+
+	if (!root)
+		return err ? err->status : SC_EINVAL;
+	st = scenario_read(path, root, cat, sc, err);
+	cJSON_Delete(root);
+	return st;
+}

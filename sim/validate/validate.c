@@ -1,0 +1,626 @@
+/* validate.c: published training runs as scenarios (see validate.h).
+ *
+ * Each case states its layout and batch; what a case leaves unstated is
+ * filled with one documented assumption for all cases (listed per case in
+ * `assumptions`), never per source or per model:
+ *   vpp null -> 1; micro_batch null -> 1; recompute null -> none;
+ *   sequence_parallel null -> false; etp null -> tp (Megatron's default);
+ *   fsdp false/null -> ZeRO stage 0.
+ * The scale-out network of a case comes from the systems file, by GPU type.
+ */
+#include "validate.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../analytic/step.h"
+#include "../config/scenario_load.h"
+
+#define NOT_STATED (-1)
+
+struct raw_measured {
+	double step_time_s;
+	double tokens_per_s_per_gpu;
+	double model_tflops_per_gpu;
+	double hardware_tflops_per_gpu;
+	double mfu;
+	double hfu;
+};
+
+struct raw_case {
+	char id[VAL_ID_MAX];
+	char source[SC_SOURCE_MAX * 2];
+	char source_group[SC_NAME_MAX * 2];
+	char trust[16];
+	char task[16];
+	char model[SC_NAME_MAX];
+	int seq_len;
+	char gpu[SC_NAME_MAX];
+	int gpu_count;
+	char system[SC_NAME_MAX];
+	int gpus_per_node;
+	int nvlink_domain;
+	int tp, pp, vpp, dp, cp, ep, etp;
+	int fsdp;                 /* -2 true, -1 not stated, 0 false, 1..3 ZeRO stage */
+	int fsdp_group;
+	int sequence_parallel;    /* -1 not stated, 0, 1 */
+	int global_batch_seqs;
+	int micro_batch;
+	int grad_accum;
+	char precision[16];
+	char recompute[16];
+	char moe_dispatcher[SC_NAME_MAX];
+	int moe_a2a_overlap;      /* -1, 0, 1 */
+	struct raw_measured measured;
+	char flags[512];
+};
+
+#define FSDP_TRUE (-2)
+
+static enum sc_status read_fsdp(struct cfg_reader *rd, const cJSON *item, void *slot,
+				const char *where)
+{
+	int *v = slot;
+
+	if (cJSON_IsBool(item)) {
+		*v = cJSON_IsTrue(item) ? FSDP_TRUE : 0;
+		return SC_OK;
+	}
+	if (cJSON_IsNumber(item) && item->valuedouble >= 1 && item->valuedouble <= 3 &&
+	    item->valuedouble == floor(item->valuedouble)) {
+		*v = (int)item->valuedouble;
+		return SC_OK;
+	}
+	return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+			    "expected true, false, null or a ZeRO stage 1-3, got %s",
+			    cfg_json_type_name(item));
+}
+
+static enum sc_status read_tristate(struct cfg_reader *rd, const cJSON *item, void *slot,
+				    const char *where)
+{
+	if (!cJSON_IsBool(item))
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+				    "expected true, false or null, got %s", cfg_json_type_name(item));
+	*(int *)slot = cJSON_IsTrue(item) ? 1 : 0;
+	return SC_OK;
+}
+
+static enum sc_status read_string_list(struct cfg_reader *rd, const cJSON *item, void *slot,
+				       const char *where)
+{
+	char *out = slot;
+	const cJSON *e;
+	size_t len = 0;
+
+	if (!cJSON_IsArray(item))
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+				    "expected an array of strings, got %s", cfg_json_type_name(item));
+	out[0] = '\0';
+	cJSON_ArrayForEach(e, item) {
+		if (!cJSON_IsString(e))
+			return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+					    "expected an array of strings, found %s",
+					    cfg_json_type_name(e));
+		len += (size_t)snprintf(out + len, len < 512 ? 512 - len : 0, "%s%s",
+					len ? "," : "", e->valuestring);
+		if (len >= 512)
+			len = 511;
+	}
+	return SC_OK;
+}
+
+static enum sc_status read_ignored(struct cfg_reader *rd, const cJSON *item, void *slot,
+				   const char *where)
+{
+	(void)rd;
+	(void)item;
+	(void)slot;
+	(void)where;
+	return SC_OK;
+}
+
+#define NUL CFG_NULLABLE
+#define REQ CFG_REQUIRED
+
+static const struct cfg_field measured_fields[] = {
+	CFG_F_NUM(struct raw_measured, step_time_s, CFG_POSITIVE | NUL, "s"),
+	CFG_F_NUM(struct raw_measured, tokens_per_s_per_gpu, CFG_POSITIVE | NUL, "tokens/s/GPU"),
+	CFG_F_NUM(struct raw_measured, model_tflops_per_gpu, CFG_POSITIVE | NUL, "TFLOP/s/GPU"),
+	CFG_F_NUM(struct raw_measured, hardware_tflops_per_gpu, CFG_POSITIVE | NUL, "TFLOP/s/GPU"),
+	CFG_F_NUM(struct raw_measured, mfu, CFG_POSITIVE | NUL, "fraction"),
+	CFG_F_NUM(struct raw_measured, hfu, CFG_POSITIVE | NUL, "fraction"),
+	CFG_END
+};
+
+static const struct cfg_field case_fields[] = {
+	CFG_F_STR(struct raw_case, id, REQ, "case id"),
+	CFG_F_STR(struct raw_case, source, REQ, "publication"),
+	CFG_F_STR(struct raw_case, source_group, REQ, "publication group"),
+	CFG_F_STR(struct raw_case, trust, REQ, "trust level"),
+	CFG_F_STR(struct raw_case, task, REQ, "pretrain, sft or lora"),
+	CFG_F_STR(struct raw_case, model, REQ, "key into models"),
+	CFG_F_INT(struct raw_case, seq_len, REQ | CFG_POSITIVE, "tokens per sequence"),
+	CFG_F_STR(struct raw_case, gpu, REQ, "GPU type"),
+	CFG_F_INT(struct raw_case, gpu_count, REQ | CFG_POSITIVE, "GPUs"),
+	CFG_F_STR(struct raw_case, system, NUL, "system type"),
+	CFG_F_INT(struct raw_case, gpus_per_node, REQ | CFG_POSITIVE, "GPUs per node"),
+	CFG_F_INT(struct raw_case, nvlink_domain, REQ | CFG_POSITIVE, "NVLink domain"),
+	CFG_F_INT(struct raw_case, tp, REQ | CFG_POSITIVE, "tp"),
+	CFG_F_INT(struct raw_case, pp, REQ | CFG_POSITIVE, "pp"),
+	CFG_F_INT(struct raw_case, vpp, CFG_POSITIVE | NUL, "vpp"),
+	CFG_F_INT(struct raw_case, dp, REQ | CFG_POSITIVE, "dp"),
+	CFG_F_INT(struct raw_case, cp, REQ | CFG_POSITIVE, "cp"),
+	CFG_F_INT(struct raw_case, ep, REQ | CFG_POSITIVE, "ep"),
+	CFG_F_INT(struct raw_case, etp, CFG_POSITIVE | NUL, "etp"),
+	CFG_F_CUSTOM(struct raw_case, fsdp, NUL, read_fsdp, NULL, "FSDP or ZeRO stage"),
+	CFG_F_INT(struct raw_case, fsdp_group, CFG_POSITIVE | NUL, "FSDP group"),
+	CFG_F_CUSTOM(struct raw_case, sequence_parallel, NUL, read_tristate, NULL, "SP"),
+	CFG_F_INT(struct raw_case, global_batch_seqs, REQ | CFG_POSITIVE, "sequences per step"),
+	CFG_F_INT(struct raw_case, micro_batch, CFG_POSITIVE | NUL, "sequences per micro-batch"),
+	CFG_F_INT(struct raw_case, grad_accum, CFG_POSITIVE | NUL, "micro-batches per step"),
+	CFG_F_STR(struct raw_case, precision, REQ, "precision"),
+	CFG_F_STR(struct raw_case, recompute, NUL, "recompute"),
+	CFG_F_STR(struct raw_case, moe_dispatcher, NUL, "MoE dispatcher"),
+	CFG_F_CUSTOM(struct raw_case, moe_a2a_overlap, NUL, read_tristate, NULL, "a2a overlap"),
+	CFG_F_OBJ(struct raw_case, measured, REQ, measured_fields, "measurements"),
+	CFG_F_CUSTOM(struct raw_case, flags, 0, read_string_list, NULL, "flags"),
+	{ "derived", CFG_CUSTOM, 0, 0, 0, NULL, NULL, read_ignored, 0, 0, "derived fields" },
+	{ "notes", CFG_CUSTOM, 0, 0, 0, NULL, NULL, read_ignored, 0, 0, "notes" },
+	CFG_END
+};
+
+static const struct cfg_field system_fields[] = {
+	CFG_F_STR(struct val_system, gpu, REQ, "GPU type"),
+	CFG_F_STR(struct val_system, system, REQ, "system the published runs used"),
+	CFG_F_NUM(struct val_system, scaleout_Gbps_per_gpu, REQ | CFG_POSITIVE, "scale-out bandwidth per GPU, Gb/s"),
+	CFG_F_STR(struct val_system, fabric, REQ, "fabric catalogue name"),
+	CFG_F_STR(struct val_system, source, REQ, "where the numbers come from"),
+	CFG_END
+};
+
+const char *val_default_cases_path(void)
+{
+	static char path[1024];
+	const char *env = getenv("STEPCAST_VALIDATION_DIR");
+
+	snprintf(path, sizeof(path), "%s/training-cases.json",
+		 env && env[0] ? env : STEPCAST_SOURCE_DIR "/tests/validation/data");
+	return path;
+}
+
+const char *val_default_systems_path(void)
+{
+	static char path[1024];
+	const char *env = getenv("STEPCAST_VALIDATION_DIR");
+
+	snprintf(path, sizeof(path), "%s/systems.json",
+		 env && env[0] ? env : STEPCAST_SOURCE_DIR "/tests/validation/data");
+	return path;
+}
+
+static enum sc_status load_systems(const char *path, struct val_set *set,
+				   const struct catalog *cat, struct sc_error *err)
+{
+	static const char *const top[] = { "schema_version", "systems", NULL };
+	struct cfg_reader rd = { path, err, NULL };
+	cJSON *root = cfg_parse_file(path, err), *list, *item;
+	enum sc_status st;
+	int i = 0;
+
+	if (!root)
+		return err->status;
+	if ((st = cfg_check_keys(&rd, root, top, "")) != SC_OK)
+		goto out;
+	list = cJSON_GetObjectItemCaseSensitive(root, "systems");
+	if (!cJSON_IsArray(list)) {
+		st = sc_error_set(err, SC_EINVAL, path, "/systems", "expected an array");
+		goto out;
+	}
+	set->n_systems = cJSON_GetArraySize(list);
+	set->systems = calloc((size_t)set->n_systems + 1, sizeof(*set->systems));
+	if (!set->systems) {
+		st = sc_error_set(err, SC_ENOMEM, path, NULL, "out of memory");
+		goto out;
+	}
+	cJSON_ArrayForEach(item, list) {
+		char where[SC_ERROR_PTR_MAX];
+		cfg_pointer_index(where, sizeof(where), "/systems", i);
+		if ((st = cfg_read_object(&rd, item, system_fields, &set->systems[i], where)) != SC_OK)
+			goto out;
+		if (!catalog_fabric(cat, set->systems[i].fabric)) {
+			char fwhere[SC_ERROR_PTR_MAX];
+			cfg_pointer_key(fwhere, sizeof(fwhere), where, "fabric");
+			st = catalog_unknown(cat, "fabric", set->systems[i].fabric, path, fwhere, err);
+			goto out;
+		}
+		i++;
+	}
+	st = SC_OK;
+out:
+	cJSON_Delete(root);
+	return st;
+}
+
+static const struct val_system *system_for(const struct val_set *set, const char *gpu)
+{
+	for (int i = 0; i < set->n_systems; i++)
+		if (strcmp(set->systems[i].gpu, gpu) == 0)
+			return &set->systems[i];
+	return NULL;
+}
+
+static const struct model_arch *model_for(const struct val_set *set, const char *name)
+{
+	for (int i = 0; i < set->n_models; i++)
+		if (strcmp(set->model_names[i], name) == 0)
+			return &set->models[i];
+	return NULL;
+}
+
+static int not_expressible(struct val_case *vc, const char *fmt, const char *arg)
+{
+	vc->expressible = false;
+	snprintf(vc->reason, sizeof(vc->reason), fmt, arg);
+	return 0;
+}
+
+static void add_assumption(struct val_case *vc, const char *what)
+{
+	size_t len = strlen(vc->assumptions);
+	snprintf(vc->assumptions + len, sizeof(vc->assumptions) - len, "%s%s", len ? "; " : "", what);
+}
+
+static bool parse_precision(const char *s, enum sc_precision *p)
+{
+	static const char *const names[] = { "bf16", "fp16", "fp8", "mxfp8", "nvfp4" };
+	for (int i = 0; i < 5; i++)
+		if (strcmp(s, names[i]) == 0) {
+			*p = (enum sc_precision)i;
+			return true;
+		}
+	return false;
+}
+
+/* Turn one raw case into a scenario; fills vc.  Returns 1 when expressible. */
+static int build_case(const struct val_set *set, const struct catalog *cat,
+		       const struct raw_case *rc, struct val_case *vc, struct sc_error *err)
+{
+	const struct model_arch *m = model_for(set, rc->model);
+	const struct gpu_spec *gpu = catalog_gpu(cat, rc->gpu);
+	const struct val_system *sys = system_for(set, rc->gpu);
+	struct scenario *sc;
+	struct sc_error cerr;
+
+	(void)err;
+	snprintf(vc->id, sizeof(vc->id), "%s", rc->id);
+	snprintf(vc->source_group, sizeof(vc->source_group), "%s", rc->source_group);
+	snprintf(vc->trust, sizeof(vc->trust), "%s", rc->trust);
+	snprintf(vc->model, sizeof(vc->model), "%s", rc->model);
+	snprintf(vc->gpu, sizeof(vc->gpu), "%s", rc->gpu);
+	snprintf(vc->precision, sizeof(vc->precision), "%s", rc->precision);
+	vc->gpu_count = rc->gpu_count;
+	snprintf(vc->layout, sizeof(vc->layout), "tp%d pp%d vpp%d cp%d dp%d ep%d", rc->tp, rc->pp,
+		 rc->vpp > 0 ? rc->vpp : 1, rc->cp, rc->dp, rc->ep);
+	vc->measured_step_s = rc->measured.step_time_s;
+	vc->expressible = true;
+
+	if (!(rc->measured.step_time_s > 0))
+		return not_expressible(vc, "%s", "no step time or throughput published (TFLOP/s only, "
+				       "under the source's own FLOP convention)");
+	if (strcmp(rc->task, "lora") == 0)
+		return not_expressible(vc, "%s", "LoRA fine-tuning is not modelled (frozen weights, "
+				       "adapter GEMMs)");
+	if (!m)
+		return not_expressible(vc, "model \"%s\" is not in the file's models", rc->model);
+	if (!gpu)
+		return not_expressible(vc, "GPU \"%s\" is not in the catalogue", rc->gpu);
+	if (!sys)
+		return not_expressible(vc, "no scale-out network known for GPU \"%s\"", rc->gpu);
+
+	sc = calloc(1, sizeof(*sc));
+	if (!sc)
+		return not_expressible(vc, "%s", "out of memory");
+	snprintf(sc->name, sizeof(sc->name), "%s", rc->id);
+	sc->model = *m;
+	sc->cluster.gpu = *gpu;
+	sc->cluster.fabric = *catalog_fabric(cat, sys->fabric);
+	{
+		struct instance_spec *in = &sc->cluster.instance;
+		snprintf(in->name, sizeof(in->name), "%s", rc->system[0] ? rc->system : sys->system);
+		snprintf(in->gpu, sizeof(in->gpu), "%s", gpu->name);
+		in->gpus_per_node = rc->gpus_per_node;
+		in->nvlink_domain_gpus = rc->nvlink_domain;
+		in->efa_nics = rc->gpus_per_node;
+		in->efa_nic_Gbps = sys->scaleout_Gbps_per_gpu;
+		snprintf(in->source, sizeof(in->source), "%s", sys->source);
+	}
+	if (rc->gpu_count % rc->gpus_per_node != 0 && rc->gpu_count > rc->gpus_per_node) {
+		free(sc);
+		return not_expressible(vc, "%s", "GPU count is not a whole number of nodes");
+	}
+	sc->cluster.nodes = rc->gpu_count >= rc->gpus_per_node ? rc->gpu_count / rc->gpus_per_node : 1;
+	if (rc->gpu_count < rc->gpus_per_node) {
+		sc->cluster.instance.gpus_per_node = rc->gpu_count;
+		if (sc->cluster.instance.nvlink_domain_gpus > rc->gpu_count)
+			sc->cluster.instance.nvlink_domain_gpus = rc->gpu_count;
+	}
+	if (sc->cluster.instance.nvlink_domain_gpus > rc->gpu_count)
+		sc->cluster.instance.nvlink_domain_gpus = rc->gpu_count;
+
+	sc->training.seq_len = rc->seq_len;
+	sc->training.global_batch_seqs = rc->global_batch_seqs;
+	if (rc->micro_batch > 0) {
+		sc->training.micro_batch_seqs = rc->micro_batch;
+	} else {
+		sc->training.micro_batch_seqs = 1;
+		add_assumption(vc, "micro_batch=1");
+	}
+	if (!parse_precision(rc->precision, &sc->training.precision)) {
+		free(sc);
+		return not_expressible(vc, "precision \"%s\" is not modelled", rc->precision);
+	}
+	if (strcmp(rc->recompute, "full") == 0) {
+		sc->training.recompute = RECOMPUTE_FULL;
+	} else if (strcmp(rc->recompute, "selective") == 0) {
+		sc->training.recompute = RECOMPUTE_SELECTIVE;
+	} else if (strcmp(rc->recompute, "none") == 0) {
+		sc->training.recompute = RECOMPUTE_NONE;
+	} else {
+		sc->training.recompute = RECOMPUTE_NONE;
+		add_assumption(vc, "recompute=none");
+	}
+	sc->training.optimizer = OPT_ADAM;
+	sc->training.grad_fp32 = true;
+
+	sc->layout.tp = rc->tp;
+	sc->layout.pp = rc->pp;
+	sc->layout.dp = rc->dp;
+	sc->layout.cp = rc->cp;
+	sc->layout.ep = rc->ep;
+	if (rc->vpp > 0) {
+		sc->layout.vpp = rc->vpp;
+	} else {
+		sc->layout.vpp = 1;
+		add_assumption(vc, "vpp=1");
+	}
+	sc->layout.schedule = sc->layout.vpp > 1 ? SCHED_INTERLEAVED_1F1B : SCHED_1F1B;
+	sc->layout.etp = rc->etp > 0 ? rc->etp : 0;
+	if (rc->fsdp == FSDP_TRUE) {
+		sc->layout.fsdp = true;
+		sc->layout.zero_stage = 3;
+	} else if (rc->fsdp > 0) {
+		sc->layout.zero_stage = rc->fsdp;
+	} else {
+		sc->layout.zero_stage = 0;
+		if (rc->fsdp == NOT_STATED)
+			add_assumption(vc, "zero_stage=0");
+	}
+	sc->layout.fsdp_group = rc->fsdp_group > 0 ? rc->fsdp_group : 0;
+	if (rc->sequence_parallel == NOT_STATED) {
+		sc->layout.sequence_parallel = false;
+		if (rc->tp > 1)
+			add_assumption(vc, "sequence_parallel=false");
+	} else {
+		sc->layout.sequence_parallel = rc->sequence_parallel == 1 && rc->tp > 1;
+	}
+	sc->layout.ep_comm_overlap = rc->moe_a2a_overlap == 1;
+	{
+		const struct calibration *cal = catalog_calibration(cat, gpu->calibration);
+		if (!cal) {
+			free(sc);
+			return not_expressible(vc, "calibration profile \"%s\" missing", gpu->calibration);
+		}
+		sc->calibration = *cal;
+	}
+	sc_error_clear(&cerr);
+	if (scenario_check(sc, NULL, &cerr) != SC_OK) {
+		char msg[VAL_REASON_MAX];
+		snprintf(msg, sizeof(msg), "%s: %s", cerr.pointer, cerr.message);
+		free(sc);
+		return not_expressible(vc, "layout not valid for the model: %s", msg);
+	}
+	vc->scenario = sc;
+	return 1;
+}
+
+enum sc_status val_load(const char *cases_path, const char *systems_path,
+			const struct catalog *cat, struct val_set *set,
+			struct sc_error *err)
+{
+	static const char *const top[] = { "models", "cases", NULL };
+	struct cfg_reader rd = { cases_path, err, NULL };
+	cJSON *root;
+	const cJSON *models, *cases, *item;
+	enum sc_status st;
+	int i = 0;
+
+	memset(set, 0, sizeof(*set));
+	snprintf(set->path, sizeof(set->path), "%s", cases_path);
+	if ((st = load_systems(systems_path, set, cat, err)) != SC_OK)
+		return st;
+	root = cfg_parse_file(cases_path, err);
+	if (!root) {
+		val_free(set);
+		return err->status;
+	}
+	if ((st = cfg_check_keys(&rd, root, top, "")) != SC_OK)
+		goto out;
+	models = cJSON_GetObjectItemCaseSensitive(root, "models");
+	cases = cJSON_GetObjectItemCaseSensitive(root, "cases");
+	if (!cJSON_IsObject(models)) {
+		st = sc_error_set(err, SC_EINVAL, cases_path, "/models", "expected an object of models");
+		goto out;
+	}
+	if (!cJSON_IsArray(cases)) {
+		st = sc_error_set(err, SC_EINVAL, cases_path, "/cases", "expected an array of cases");
+		goto out;
+	}
+	set->n_models = cJSON_GetArraySize(models);
+	set->models = calloc((size_t)set->n_models + 1, sizeof(*set->models));
+	set->model_names = calloc((size_t)set->n_models + 1, sizeof(*set->model_names));
+	set->n_cases = cJSON_GetArraySize(cases);
+	set->cases = calloc((size_t)set->n_cases + 1, sizeof(*set->cases));
+	if (!set->models || !set->model_names || !set->cases) {
+		st = sc_error_set(err, SC_ENOMEM, cases_path, NULL, "out of memory");
+		goto out;
+	}
+	cJSON_ArrayForEach(item, models) {
+		char where[SC_ERROR_PTR_MAX];
+		cJSON *copy;
+
+		cfg_pointer_key(where, sizeof(where), "/models", item->string);
+		if (strlen(item->string) >= SC_NAME_MAX) {
+			st = sc_error_set(err, SC_EINVAL, cases_path, where, "model name too long");
+			goto out;
+		}
+		/* The file keys models by name; the model table wants "name". */
+		copy = cJSON_Duplicate(item, true);
+		if (!copy || !cJSON_IsObject(copy)) {
+			cJSON_Delete(copy);
+			st = sc_error_set(err, SC_EINVAL, cases_path, where, "expected a model object");
+			goto out;
+		}
+		if (cJSON_GetObjectItemCaseSensitive(copy, "name")) {
+			cJSON_Delete(copy);
+			cfg_pointer_key(where, sizeof(where), where, "name");
+			st = sc_error_set(err, SC_EINVAL, cases_path, where,
+					  "unknown key \"name\" (models are keyed by name)");
+			goto out;
+		}
+		cJSON_AddStringToObject(copy, "name", item->string);
+		st = cfg_read_model(&rd, copy, &set->models[i], where);
+		cJSON_Delete(copy);
+		if (st != SC_OK)
+			goto out;
+		snprintf(set->model_names[i], SC_NAME_MAX, "%s", item->string);
+		i++;
+	}
+	i = 0;
+	cJSON_ArrayForEach(item, cases) {
+		struct raw_case *rc = calloc(1, sizeof(*rc));
+		char where[SC_ERROR_PTR_MAX];
+
+		if (!rc) {
+			st = sc_error_set(err, SC_ENOMEM, cases_path, NULL, "out of memory");
+			goto out;
+		}
+		rc->vpp = rc->etp = rc->fsdp = rc->fsdp_group = NOT_STATED;
+		rc->sequence_parallel = rc->micro_batch = rc->grad_accum = NOT_STATED;
+		rc->moe_a2a_overlap = NOT_STATED;
+		cfg_pointer_index(where, sizeof(where), "/cases", i);
+		st = cfg_read_object(&rd, item, case_fields, rc, where);
+		if (st == SC_OK && rc->tp * rc->pp * rc->cp * rc->dp != rc->gpu_count) {
+			char dwhere[SC_ERROR_PTR_MAX];
+			cfg_pointer_key(dwhere, sizeof(dwhere), where, "dp");
+			st = sc_error_set(err, SC_EINVAL, cases_path, dwhere,
+					  "tp x pp x cp x dp (%d) is not gpu_count (%d)",
+					  rc->tp * rc->pp * rc->cp * rc->dp, rc->gpu_count);
+		}
+		if (st != SC_OK) {
+			free(rc);
+			goto out;
+		}
+		build_case(set, cat, rc, &set->cases[i], err);
+		free(rc);
+		i++;
+	}
+	st = SC_OK;
+out:
+	cJSON_Delete(root);
+	if (st != SC_OK)
+		val_free(set);
+	return st;
+}
+
+enum sc_status val_run(struct val_set *set, const struct catalog *cat,
+		       const struct calibration *calibration, struct sc_error *err)
+{
+	(void)err;
+	for (int i = 0; i < set->n_cases; i++) {
+		struct val_case *vc = &set->cases[i];
+		struct step_result r;
+		struct sc_error cerr;
+
+		if (!vc->scenario)
+			continue;
+		if (calibration) {
+			vc->scenario->calibration = *calibration;
+		} else {
+			const struct calibration *c =
+				catalog_calibration(cat, vc->scenario->cluster.gpu.calibration);
+			if (c)
+				vc->scenario->calibration = *c;
+		}
+		sc_error_clear(&cerr);
+		if (sim_step_predict(vc->scenario, &r, &cerr) != SC_OK) {
+			vc->expressible = false;
+			snprintf(vc->reason, sizeof(vc->reason), "model cannot express it: %s%s%s",
+				 cerr.pointer, cerr.pointer[0] ? ": " : "", cerr.message);
+			continue;
+		}
+		vc->expressible = true;
+		vc->predicted_step_s = r.step_time_s;
+		vc->err_rel = (r.step_time_s - vc->measured_step_s) / vc->measured_step_s;
+		vc->predicted_mfu = r.mfu;
+		vc->predicted_oom = r.oom;
+		vc->bottleneck = (int)r.bottleneck;
+	}
+	return SC_OK;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+void val_stats(const struct val_set *set, bool (*filter)(const struct val_case *, const void *),
+	       const void *arg, struct val_stats *out)
+{
+	double *ape = malloc(sizeof(double) * ((size_t)set->n_cases + 1));
+	double sum = 0, sum_signed = 0;
+	int n = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->worst_index = -1;
+	if (!ape)
+	for (int i = 0; i < set->n_cases; i++) {
+		const struct val_case *vc = &set->cases[i];
+		double a;
+		if (!vc->expressible || (filter && !filter(vc, arg)))
+			continue;
+		a = fabs(vc->err_rel);
+		ape[n++] = a;
+		sum += a;
+		sum_signed += vc->err_rel;
+		if (out->worst_index < 0 || a > out->worst_ape) {
+			out->worst_ape = a;
+			out->worst_index = i;
+		}
+	}
+	out->count = n;
+	if (n > 0) {
+		qsort(ape, (size_t)n, sizeof(double), cmp_double);
+		out->mape = sum / n;
+		out->mean_err = sum_signed / n;
+		out->median_ape = n % 2 ? ape[n / 2] : 0.5 * (ape[n / 2 - 1] + ape[n / 2]);
+		/* Nearest-rank 90th percentile. */
+		out->p90_ape = ape[(int)ceil(0.9 * n) - 1];
+	}
+	free(ape);
+}
+
+void val_free(struct val_set *set)
+{
+	if (set->cases)
+		for (int i = 0; i < set->n_cases; i++)
+			free(set->cases[i].scenario);
+	free(set->cases);
+	free(set->models);
+	free(set->model_names);
+	free(set->systems);
+	memset(set, 0, sizeof(*set));
+}

@@ -1,0 +1,94 @@
+/* validate.h: predict published training runs and measure the error.
+ *
+ * val_load() reads a validation file (the schema of
+ * tests/validation/data/training-cases.json: "models" and "cases") strictly,
+ * and the systems file that says what scale-out network each GPU type's
+ * published systems have.  val_run() turns each case into a struct scenario,
+ * predicts it and records predicted versus measured step time, or the reason
+ * the case cannot be expressed.  The caller owns struct val_set and frees it
+ * with val_free().
+ */
+#ifndef SC_VALIDATE_H
+#define SC_VALIDATE_H
+
+#include <stdbool.h>
+
+#include "../../models/scenario.h"
+#include "../../models/status.h"
+#include "../config/catalog_load.h"
+
+#define VAL_ID_MAX 160
+#define VAL_REASON_MAX 256
+
+struct val_case {
+	char id[VAL_ID_MAX];
+	char source_group[SC_NAME_MAX * 2];
+	char trust[16];
+	char model[SC_NAME_MAX];
+	char gpu[SC_NAME_MAX];
+	int gpu_count;
+	char layout[96];               /* "tp8 pp4 vpp5 cp1 dp16 ep1" for tables */
+	char precision[16];
+	bool expressible;
+	char reason[VAL_REASON_MAX];   /* why not, when !expressible */
+	char assumptions[VAL_REASON_MAX]; /* defaults used for unstated fields */
+	double measured_step_s;
+	double predicted_step_s;
+	double err_rel;                /* (predicted - measured) / measured */
+	double predicted_mfu;
+	bool predicted_oom;
+	int bottleneck;                /* enum bottleneck */
+	struct scenario *scenario;     /* owned; NULL when not expressible */
+};
+
+struct val_system {
+	char gpu[SC_NAME_MAX];
+	char system[SC_NAME_MAX];
+	double scaleout_Gbps_per_gpu;
+	char fabric[SC_NAME_MAX];
+	char source[SC_SOURCE_MAX];
+};
+
+struct val_set {
+	char path[512];
+	struct val_case *cases;
+	int n_cases;
+	struct model_arch *models;
+	char (*model_names)[SC_NAME_MAX];
+	int n_models;
+	struct val_system *systems;
+	int n_systems;
+};
+
+struct val_stats {
+	int count;
+	double mape;        /* mean |err|, fraction */
+	double median_ape;
+	double p90_ape;
+	double worst_ape;
+	double mean_err;    /* signed mean: bias */
+	int worst_index;    /* into val_set.cases */
+};
+
+/* Default paths (source tree, overridable with $STEPCAST_VALIDATION_DIR). */
+const char *val_default_cases_path(void);
+const char *val_default_systems_path(void);
+
+/* Read the cases file and systems file and build a scenario per case.
+ * Cases the model cannot express are kept with expressible = false. */
+enum sc_status val_load(const char *cases_path, const char *systems_path,
+			const struct catalog *cat, struct val_set *set,
+			struct sc_error *err);
+
+/* Predict every expressible case (calibration: NULL = each GPU's default
+ * profile from cat; else that profile for all). */
+enum sc_status val_run(struct val_set *set, const struct catalog *cat,
+		       const struct calibration *calibration, struct sc_error *err);
+
+/* Statistics over cases selected by filter (NULL: all expressible). */
+void val_stats(const struct val_set *set, bool (*filter)(const struct val_case *, const void *),
+	       const void *arg, struct val_stats *out);
+
+void val_free(struct val_set *set);
+
+#endif

@@ -111,7 +111,7 @@ void rpt_catalog_text(FILE *out, const struct catalog *cat, const char *kind)
 		text_calibrations(out, cat);
 }
 
-static cJSON *calibration_json(const struct calibration *c)
+cJSON *rpt_calibration_json(const struct calibration *c)
 {
 	cJSON *o = cJSON_CreateObject(), *params = cJSON_CreateObject();
 
@@ -157,7 +157,7 @@ static cJSON *kind_json(const struct catalog *cat, const char *kind)
 		ADD_ALL(models, n_models, cfg_model_fields)
 	} else if (strcmp(kind, "calibrations") == 0) {
 		for (int i = 0; i < cat->n_calibrations; i++)
-			cJSON_AddItemToArray(arr, calibration_json(&cat->calibrations[i]));
+			cJSON_AddItemToArray(arr, rpt_calibration_json(&cat->calibrations[i]));
 	}
 #undef ADD_ALL
 	return arr;

@@ -22,4 +22,9 @@ void rpt_catalog_text(FILE *out, const struct catalog *cat, const char *kind);
  * Returns false on allocation failure. */
 bool rpt_catalog_json(FILE *out, const struct catalog *cat, const char *kind);
 
+/* A calibration profile as the JSON its loader reads (schema_version,
+ * name, gpu_family, description, parameters with value and source).  The
+ * caller frees the result with cJSON_Delete(); NULL on allocation failure. */
+cJSON *rpt_calibration_json(const struct calibration *c);
+
 #endif

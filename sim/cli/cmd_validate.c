@@ -5,16 +5,90 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../reports/rpt_catalog.h"
 #include "../../reports/rpt_validate.h"
+#include "../validate/fit.h"
 #include "../validate/validate.h"
 #include "cli.h"
+
+/* "a,b,c" -> parameter indices. */
+static int parse_fit_list(const char *list, int *params, int *n)
+{
+	char buf[1024], *tok, *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", list);
+	*n = 0;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int idx = calib_param_index(tok);
+		if (idx < 0)
+			return cli_usage_error("validate", "--fit: unknown calibration parameter '%s'", tok);
+		if (*n >= VAL_FIT_MAX_PARAMS)
+			return cli_usage_error("validate", "--fit: at most %d parameters", VAL_FIT_MAX_PARAMS);
+		params[(*n)++] = idx;
+	}
+	if (*n == 0)
+		return cli_usage_error("validate", "--fit needs at least one parameter");
+	return EXIT_OK;
+}
+
+/* Fit, mark each fitted parameter's source, write the profile to output. */
+static int run_fit(struct val_set *set, struct calibration *cal, const int *params, int n,
+		   const char *cases_path, const char *output)
+{
+	struct val_fit_result res;
+	struct sc_error err;
+	cJSON *json;
+	char *text;
+	FILE *f;
+	int ok;
+
+	sc_error_clear(&err);
+	if (val_fit(set, cal, params, n, 2000, &res, &err) != SC_OK)
+		return cli_fail(&err);
+	fprintf(stderr, "stepcast: validate: fitted %d parameters of \"%s\" on %d cases in %d "
+		"iterations: MAPE %.1f %% -> %.1f %%, mean |log error| %.3f -> %.3f\n", n, cal->name,
+		res.cases, res.iterations, 100 * res.mape_before, 100 * res.mape_after,
+		res.mean_abs_log_before, res.mean_abs_log_after);
+	for (int i = 0; i < n; i++) {
+		char *src = cal->source[params[i]];
+		char prior[SC_CALIB_SOURCE_MAX];
+		snprintf(prior, sizeof(prior), "%s", src);
+		snprintf(src, SC_CALIB_SOURCE_MAX,
+			 "fitted (stepcast validate --fit) over the %d %s cases of %s: MAPE %.1f%% -> %.1f%%; "
+			 "prior: %s", res.cases, cal->gpu_family, cases_path, 100 * res.mape_before,
+			 100 * res.mape_after, prior);
+		fprintf(stderr, "  %-28s %.6g\n", calib_params[params[i]].name,
+			calib_get(cal, (enum calib_param)params[i]));
+	}
+	json = rpt_calibration_json(cal);
+	text = json ? cJSON_Print(json) : NULL;
+	cJSON_Delete(json);
+	if (!text) {
+		fprintf(stderr, "stepcast: error: out of memory\n");
+		return EXIT_INTERNAL;
+	}
+	f = fopen(output, "w");
+	if (!f) {
+		free(text);
+		sc_error_set(&err, SC_EIO, output, NULL, "cannot write the fitted profile");
+		return cli_fail(&err);
+	}
+	ok = fprintf(f, "%s\n", text) > 0;
+	ok = (fclose(f) == 0) && ok;
+	free(text);
+	if (!ok) {
+		sc_error_set(&err, SC_EIO, output, NULL, "write error");
+		return cli_fail(&err);
+	}
+	return EXIT_OK;
+}
 
 static void validate_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: stepcast validate [FILE] [--format text|json|csv|md] [--max-mape PCT]\n"
 		"                         [--summary] [--calibration NAME] [--systems FILE]\n"
-		"                         [--config-dir DIR]\n"
+		"                         [--config-dir DIR] [--fit P1,P2,... --output FILE]\n"
 		"\n"
 		"Predict every case of FILE (default: the public training runs shipped in\n"
 		"tests/validation/data/training-cases.json) and compare with the measured step\n"
@@ -31,6 +105,11 @@ static void validate_usage(FILE *out)
 		"                          next to the default cases file)\n"
 		"  -c, --config-dir DIR    catalogue directory (default: $STEPCAST_CONFIG_DIR,\n"
 		"                          else the configs/ of the source tree)\n"
+		"      --fit P1,P2,...     fit these calibration parameters of the --calibration\n"
+		"                          profile to the cases of its GPUs (Nelder-Mead on mean\n"
+		"                          |log error|), report with the fitted values, and write\n"
+		"                          the fitted profile to --output\n"
+		"  -o, --output FILE       where --fit writes the profile (required with --fit)\n"
 		"  -h, --help              show this help\n");
 }
 
@@ -43,11 +122,14 @@ int cmd_validate(int argc, char **argv)
 		{ "calibration", required_argument, NULL, 'k' },
 		{ "systems", required_argument, NULL, 'y' },
 		{ "config-dir", required_argument, NULL, 'c' },
+		{ "fit", required_argument, NULL, 'F' },
+		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	enum cli_format fmt = FMT_TEXT;
 	const char *dir = NULL, *path, *calib = NULL, *systems = NULL;
+	const char *fit = NULL, *output = NULL;
 	double max_mape = -1;
 	bool summary_only = false;
 	struct catalog cat;
@@ -55,12 +137,14 @@ int cmd_validate(int argc, char **argv)
 	struct val_stats all;
 	struct sc_error err;
 	const struct calibration *cal = NULL;
-	int c, code;
+	int c, code, n_fit = 0;
+	int fit_params[VAL_FIT_MAX_PARAMS];
+	bool val_run_keep_calibration = false;
 	char *end;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":f:m:sk:y:c:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":f:m:sk:y:c:o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (!cli_parse_format("validate", optarg, 1u << FMT_TEXT | 1u << FMT_JSON |
@@ -84,6 +168,12 @@ int cmd_validate(int argc, char **argv)
 		case 'c':
 			dir = optarg;
 			break;
+		case 'F':
+			fit = optarg;
+			break;
+		case 'o':
+			output = optarg;
+			break;
 		case 'h':
 			validate_usage(stdout);
 			return cli_finish(EXIT_OK);
@@ -97,6 +187,14 @@ int cmd_validate(int argc, char **argv)
 	if (optind < argc)
 		return cli_usage_error("validate", "unexpected argument '%s'", argv[optind]);
 
+	if (fit && !calib)
+		return cli_usage_error("validate", "--fit needs --calibration NAME (the profile to fit)");
+	if (fit && !output)
+		return cli_usage_error("validate", "--fit needs --output FILE for the fitted profile");
+	if (output && !fit)
+		return cli_usage_error("validate", "--output is only used with --fit");
+	if (fit && (code = parse_fit_list(fit, fit_params, &n_fit)) != EXIT_OK)
+		return code;
 	if ((code = cli_load_catalog(dir, &cat)) != EXIT_OK)
 		return code;
 	sc_error_clear(&err);
@@ -105,8 +203,28 @@ int cmd_validate(int argc, char **argv)
 		catalog_free(&cat);
 		return cli_fail(&err);
 	}
-	if (val_load(path, systems ? systems : val_default_systems_path(), &cat, &set, &err) != SC_OK ||
-	    val_run(&set, &cat, cal, &err) != SC_OK) {
+	if (val_load(path, systems ? systems : val_default_systems_path(), &cat, &set, &err) != SC_OK) {
+		catalog_free(&cat);
+		return cli_fail(&err);
+	}
+	if (fit) {
+		static struct calibration fitted;
+		fitted = *cal;
+		if ((code = run_fit(&set, &fitted, fit_params, n_fit, path, output)) != EXIT_OK) {
+			val_free(&set);
+			catalog_free(&cat);
+			return code;
+		}
+		/* Report each GPU with its own profile, the fitted one in place. */
+		for (int i = 0; i < set.n_cases; i++)
+			if (set.cases[i].scenario &&
+			    strcmp(set.cases[i].scenario->cluster.gpu.calibration, fitted.name) == 0)
+				set.cases[i].scenario->calibration = fitted;
+		cal = NULL;
+		val_run_keep_calibration = true;
+	}
+	if (val_run(&set, val_run_keep_calibration ? NULL : &cat, cal, &err) != SC_OK) {
+		val_free(&set);
 		catalog_free(&cat);
 		return cli_fail(&err);
 	}

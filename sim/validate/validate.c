@@ -548,7 +548,7 @@ enum sc_status val_run(struct val_set *set, const struct catalog *cat,
 			continue;
 		if (calibration) {
 			vc->scenario->calibration = *calibration;
-		} else {
+		} else if (cat) {
 			const struct calibration *c =
 				catalog_calibration(cat, vc->scenario->cluster.gpu.calibration);
 			if (c)

@@ -80,8 +80,9 @@ enum sc_status val_load(const char *cases_path, const char *systems_path,
 			const struct catalog *cat, struct val_set *set,
 			struct sc_error *err);
 
-/* Predict every expressible case (calibration: NULL = each GPU's default
- * profile from cat; else that profile for all). */
+/* Predict every expressible case.  calibration given: that profile for all;
+ * else cat given: each GPU's default profile from cat; else each scenario
+ * keeps the profile it holds. */
 enum sc_status val_run(struct val_set *set, const struct catalog *cat,
 		       const struct calibration *calibration, struct sc_error *err);
 

@@ -29,6 +29,7 @@
 	X(efa_ring_alpha_s, "s", 0.0, 1e-2, "latency per ring step across EFA") \
 	X(efa_ring_bw_eff, "fraction", 0.05, 1.0, "ring bus bandwidth over the per-GPU share of EFA bandwidth") \
 	X(efa_tree_alpha_s, "s", 0.0, 1e-2, "latency per tree level across EFA") \
+	X(efa_startup_s, "s", 0.0, 1e-2, "fixed start-up of one ring/tree/hierarchical collective across EFA (Simple-protocol pipeline fill), independent of the group size") \
 	X(efa_tree_bw_eff, "fraction", 0.05, 1.0, "tree bus bandwidth over the per-GPU share of EFA bandwidth") \
 	X(nvlink_a2a_bw_eff, "fraction", 0.05, 1.0, "all-to-all bus bandwidth over NVLink bandwidth per GPU") \
 	X(efa_a2a_bw_eff, "fraction", 0.01, 1.0, "all-to-all bus bandwidth over the per-GPU share of EFA bandwidth") \
@@ -45,7 +46,11 @@
 	X(optimizer_bytes_per_param, "bytes", 1.0, 64.0, "HBM bytes moved per local parameter by the optimizer step") \
 	X(step_overhead_s, "s", 0.0, 10.0, "fixed per-step cost outside the schedule (data loader, logging, sync)") \
 	X(framework_reserve_bytes, "bytes", 0.0, 64e9, "memory the framework and CUDA context keep per GPU") \
-	X(nccl_buffer_bytes, "bytes", 0.0, 16e9, "communication buffers per GPU")
+	X(nccl_buffer_bytes, "bytes", 0.0, 16e9, "communication buffers per GPU") \
+	X(ll_alpha_fraction, "fraction", 0.01, 1.0, "latency of NCCL's low-latency (LL) protocol over that of the Simple protocol") \
+	X(ll_bw_fraction, "fraction", 0.01, 1.0, "bandwidth of NCCL's low-latency (LL) protocol over that of the Simple protocol") \
+	X(dp_bucket_params, "params", 1e5, 1e10, "parameters per DP gradient bucket (the exposed tail is at least one bucket)") \
+	X(uncertainty_rel, "fraction", 0.0, 1.0, "relative uncertainty of a predicted step time (from validation residuals)")
 
 enum calib_param {
 #define SC_CALIB_ENUM(name, unit, lo, hi, desc) CALIB_##name,

@@ -180,8 +180,10 @@ enum sc_status scenario_check(const struct scenario *sc, const char *file,
 				    l->pp, m->layers);
 	if (l->vpp > 1 && l->pp == 1)
 		return layout_error(err, file, "vpp", "vpp (%d) needs pp > 1 (pp is %d)", l->vpp, l->pp);
-	if (l->pp * l->vpp > m->layers)
-		return layout_error(err, file, "vpp", "pp x vpp (%d) is more than the model's %d layers",
+	/* Megatron may give the embedding and the loss a pipeline slot each
+	 * (account_for_embedding/loss_in_pipeline_split), hence layers + 2. */
+	if (l->pp * l->vpp > m->layers + 2)
+		return layout_error(err, file, "vpp", "pp x vpp (%d) is more than the model's %d layers + 2",
 				    l->pp * l->vpp, m->layers);
 	if (t->global_batch_seqs % (t->micro_batch_seqs * l->dp) != 0) {
 		char msg[SC_ERROR_MSG_MAX];

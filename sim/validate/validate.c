@@ -4,7 +4,8 @@
  * filled with one documented assumption for all cases (listed per case in
  * `assumptions`), never per source or per model:
  *   vpp null -> 1; micro_batch null -> 1; recompute null -> none;
- *   sequence_parallel null -> false; etp null -> tp (Megatron's default);
+ *   sequence_parallel null -> false; etp null -> tp (Megatron's default),
+ *   or 1 when etp = tp does not divide tp x cp x dp;
  *   fsdp false/null -> ZeRO stage 0.
  * The scale-out network of a case comes from the systems file, by GPU type.
  */
@@ -387,7 +388,16 @@ static int build_case(const struct val_set *set, const struct catalog *cat,
 		add_assumption(vc, "vpp=1");
 	}
 	sc->layout.schedule = sc->layout.vpp > 1 ? SCHED_INTERLEAVED_1F1B : SCHED_1F1B;
-	sc->layout.etp = rc->etp > 0 ? rc->etp : 0;
+	if (rc->etp > 0) {
+		sc->layout.etp = rc->etp;
+	} else if (model_is_moe(m) && (rc->tp * rc->cp * rc->dp) % (rc->tp * rc->ep) != 0) {
+		/* Megatron's default etp = tp does not fit this layout, so the
+		 * run must have used expert tensor parallelism 1. */
+		sc->layout.etp = 1;
+		add_assumption(vc, "etp=1 (etp=tp does not divide)");
+	} else {
+		sc->layout.etp = 0;
+	}
 	if (rc->fsdp == FSDP_TRUE) {
 		sc->layout.fsdp = true;
 		sc->layout.zero_stage = 3;
@@ -587,6 +597,7 @@ void val_stats(const struct val_set *set, bool (*filter)(const struct val_case *
 	memset(out, 0, sizeof(*out));
 	out->worst_index = -1;
 	if (!ape)
+		return;
 	for (int i = 0; i < set->n_cases; i++) {
 		const struct val_case *vc = &set->cases[i];
 		double a;

@@ -1,0 +1,280 @@
+/* collective.c: alpha-beta collectives per algorithm and tier (see collective.h).
+ *
+ * Notation: S bytes (nccl-tests size), n ranks, r of them per NVLink domain,
+ * N = n / r domains.  B_nv is the NVLink bandwidth per GPU and direction,
+ * B_efa the per-GPU share of the node's EFA bandwidth; each is multiplied by
+ * the calibrated bus-bandwidth efficiency of the algorithm on that tier.
+ * alpha_* are calibrated latencies per algorithm step.
+ *
+ * Sources of the formulas: ring and tree from Thakur, Rabenseifner & Gropp,
+ * "Optimization of collective communication operations in MPICH" (IJHPCA
+ * 2005) and MODEL-NOTES; the per-node EFA volume of a double binary tree,
+ * 2(N-1)/N * S, is NCCL's (Sanders et al. 2009, as used by NCCL 2.4+): equal
+ * to a ring's for large N and half of it for N = 2, which is why the
+ * 2-node nccl-tests curves beat the ring bound; hierarchical (reduce-scatter
+ * inside the domain, all-reduce of S/r on r parallel rails, all-gather
+ * inside) as in NCCL's NVLS-tree and Horovod's hierarchical all-reduce,
+ * pipelined (the phases run on chunks, so their bandwidth terms overlap and
+ * the slowest one bounds; their latencies add).  Protocols: NCCL's LL
+ * protocol trades bandwidth for latency (8-byte stores with inline flags);
+ * its alpha and bandwidth are the Simple ones times ll_alpha_fraction and
+ * ll_bw_fraction.  NVLS has only the Simple protocol.  A collective that
+ * crosses EFA also pays efa_startup_s once (times ll_alpha_fraction under
+ * LL): the fill of NCCL's chunk pipeline through the network proxy, which
+ * the 2-node curves show as a ~0.3 ms intercept of the large-message line
+ * and which does not grow with the number of ring or tree steps.  The parameters were
+ * fitted to the aws-samples nccl-tests all-reduce curves on 2 x p5.48xlarge
+ * and 2 x p4de.24xlarge (derivation in the calibration profiles' sources).
+ */
+#include "collective.h"
+
+#include <math.h>
+#include <string.h>
+
+struct best {
+	double t;
+	const char *name;
+};
+
+static void consider(struct best *b, double t, const char *name)
+{
+	if (t < b->t) {
+		b->t = t;
+		b->name = name;
+	}
+}
+
+static double ceil_log2(int n)
+{
+	double l = 0;
+
+	while ((1 << (int)l) < n && l < 30)
+		l += 1;
+	return l;
+}
+
+static double dmin(double a, double b) { return a < b ? a : b; }
+static double dmax(double a, double b) { return a > b ? a : b; }
+
+/* One protocol's parameters: latencies and bandwidths after efficiency. */
+struct proto {
+	double start_efa;   /* once per collective that crosses EFA */
+	double a_nv, a_efa_ring, a_efa_tree;
+	double b_nv, b_efa_ring, b_efa_tree;
+};
+
+static struct proto proto_of(const struct calibration *cal,
+			     const struct net_span *s, bool ll)
+{
+	struct proto p;
+	double fa = ll ? cal->ll_alpha_fraction : 1.0;
+	double fb = ll ? cal->ll_bw_fraction : 1.0;
+
+	p.a_nv = cal->nvlink_ring_alpha_s * fa;
+	p.a_efa_ring = cal->efa_ring_alpha_s * fa + s->extra_latency_s;
+	p.a_efa_tree = cal->efa_tree_alpha_s * fa + s->extra_latency_s;
+	p.start_efa = s->inter ? cal->efa_startup_s * fa : 0.0;
+	p.b_nv = s->nvlink_Bps * cal->nvlink_ring_bw_eff * fb;
+	p.b_efa_ring = s->efa_Bps * cal->efa_ring_bw_eff * fb;
+	p.b_efa_tree = s->efa_Bps * cal->efa_tree_bw_eff * fb;
+	return p;
+}
+
+/* Names, one static string per algorithm x protocol, so that choosing costs
+ * no formatting in the hot path. */
+enum { P_SIMPLE, P_LL, P_N };
+static const char *const n_ring[P_N] = { "ring/simple", "ring/ll" };
+static const char *const n_tree[P_N] = { "tree/simple", "tree/ll" };
+static const char *const n_h_ring_ring[P_N] = {
+	"hierarchical(ring+efa-ring)/simple", "hierarchical(ring+efa-ring)/ll" };
+static const char *const n_h_ring_tree[P_N] = {
+	"hierarchical(ring+efa-tree)/simple", "hierarchical(ring+efa-tree)/ll" };
+
+static void all_reduce(const struct calibration *cal, const struct net_span *s,
+		       double S, struct best *b)
+{
+	int n = s->ranks, r = s->ranks_per_domain, N = s->domains;
+	double fn = (double)(n - 1) / n;
+
+	for (int pi = 0; pi < P_N; pi++) {
+		struct proto p = proto_of(cal, s, pi == P_LL);
+
+		if (!s->inter) {
+			consider(b, 2.0 * (n - 1) * p.a_nv + 2.0 * fn * S / p.b_nv,
+				 n_ring[pi]);
+			continue;
+		}
+		double fN = (double)(N - 1) / N;
+		double fr = (double)(r - 1) / r;
+		double lg = ceil_log2(N);
+		/* flat ring over all n ranks: every step waits for the EFA hop;
+		 * the inter-node hop of each of the node's rings is fed by the r
+		 * member GPUs' NIC shares */
+		double bring = dmin(p.b_nv, r * p.b_efa_ring);
+		consider(b, p.start_efa + 2.0 * (n - 1) * p.a_efa_ring + 2.0 * fn * S / bring,
+			 n_ring[pi]);
+		/* NCCL tree: chain inside the domain (each GPU sends S up and S
+		 * down over NVLink), double binary tree across domains */
+		double intra_chain = r > 1 ? 2.0 * S / p.b_nv : 0.0;
+		double inter_tree = 2.0 * fN * S / (r * p.b_efa_tree);
+		consider(b, p.start_efa + 2.0 * (lg * p.a_efa_tree + (r - 1) * p.a_nv) +
+			 dmax(intra_chain, inter_tree), n_tree[pi]);
+		if (r > 1) {
+			double intra = 2.0 * fr * S / p.b_nv;
+			double lat_in = p.start_efa + 2.0 * (r - 1) * p.a_nv;
+			double inter_ring = 2.0 * fN * S / (r * p.b_efa_ring);
+			consider(b, lat_in + 2.0 * (N - 1) * p.a_efa_ring +
+				 dmax(intra, inter_ring), n_h_ring_ring[pi]);
+			consider(b, lat_in + 2.0 * lg * p.a_efa_tree +
+				 dmax(intra, inter_tree), n_h_ring_tree[pi]);
+		}
+	}
+	if (s->nvls && r > 1) {
+		struct proto p = proto_of(cal, s, false);
+		double bnvls = s->nvlink_Bps * cal->nvlink_nvls_bw_eff;
+		double fr = (double)(r - 1) / r;
+		double intra = 2.0 * fr * S / bnvls;
+
+		if (!s->inter) {
+			consider(b, cal->nvlink_nvls_alpha_s + intra, "nvls/simple");
+		} else {
+			int N_ = s->domains;
+			double fN = (double)(N_ - 1) / N_;
+			double lg = ceil_log2(N_);
+
+			consider(b, p.start_efa + cal->nvlink_nvls_alpha_s + 2.0 * (N_ - 1) * p.a_efa_ring +
+				 dmax(intra, 2.0 * fN * S / (r * p.b_efa_ring)),
+				 "hierarchical(nvls+efa-ring)/simple");
+			consider(b, p.start_efa + cal->nvlink_nvls_alpha_s + 2.0 * lg * p.a_efa_tree +
+				 dmax(intra, 2.0 * fN * S / (r * p.b_efa_tree)),
+				 "hierarchical(nvls+efa-tree)/simple");
+		}
+	}
+}
+
+/* Reduce-scatter and all-gather move half of an all-reduce's volume; NCCL
+ * runs them as ring or NVLS (no tree). */
+static void half_collective(const struct calibration *cal,
+			    const struct net_span *s, double S, struct best *b)
+{
+	int n = s->ranks, r = s->ranks_per_domain, N = s->domains;
+	double fn = (double)(n - 1) / n;
+	double fr = (double)(r - 1) / r;
+
+	for (int pi = 0; pi < P_N; pi++) {
+		struct proto p = proto_of(cal, s, pi == P_LL);
+
+		if (!s->inter) {
+			consider(b, (n - 1) * p.a_nv + fn * S / p.b_nv, n_ring[pi]);
+			continue;
+		}
+		double fN = (double)(N - 1) / N;
+		double bring = dmin(p.b_nv, r * p.b_efa_ring);
+
+		consider(b, p.start_efa + (n - 1) * p.a_efa_ring + fn * S / bring, n_ring[pi]);
+		if (r > 1)
+			consider(b, p.start_efa + (r - 1) * p.a_nv + (N - 1) * p.a_efa_ring +
+				 dmax(fr * S / p.b_nv, fN * S / (r * p.b_efa_ring)),
+				 n_h_ring_ring[pi]);
+	}
+	if (s->nvls && r > 1) {
+		struct proto p = proto_of(cal, s, false);
+		double intra = fr * S / (s->nvlink_Bps * cal->nvlink_nvls_bw_eff);
+
+		if (!s->inter) {
+			consider(b, cal->nvlink_nvls_alpha_s + intra, "nvls/simple");
+		} else {
+			double fN = (double)(N - 1) / N;
+
+			consider(b, p.start_efa + cal->nvlink_nvls_alpha_s + (N - 1) * p.a_efa_ring +
+				 dmax(intra, fN * S / (r * p.b_efa_ring)),
+				 "hierarchical(nvls+efa-ring)/simple");
+		}
+	}
+}
+
+/* All-to-all as NCCL runs it: one send/recv to every peer at once.  A rank
+ * keeps 1/n of S; (r-1)/n goes over NVLink to domain peers and (n-r)/n over
+ * its EFA share; both run concurrently. */
+static void all_to_all(const struct calibration *cal, const struct net_span *s,
+		       double S, struct best *b)
+{
+	int n = s->ranks, r = s->ranks_per_domain;
+	double bnv = s->nvlink_Bps * cal->nvlink_a2a_bw_eff;
+	double befa = s->efa_Bps * cal->efa_a2a_bw_eff;
+	double lat = (n - 1) * cal->a2a_alpha_s;
+
+	if (!s->inter) {
+		consider(b, lat + (double)(n - 1) / n * S / bnv, "direct");
+		return;
+	}
+	consider(b, lat + s->extra_latency_s +
+		 dmax((double)(r - 1) / n * S / bnv, (double)(n - r) / n * S / befa),
+		 "direct");
+}
+
+static void send_recv(const struct calibration *cal, const struct net_span *s,
+		      double S, struct best *b)
+{
+	if (!s->inter)
+		consider(b, cal->p2p_alpha_s +
+			 S / (s->nvlink_Bps * cal->nvlink_ring_bw_eff), "p2p");
+	else
+		consider(b, cal->p2p_alpha_s + s->extra_latency_s +
+			 S / (s->efa_Bps * cal->efa_ring_bw_eff), "p2p");
+}
+
+double coll_time(const struct calibration *cal, const struct net_span *s,
+		 enum coll_op op, double bytes, struct coll_choice *out)
+{
+	struct best b = { INFINITY, "none" };
+
+	if (s->ranks <= 1 || bytes <= 0) {
+		b.t = 0;
+	} else {
+		switch (op) {
+		case COLL_ALL_REDUCE: all_reduce(cal, s, bytes, &b); break;
+		case COLL_REDUCE_SCATTER:
+		case COLL_ALL_GATHER: half_collective(cal, s, bytes, &b); break;
+		case COLL_ALL_TO_ALL: all_to_all(cal, s, bytes, &b); break;
+		case COLL_SEND_RECV: send_recv(cal, s, bytes, &b); break;
+		}
+	}
+	if (out) {
+		size_t len = strlen(b.name);
+
+		if (len >= COLL_NAME_MAX)
+			len = COLL_NAME_MAX - 1;
+		memcpy(out->algorithm, b.name, len);
+		out->algorithm[len] = '\0';
+		out->time_s = b.t;
+		out->tier = net_tier_name(s);
+	}
+	return b.t;
+}
+
+double coll_busbw_factor(enum coll_op op, int n)
+{
+	if (n < 1)
+		n = 1;
+	switch (op) {
+	case COLL_ALL_REDUCE: return 2.0 * (n - 1) / n;
+	case COLL_REDUCE_SCATTER:
+	case COLL_ALL_GATHER:
+	case COLL_ALL_TO_ALL: return (double)(n - 1) / n;
+	case COLL_SEND_RECV: return 1.0;
+	}
+	return 1.0;
+}
+
+const char *coll_op_name(enum coll_op op)
+{
+	switch (op) {
+	case COLL_ALL_REDUCE: return "all_reduce";
+	case COLL_REDUCE_SCATTER: return "reduce_scatter";
+	case COLL_ALL_GATHER: return "all_gather";
+	case COLL_ALL_TO_ALL: return "all_to_all";
+	case COLL_SEND_RECV: return "send_recv";
+	}
+	return "unknown";
+}

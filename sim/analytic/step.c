@@ -1,0 +1,938 @@
+/* step.c: the analytical step-time engine (see step.h and DESIGN.md, "The
+ * step, analytically").
+ *
+ * Order of work: validate the layout; build the op list of one layer of each
+ * kind for one micro-batch on one GPU (models/transformer); time each kind's
+ * forward, backward and recompute on the roofline (models/gpu) and its
+ * TP/CP/EP communication on the tier its group spans (models/network,
+ * models/collective) with the overlap rules below; add up each pipeline
+ * stage's layers; run the pipeline schedule (models/schedule); place the DP /
+ * FSDP collectives and the optimizer step; take memory from models/memory.
+ * Nothing allocates; the cost is a few hundred roofline evaluations and a
+ * loop over pipeline stages x virtual chunks.
+ *
+ * Overlap rule, used for every overlappable communication c with a window w
+ * of computation it can hide under and a calibrated fraction f:
+ *   hidden = min(f * c, w),  exposed = c - hidden,
+ * and the computation runs slower by comm_interference * hidden while the
+ * hidden communication shares SMs and HBM with it.
+ */
+#include "step.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "../../models/collective.h"
+#include "../../models/gpu.h"
+#include "../../models/memory.h"
+#include "../../models/network.h"
+#include "../../models/schedule.h"
+#include "../../models/transformer.h"
+
+/* ---- names ------------------------------------------------------------------ */
+
+const char *step_part_name(enum step_part p)
+{
+	switch (p) {
+	case PART_COMPUTE: return "compute";
+	case PART_TP_COMM: return "tp_comm";
+	case PART_CP_COMM: return "cp_comm";
+	case PART_EP_COMM: return "ep_comm";
+	case PART_PP_COMM: return "pp_comm";
+	case PART_DP_COMM: return "dp_comm";
+	case PART_BUBBLE: return "bubble";
+	case PART_OPTIMIZER: return "optimizer";
+	case PART_OVERHEAD: return "overhead";
+	case PART_COUNT: break;
+	}
+	return "unknown";
+}
+
+const char *mem_part_name(enum mem_part p)
+{
+	switch (p) {
+	case MEM_WEIGHTS: return "weights";
+	case MEM_GRADIENTS: return "gradients";
+	case MEM_OPTIMIZER: return "optimizer";
+	case MEM_ACTIVATIONS: return "activations";
+	case MEM_COMM_BUFFERS: return "comm_buffers";
+	case MEM_RESERVE: return "reserve";
+	case MEM_COUNT: break;
+	}
+	return "unknown";
+}
+
+const char *bottleneck_name(enum bottleneck b)
+{
+	switch (b) {
+	case BOTTLENECK_TENSOR_CORES: return "tensor_cores";
+	case BOTTLENECK_HBM: return "hbm";
+	case BOTTLENECK_NVLINK: return "nvlink";
+	case BOTTLENECK_EFA: return "efa";
+	case BOTTLENECK_PIPELINE_BUBBLE: return "pipeline_bubble";
+	case BOTTLENECK_OVERHEAD: return "overhead";
+	case BOTTLENECK_COUNT: break;
+	}
+	return "unknown";
+}
+
+/* ---- validation ------------------------------------------------------------- */
+
+static enum sc_status bad(struct sc_error *err, const char *ptr,
+			  const char *msg, long long v)
+{
+	return sc_error_set(err, SC_EINVAL, NULL, ptr, "%s (got \"%lld\")", msg, v);
+}
+
+static enum sc_status validate(const struct scenario *sc, struct sc_error *err)
+{
+	const struct layout *l = &sc->layout;
+	const struct training *t = &sc->training;
+	const struct model_arch *m = &sc->model;
+	const struct cluster *c = &sc->cluster;
+	int etp = l->etp > 0 ? l->etp : l->tp;
+	long long gpus;
+
+	if (c->nodes < 1)
+		return bad(err, "/cluster/nodes", "nodes must be at least 1", c->nodes);
+	if (c->instance.gpus_per_node < 1)
+		return bad(err, "/cluster/instance/gpus_per_node",
+			   "gpus per node must be at least 1", c->instance.gpus_per_node);
+	if (!(c->gpu.peak_bf16_flops > 0 || c->gpu.peak_fp16_flops > 0))
+		return sc_error_set(err, SC_EINVAL, NULL, "/cluster/gpu/peak_bf16_flops",
+				    "gpu \"%s\" has no positive bf16 peak", c->gpu.name);
+	if (!(c->gpu.hbm_GBps > 0) || !(c->gpu.nvlink_GBps > 0))
+		return sc_error_set(err, SC_EINVAL, NULL, "/cluster/gpu",
+				    "gpu \"%s\" needs positive hbm_GBps and nvlink_GBps",
+				    c->gpu.name);
+	if (m->layers < 1 || m->hidden < 1 || m->heads < 1 || m->vocab < 1)
+		return sc_error_set(err, SC_EINVAL, NULL, "/model",
+				    "model \"%s\" needs positive layers, hidden, heads and vocab",
+				    m->name);
+	if (t->seq_len < 1)
+		return bad(err, "/training/seq_len", "seq_len must be positive", t->seq_len);
+	if (t->micro_batch_seqs < 1)
+		return bad(err, "/training/micro_batch_seqs",
+			   "micro_batch_seqs must be positive", t->micro_batch_seqs);
+	if (t->global_batch_seqs < 1)
+		return bad(err, "/training/global_batch_seqs",
+			   "global_batch_seqs must be positive", t->global_batch_seqs);
+	if (l->tp < 1) return bad(err, "/layout/tp", "tp must be at least 1", l->tp);
+	if (l->pp < 1) return bad(err, "/layout/pp", "pp must be at least 1", l->pp);
+	if (l->dp < 1) return bad(err, "/layout/dp", "dp must be at least 1", l->dp);
+	if (l->cp < 1) return bad(err, "/layout/cp", "cp must be at least 1", l->cp);
+	if (l->ep < 1) return bad(err, "/layout/ep", "ep must be at least 1", l->ep);
+	if (l->vpp < 1) return bad(err, "/layout/vpp", "vpp must be at least 1", l->vpp);
+	if (l->etp < 0) return bad(err, "/layout/etp", "etp must not be negative", l->etp);
+	gpus = (long long)c->nodes * c->instance.gpus_per_node;
+	if ((long long)l->tp * l->pp * l->cp * l->dp != gpus)
+		return sc_error_set(err, SC_EINVAL, NULL, "/layout",
+				    "tp*pp*cp*dp = %lld does not match the cluster's \"%lld\" gpus",
+				    (long long)l->tp * l->pp * l->cp * l->dp, gpus);
+	if (m->heads % l->tp != 0)
+		return sc_error_set(err, SC_EINVAL, NULL, "/layout/tp",
+				    "tp \"%d\" does not divide the model's %d attention heads",
+				    l->tp, m->heads);
+	{
+		int kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
+
+		if (!model_is_mla(m) && kv % l->tp != 0 && l->tp % kv != 0)
+			return sc_error_set(err, SC_EINVAL, NULL, "/layout/tp",
+					    "tp \"%d\" and the model's %d kv heads do not divide one another",
+					    l->tp, kv);
+	}
+	if (l->vpp > 1 && l->schedule != SCHED_INTERLEAVED_1F1B)
+		return sc_error_set(err, SC_EINVAL, NULL, "/layout/vpp",
+				    "vpp \"%d\" needs schedule interleaved-1f1b, not %s",
+				    l->vpp, schedule_name(l->schedule));
+	if (l->schedule == SCHED_INTERLEAVED_1F1B && (l->vpp < 2 || l->pp < 2))
+		return sc_error_set(err, SC_EINVAL, NULL, "/layout/schedule",
+				    "schedule interleaved-1f1b needs pp > 1 and vpp > 1 (got pp \"%d\", vpp \"%d\")",
+				    l->pp, l->vpp);
+	/* Uneven splits are allowed (extra layers go to later virtual stages);
+	 * up to two virtual stages may hold no decoder layer, as when
+	 * Megatron counts the embedding and the loss as pipeline slots
+	 * (account_for_embedding/loss_in_pipeline_split) */
+	if ((long long)l->pp * l->vpp > m->layers + 2)
+		return sc_error_set(err, SC_EINVAL, NULL, "/layout/pp",
+				    "pp*vpp = %d exceeds the model's %d layers (+2 for embedding and loss) (pp \"%d\")",
+				    l->pp * l->vpp, m->layers, l->pp);
+	if (t->global_batch_seqs % ((long long)t->micro_batch_seqs * l->dp) != 0)
+		return sc_error_set(err, SC_EINVAL, NULL, "/training/global_batch_seqs",
+				    "global batch \"%d\" is not a multiple of micro_batch*dp = %lld",
+				    t->global_batch_seqs, (long long)t->micro_batch_seqs * l->dp);
+	if (l->cp > 1 && t->seq_len % (2 * l->cp) != 0)
+		return sc_error_set(err, SC_EINVAL, NULL, "/layout/cp",
+				    "seq_len %d is not a multiple of 2*cp (cp \"%d\"), which load-balanced context parallelism needs",
+				    t->seq_len, l->cp);
+	if (l->sequence_parallel && l->tp > 1 && (t->seq_len / l->cp) % l->tp != 0)
+		return sc_error_set(err, SC_EINVAL, NULL, "/layout/sequence_parallel",
+				    "sequence parallelism needs seq_len/cp = %d to be a multiple of tp \"%d\"",
+				    t->seq_len / l->cp, l->tp);
+	if (l->zero_stage < 0 || l->zero_stage > 3)
+		return bad(err, "/layout/zero_stage", "zero_stage must be 0..3", l->zero_stage);
+	if (l->fsdp_group < 0 || (l->fsdp_group > 0 && (l->dp * l->cp) % l->fsdp_group != 0))
+		return sc_error_set(err, SC_EINVAL, NULL, "/layout/fsdp_group",
+				    "fsdp_group \"%d\" does not divide dp*cp = %d",
+				    l->fsdp_group, l->dp * l->cp);
+	if (!model_is_moe(m)) {
+		if (l->ep > 1)
+			return bad(err, "/layout/ep", "ep > 1 needs an MoE model", l->ep);
+	} else {
+		long long fold = (long long)l->tp * l->cp * l->dp;
+
+		if (m->top_k < 1 || m->moe_ffn_hidden < 1)
+			return sc_error_set(err, SC_EINVAL, NULL, "/model",
+					    "MoE model \"%s\" needs positive top_k and moe_ffn_hidden",
+					    m->name);
+		if (m->experts % l->ep != 0)
+			return sc_error_set(err, SC_EINVAL, NULL, "/layout/ep",
+					    "ep \"%d\" does not divide the model's %d experts",
+					    l->ep, m->experts);
+		/* Megatron folds the tp*cp*dp GPUs of a stage into etp x ep x edp
+		 * for expert layers */
+		if (fold % ((long long)etp * l->ep) != 0)
+			return sc_error_set(err, SC_EINVAL, NULL, "/layout/ep",
+					    "etp*ep = %lld does not divide tp*cp*dp = %lld (ep \"%d\")",
+					    (long long)etp * l->ep, fold, l->ep);
+		if (m->moe_ffn_hidden % etp != 0)
+			return sc_error_set(err, SC_EINVAL, NULL, "/layout/etp",
+					    "etp \"%d\" does not divide moe_ffn_hidden %d",
+					    etp, m->moe_ffn_hidden);
+	}
+	return SC_OK;
+}
+
+/* ---- per-kind timing ---------------------------------------------------------- */
+
+/* Everything a layer kind costs for one micro-batch on one GPU. */
+struct kind_time {
+	struct gpu_time compute;   /* forward + backward + recompute */
+	double fwd_s, bwd_s;       /* compute time of each direction (windows) */
+	double tp_s, cp_s, ep_s;   /* communication before overlap (tp_s
+				      includes the expert-TP part etp_s) */
+	double etp_s;
+	double tp_exp_s, cp_exp_s, ep_exp_s; /* exposed */
+	double interference_s;     /* extra compute from hidden communication */
+	double total_s;            /* compute + exposed + interference */
+};
+
+struct ctx {
+	const struct scenario *sc;
+	const struct gpu_spec *gpu;
+	const struct calibration *cal;
+	enum gpu_dtype dtype;
+	bool sp;                   /* sequence parallel in effect (tp > 1) */
+	struct net_span tp, etp, cp, ep, pp;
+	double imbalance;
+};
+
+static double hide(double frac, double comm, double window)
+{
+	double h = frac * comm;
+
+	if (h > window)
+		h = window;
+	if (h < 0)
+		h = 0;
+	return h;
+}
+
+/* TP-style communication of one layer (f and g operators), one direction.
+ * With SP: forward f = all-gather, g = reduce-scatter; backward f =
+ * reduce-scatter plus the re-all-gather of the saved SP-sharded input for
+ * the weight gradient (Megatron-LM), g = all-gather.  Without SP: forward
+ * g = all-reduce, backward f = all-reduce. */
+static void tp_comm(const struct ctx *x, const struct net_span *grp, int f,
+		    int g, double bytes, double *fwd, double *bwd)
+{
+	*fwd = 0;
+	*bwd = 0;
+	if (grp->ranks <= 1 || (f == 0 && g == 0))
+		return;
+	if (x->sp) {
+		double ag = coll_time(x->cal, grp, COLL_ALL_GATHER, bytes, NULL);
+		double rs = coll_time(x->cal, grp, COLL_REDUCE_SCATTER, bytes, NULL);
+
+		*fwd = f * ag + g * rs;
+		*bwd = f * (rs + ag) + g * ag;
+	} else {
+		double ar = coll_time(x->cal, grp, COLL_ALL_REDUCE, bytes, NULL);
+
+		*fwd = g * ar;
+		*bwd = f * ar;
+	}
+}
+
+static void time_kind(const struct ctx *x, const struct tf_layer *L,
+		      bool has_layer_attention, struct kind_time *kt)
+{
+	const struct calibration *cal = x->cal;
+	const struct layout *lay = &x->sc->layout;
+	enum sc_recompute rc = x->sc->training.recompute;
+	struct gpu_time fwd = { 0, 0, 0 }, bwd = { 0, 0, 0 }, attn = { 0, 0, 0 };
+	struct gpu_time attn_b = { 0, 0, 0 };
+	double gemm_f = 0, gemm_b = 0, mem_bytes = 0, mem_kernels = 0;
+	double tp_f, tp_b, etp_f, etp_b, ep_f = 0, ep_b = 0, cp_f = 0, cp_b = 0;
+	double hid_f, hid_b;
+
+	memset(kt, 0, sizeof(*kt));
+	for (int i = 0; i < L->n_gemms; i++) {
+		const struct tf_gemm *g = &L->gemm[i];
+		enum gpu_dtype dt = g->keep_bf16 ? GPU_DTYPE_BF16 : x->dtype;
+		/* dropless routing: the busiest expert rank gets imbalance x the
+		 * mean rows and everyone waits for it at the combine */
+		double mm = g->expert ? g->m * x->imbalance : g->m;
+		struct gpu_time f1 = { 0, 0, 0 }, b1 = { 0, 0, 0 };
+
+		gpu_gemm_time(x->gpu, cal, dt, mm, g->n, g->k, g->count, &f1);
+		/* backward: data gradient dX[m,k] = dY[m,n] W^T and weight
+		 * gradient dW[k,n] = X^T dY, each as many FLOPs as the forward */
+		gpu_gemm_time(x->gpu, cal, dt, mm, g->k, g->n, g->count, &b1);
+		gpu_gemm_time(x->gpu, cal, dt, g->k, g->n, mm, g->count, &b1);
+		gpu_time_add(&fwd, &f1, 1.0);
+		gpu_time_add(&bwd, &b1, 1.0);
+		gemm_f += gpu_time_total(&f1);
+		gemm_b += gpu_time_total(&b1);
+	}
+	if (L->attn_flops > 0) {
+		/* flash-attention backward recomputes the scores and does five
+		 * matmuls to the forward's two (Dao 2023, FlashAttention-2,
+		 * section 3.2): attn_bwd_flops_ratio x the forward's work */
+		gpu_attention_time(x->gpu, cal, L->attn_flops, L->attn_bytes, &attn);
+		gpu_attention_time(x->gpu, cal, L->attn_flops * cal->attn_bwd_flops_ratio,
+				   2.0 * L->attn_bytes, &attn_b);
+		gpu_time_add(&fwd, &attn, 1.0);
+		gpu_time_add(&bwd, &attn_b, 1.0);
+	}
+	for (int i = 0; i < L->n_memops; i++) {
+		mem_bytes += L->memop[i].bytes;
+		mem_kernels += L->memop[i].kernels;
+	}
+	/* element-wise backward reads the saved input and the incoming
+	 * gradient and writes the outgoing one: about twice the forward bytes */
+	gpu_memory_time(x->gpu, cal, mem_bytes, mem_kernels, &fwd);
+	gpu_memory_time(x->gpu, cal, 2.0 * mem_bytes, 2.0 * mem_kernels, &bwd);
+
+	/* communication before overlap */
+	tp_comm(x, &x->tp, L->tp_f, L->tp_g, L->tp_bytes, &tp_f, &tp_b);
+	tp_comm(x, &x->etp, L->etp_f, L->etp_g, L->etp_bytes, &etp_f, &etp_b);
+	kt->etp_s = etp_f + etp_b;
+	tp_f += etp_f;
+	tp_b += etp_b;
+	if (L->ep_calls > 0 && x->ep.ranks > 1) {
+		double a2a = coll_time(x->cal, &x->ep, COLL_ALL_TO_ALL,
+				       L->ep_bytes * x->imbalance, NULL);
+
+		ep_f = L->ep_calls * a2a;
+		ep_b = L->ep_calls * a2a;
+	}
+	if (has_layer_attention && x->cp.ranks > 1 && L->cp_kv_bytes > 0) {
+		/* ring attention: cp - 1 steps each passing one K,V chunk;
+		 * backward passes K,V and their gradients (Megatron-LM CP) */
+		struct net_span ring = x->cp;
+		double step;
+
+		ring.ranks = 2;
+		step = coll_time(x->cal, &ring, COLL_SEND_RECV, L->cp_kv_bytes, NULL);
+		cp_f = (x->cp.ranks - 1) * step;
+		cp_b = 2.0 * (x->cp.ranks - 1) * step;
+	}
+
+	/* recompute: full re-runs the whole forward (and its communication)
+	 * before the backward; selective re-runs the attention core
+	 * (Korthikanti et al. 2022, section 5) */
+	if (rc == RECOMPUTE_FULL) {
+		gpu_time_add(&bwd, &fwd, 1.0);
+		gemm_b += gemm_f;
+		tp_b += tp_f;
+		ep_b += ep_f;
+		cp_b += cp_f;
+	} else if (rc == RECOMPUTE_SELECTIVE && L->attn_flops > 0) {
+		gpu_time_add(&bwd, &attn, 1.0);
+		cp_b += cp_f;
+	}
+
+	kt->compute = fwd;
+	gpu_time_add(&kt->compute, &bwd, 1.0);
+	kt->fwd_s = gpu_time_total(&fwd);
+	kt->bwd_s = gpu_time_total(&bwd);
+	kt->tp_s = tp_f + tp_b;
+	kt->cp_s = cp_f + cp_b;
+	kt->ep_s = ep_f + ep_b;
+
+	/* TP: hidden under the GEMMs by userbuffer comm-GEMM overlap only
+	 * when the layout enables it (Transformer Engine tp_comm_overlap) */
+	hid_f = hid_b = 0;
+	{
+		double h_f = lay->tp_comm_overlap ? hide(cal->tp_overlap, tp_f, gemm_f) : 0;
+		double h_b = lay->tp_comm_overlap ? hide(cal->tp_overlap, tp_b, gemm_b) : 0;
+
+		kt->tp_exp_s = kt->tp_s - h_f - h_b;
+		hid_f += h_f;
+		hid_b += h_b;
+	}
+	/* CP: the ring exchange always runs under the attention kernels */
+	{
+		double af = gpu_time_total(&attn), ab = gpu_time_total(&attn_b);
+		double h_f = hide(cal->cp_overlap, cp_f, af);
+		double h_b = hide(cal->cp_overlap, cp_b, ab);
+
+		kt->cp_exp_s = kt->cp_s - h_f - h_b;
+		hid_f += h_f;
+		hid_b += h_b;
+	}
+	/* EP: dispatch/combine hidden only with the layout's overlap flag
+	 * (e.g. Megatron's MoE a2a overlap, DeepEP), under the rest of the
+	 * layer's compute */
+	{
+		double h_f = lay->ep_comm_overlap ? hide(cal->ep_overlap, ep_f, kt->fwd_s - hid_f) : 0;
+		double h_b = lay->ep_comm_overlap ? hide(cal->ep_overlap, ep_b, kt->bwd_s - hid_b) : 0;
+
+		kt->ep_exp_s = kt->ep_s - h_f - h_b;
+		hid_f += h_f;
+		hid_b += h_b;
+	}
+	kt->interference_s = cal->comm_interference * (hid_f + hid_b);
+	kt->total_s = gpu_time_total(&kt->compute) + kt->tp_exp_s + kt->cp_exp_s +
+		      kt->ep_exp_s + kt->interference_s;
+}
+
+static void kind_add(struct kind_time *acc, const struct kind_time *k, double n)
+{
+	if (n == 0)
+		return;
+	gpu_time_add(&acc->compute, &k->compute, n);
+	acc->fwd_s += n * k->fwd_s;
+	acc->bwd_s += n * k->bwd_s;
+	acc->tp_s += n * k->tp_s;
+	acc->cp_s += n * k->cp_s;
+	acc->ep_s += n * k->ep_s;
+	acc->etp_s += n * k->etp_s;
+	acc->tp_exp_s += n * k->tp_exp_s;
+	acc->cp_exp_s += n * k->cp_exp_s;
+	acc->ep_exp_s += n * k->ep_exp_s;
+	acc->interference_s += n * k->interference_s;
+	acc->total_s += n * k->total_s;
+}
+
+/* ---- collectives list ---------------------------------------------------------- */
+
+/* Record one collective of the step: the chosen algorithm and per-call time
+ * of `op` on `bytes`, and total_s, the step's time in this group's
+ * communication before overlap. */
+static void add_coll(struct step_result *out, const char *what,
+		     const struct calibration *cal, const struct net_span *s,
+		     enum coll_op op, double bytes, double total_s)
+{
+	struct step_collective *c;
+	struct coll_choice ch;
+
+	if (s->ranks <= 1 || bytes <= 0 || out->n_collectives >= SC_STEP_MAX_COLLECTIVES)
+		return;
+	coll_time(cal, s, op, bytes, &ch);
+	c = &out->collectives[out->n_collectives++];
+	c->what = what;
+	memcpy(c->algorithm, ch.algorithm, SC_ALGO_NAME_MAX < COLL_NAME_MAX
+	       ? SC_ALGO_NAME_MAX : COLL_NAME_MAX);
+	c->algorithm[SC_ALGO_NAME_MAX - 1] = '\0';
+	c->tier = ch.tier;
+	c->ranks = s->ranks;
+	c->bytes = bytes;
+	c->time_s = ch.time_s;
+	c->total_time_s = total_s;
+}
+
+/* ---- DP / FSDP --------------------------------------------------------------------- */
+
+/* Time of a bucketed collective over `params` parameters of `bpp` bytes each:
+ * full buckets plus the remainder; *one_s is the time of one bucket (the
+ * tail that cannot hide, at least). */
+static double bucketed(const struct calibration *cal, const struct net_span *s,
+		       enum coll_op op, double params, double bpp, double *one_s)
+{
+	double bk = cal->dp_bucket_params;
+	double full, rest, t_full, t;
+
+	*one_s = 0;
+	if (s->ranks <= 1 || params <= 0)
+		return 0;
+	if (bk <= 0 || bk > params)
+		bk = params;
+	full = floor(params / bk);
+	rest = params - full * bk;
+	t_full = coll_time(cal, s, op, bk * bpp, NULL);
+	t = full * t_full + (rest > 0 ? coll_time(cal, s, op, rest * bpp, NULL) : 0);
+	*one_s = t_full;
+	return t;
+}
+
+struct dp_result {
+	double exposed_s;
+	double hidden_s;
+	double exposed_nvlink_s, exposed_efa_s;
+};
+
+static void dp_group_cost(const struct ctx *x, const struct net_span *grp,
+			  double params, int zero, int m, double fwd_window,
+			  double bwd_window, double mb_window, struct dp_result *r)
+{
+	const struct calibration *cal = x->cal;
+	double gb = x->sc->training.grad_fp32 ? 4.0 : 2.0;
+	double exposed = 0, hidden = 0, one;
+
+	if (grp->ranks <= 1 || params <= 0)
+		return;
+	if (zero >= 3) {
+		/* FSDP / ZeRO-3: every micro-batch gathers the parameters for
+		 * forward and again for backward and reduce-scatters the
+		 * gradients; prefetching hides part under the micro-batch's
+		 * compute (Zhao et al. 2023, PyTorch FSDP) */
+		double ag = bucketed(cal, grp, COLL_ALL_GATHER, params, 2.0, &one);
+		double rs = bucketed(cal, grp, COLL_REDUCE_SCATTER, params, gb, &one);
+		double c = 2.0 * ag + rs;
+		double h = hide(cal->fsdp_prefetch_overlap, c, mb_window);
+
+		exposed = m * (c - h);
+		hidden = m * h;
+	} else {
+		/* gradients: bucketed all-reduce (ZeRO-0) or reduce-scatter
+		 * (distributed optimizer) during the last micro-batch's
+		 * backward; the last bucket always shows (Megatron-LM
+		 * overlap_grad_reduce; Li et al. 2020, PyTorch DDP) */
+		enum coll_op gop = zero == 0 ? COLL_ALL_REDUCE : COLL_REDUCE_SCATTER;
+		double g = bucketed(cal, grp, gop, params, gb, &one);
+		double h = hide(cal->dp_overlap, g, bwd_window);
+
+		if (h > g - one)
+			h = g - one > 0 ? g - one : 0;
+		exposed += g - h;
+		hidden += h;
+		if (zero >= 1) {
+			/* updated parameters: all-gather, overlapped with the next
+			 * step's first forward (Megatron overlap_param_gather) */
+			double a = bucketed(cal, grp, COLL_ALL_GATHER, params, 2.0, &one);
+			double ha = hide(cal->dp_overlap, a, fwd_window);
+
+			if (ha > a - one)
+				ha = a - one > 0 ? a - one : 0;
+			exposed += a - ha;
+			hidden += ha;
+		}
+	}
+	r->exposed_s += exposed;
+	r->hidden_s += hidden;
+	if (grp->inter)
+		r->exposed_efa_s += exposed;
+	else
+		r->exposed_nvlink_s += exposed;
+}
+
+/* ---- the step -------------------------------------------------------------------------- */
+
+/* Layers of virtual stage j of pv: [floor(j L / pv), floor((j+1) L / pv)).
+ * Uneven splits put the extra layers on later virtual stages. */
+static int vstage_begin(int j, int L, int pv)
+{
+	return (int)(((long long)j * L) / pv);
+}
+
+struct stage {
+	int dense, moe;
+	bool first, last;
+	double time_s;
+	struct kind_time kt;
+	double params_dense, params_expert;
+};
+
+enum sc_status sim_step_predict(const struct scenario *sc,
+				struct step_result *out, struct sc_error *err)
+{
+	const struct layout *lay = &sc->layout;
+	const struct training *tr = &sc->training;
+	const struct model_arch *m = &sc->model;
+	const struct cluster *cl = &sc->cluster;
+	const struct calibration *cal = &sc->calibration;
+	struct ctx x;
+	struct tf_shard sh;
+	struct tf_ops ops;
+	struct kind_time k_dense, k_moe, k_embed, k_logits, k_mtp;
+	struct stage crit, st;
+	enum sc_status rc;
+	int tp = lay->tp, pp = lay->pp, cp = lay->cp, dp = lay->dp, v = lay->vpp;
+	int ep = lay->ep, etp = lay->etp > 0 ? lay->etp : lay->tp;
+	int gpus, mb, zero, edp, L = m->layers, pv;
+	double stage_sum = 0, p2p_mb = 0, p2p_call = 0, p2p_bytes = 0;
+	double max_params_dense = 0, max_params_expert = 0;
+	double tokens_per_step, peak;
+	struct sched_in si;
+	struct sched_out so;
+	struct tf_flops fl;
+	bool tied_shared;
+
+	memset(out, 0, sizeof(*out));
+	sc_error_clear(err);
+	rc = validate(sc, err);
+	if (rc != SC_OK)
+		return rc;
+	memset(&x, 0, sizeof(x));
+	x.sc = sc;
+	x.gpu = &cl->gpu;
+	x.cal = cal;
+	rc = gpu_training_dtype(&cl->gpu, tr->precision, &x.dtype, err);
+	if (rc != SC_OK)
+		return rc;
+	x.sp = lay->sequence_parallel && tp > 1;
+	x.imbalance = model_is_moe(m) && cal->moe_router_imbalance > 1.0
+		      ? cal->moe_router_imbalance : 1.0;
+	gpus = scenario_gpus(sc);
+	mb = tr->global_batch_seqs / (tr->micro_batch_seqs * dp);
+	zero = lay->fsdp ? 3 : lay->zero_stage;
+	edp = model_is_moe(m) ? tp * cp * dp / (etp * ep) : 1;
+	pv = pp * v;
+
+	/* Megatron rank order: TP innermost (stride 1), then CP (stride tp),
+	 * then DP (stride tp*cp), then PP (stride tp*cp*dp); expert layers
+	 * refold tp*cp*dp as etp (stride 1) x ep (stride etp) x edp */
+	x.tp = net_span_of(cl, tp, 1);
+	x.etp = net_span_of(cl, model_is_moe(m) ? etp : 1, 1);
+	x.cp = net_span_of(cl, cp, tp);
+	x.ep = net_span_of(cl, ep, etp);
+	x.pp = net_span_of(cl, pp > 1 ? 2 : 1, tp * cp * dp);
+
+	/* op lists of one micro-batch on one GPU */
+	sh.seq_len = tr->seq_len;
+	sh.micro_batch = tr->micro_batch_seqs;
+	sh.tp = tp;
+	sh.cp = cp;
+	sh.ep = ep;
+	sh.etp = etp;
+	sh.sp = x.sp;
+	sh.low_precision = x.dtype != GPU_DTYPE_BF16;
+	tf_build(m, &sh, &ops);
+	time_kind(&x, &ops.dense, true, &k_dense);
+	if (model_is_moe(m))
+		time_kind(&x, &ops.moe, true, &k_moe);
+	else
+		memset(&k_moe, 0, sizeof(k_moe));
+	time_kind(&x, &ops.embed, false, &k_embed);
+	time_kind(&x, &ops.logits, false, &k_logits);
+	time_kind(&x, &ops.mtp_extra, false, &k_mtp);
+
+	/* pipeline send/recv: the activation (SP-sharded when SP is on) of
+	 * each chunk forward and its gradient backward */
+	if (pp > 1) {
+		p2p_bytes = 2.0 * tr->micro_batch_seqs * ((double)tr->seq_len / cp) *
+			    m->hidden / (x.sp ? tp : 1);
+		p2p_call = coll_time(cal, &x.pp, COLL_SEND_RECV, p2p_bytes, NULL);
+		p2p_mb = (1.0 - cal->pp_overlap) * 2.0 * v * p2p_call;
+	}
+
+	/* every pipeline rank: its v chunks' layers and the head parts */
+	tied_shared = m->tied_embeddings && pp == 1;
+	memset(&crit, 0, sizeof(crit));
+	crit.time_s = -1;
+	for (int s = 0; s < pp; s++) {
+		memset(&st, 0, sizeof(st));
+		st.first = s == 0;
+		st.last = s == pp - 1;
+		for (int c = 0; c < v; c++) {
+			int j = c * pp + s;
+			int b = vstage_begin(j, L, pv), e = vstage_begin(j + 1, L, pv);
+			int nm = tf_moe_layers_in(m, b, e);
+
+			st.moe += nm;
+			st.dense += (e - b) - nm;
+		}
+		kind_add(&st.kt, &k_dense, st.dense);
+		kind_add(&st.kt, &k_moe, st.moe);
+		st.params_dense = st.dense * ops.dense.params_dense_local +
+				  st.moe * ops.moe.params_dense_local;
+		st.params_expert = st.moe * ops.moe.params_expert_local;
+		if (st.first) {
+			kind_add(&st.kt, &k_embed, 1);
+			st.params_dense += ops.embed.params_dense_local;
+		}
+		if (st.last) {
+			kind_add(&st.kt, &k_logits, 1);
+			st.params_dense += ops.logits.params_dense_local;
+			if (tied_shared)
+				st.params_dense -= ops.embed.params_dense_local;
+			if (m->mtp_layers > 0) {
+				const struct tf_layer *ml = ops.mtp_layer_is_moe ? &ops.moe : &ops.dense;
+
+				kind_add(&st.kt, ops.mtp_layer_is_moe ? &k_moe : &k_dense, m->mtp_layers);
+				kind_add(&st.kt, &k_mtp, m->mtp_layers);
+				st.params_dense += m->mtp_layers *
+						   (ml->params_dense_local + ops.mtp_extra.params_dense_local);
+				st.params_expert += m->mtp_layers * ml->params_expert_local;
+			}
+		}
+		st.time_s = st.kt.total_s + p2p_mb;
+		stage_sum += st.time_s;
+		if (st.time_s > crit.time_s)
+			crit = st;
+		if (st.params_dense > max_params_dense)
+			max_params_dense = st.params_dense;
+		if (st.params_expert > max_params_expert)
+			max_params_expert = st.params_expert;
+	}
+
+	si.p = pp;
+	si.v = v;
+	si.m = mb;
+	si.stage_max_s = crit.time_s;
+	si.stage_sum_s = stage_sum;
+	sched_step(lay->schedule, &si, &so);
+
+	/* DP gradient and parameter collectives, per stage, concurrently on all
+	 * stages: the stage with the most parameters bounds.  Dense parameters
+	 * are reduced over DP x CP (stride tp) or the FSDP group; expert
+	 * parameters over the expert-DP group (stride etp*ep). */
+	struct dp_result dpr;
+	memset(&dpr, 0, sizeof(dpr));
+	{
+		int shard = (zero >= 3 && lay->fsdp_group > 0) ? lay->fsdp_group : dp * cp;
+		struct net_span g_dense = net_span_of(cl, shard, tp);
+		struct net_span g_exp = net_span_of(cl, edp, etp * ep);
+		double mbw = crit.kt.fwd_s + crit.kt.bwd_s;
+
+		dp_group_cost(&x, &g_dense, max_params_dense, zero, mb, crit.kt.fwd_s,
+			      crit.kt.bwd_s, mbw, &dpr);
+		if (model_is_moe(m))
+			dp_group_cost(&x, &g_exp, max_params_expert, zero, mb, crit.kt.fwd_s,
+				      crit.kt.bwd_s, mbw, &dpr);
+		if (zero >= 3 && lay->fsdp_group > 0 && dp * cp > lay->fsdp_group) {
+			/* hybrid sharding: all-reduce the gradient shards across
+			 * the replicas once per step */
+			struct net_span g_rep = net_span_of(cl, dp * cp / lay->fsdp_group,
+							    tp * lay->fsdp_group);
+			double one;
+			double gb = tr->grad_fp32 ? 4.0 : 2.0;
+			double t = bucketed(cal, &g_rep, COLL_ALL_REDUCE,
+					    max_params_dense / lay->fsdp_group, gb, &one);
+
+			dpr.exposed_s += t;
+			if (g_rep.inter)
+				dpr.exposed_efa_s += t;
+			else
+				dpr.exposed_nvlink_s += t;
+		}
+		/* collectives list */
+		add_coll(out, "tp", cal, &x.tp, x.sp ? COLL_ALL_GATHER : COLL_ALL_REDUCE,
+			 ops.dense.tp_bytes, mb * (crit.kt.tp_s - crit.kt.etp_s));
+		if (model_is_moe(m))
+			add_coll(out, "etp", cal, &x.etp, x.sp ? COLL_ALL_GATHER : COLL_ALL_REDUCE,
+				 ops.moe.etp_bytes, mb * crit.kt.etp_s);
+		if (cp > 1) {
+			struct net_span ring = x.cp;
+
+			ring.ranks = 2;
+			add_coll(out, "cp", cal, &ring, COLL_SEND_RECV, ops.dense.cp_kv_bytes,
+				 mb * crit.kt.cp_s);
+		}
+		if (model_is_moe(m))
+			add_coll(out, "ep", cal, &x.ep, COLL_ALL_TO_ALL,
+				 ops.moe.ep_bytes * x.imbalance, mb * crit.kt.ep_s);
+		if (pp > 1)
+			add_coll(out, "pp", cal, &x.pp, COLL_SEND_RECV, p2p_bytes,
+				 2.0 * v * mb * p2p_call);
+		{
+			double gb = tr->grad_fp32 ? 4.0 : 2.0;
+			double bk = cal->dp_bucket_params, one;
+			double pd = max_params_dense, pe = max_params_expert;
+			double bd = (bk > 0 && bk < pd) ? bk : pd;
+			double be = (bk > 0 && bk < pe) ? bk : pe;
+			const char *w = zero >= 3 ? "fsdp" : "dp";
+			double per = zero >= 3 ? mb : 1.0;
+			enum coll_op gop = zero == 0 ? COLL_ALL_REDUCE : COLL_REDUCE_SCATTER;
+
+			add_coll(out, w, cal, &g_dense, gop, bd * gb,
+				 per * bucketed(cal, &g_dense, gop, pd, gb, &one));
+			if (zero >= 1)
+				add_coll(out, w, cal, &g_dense, COLL_ALL_GATHER, bd * 2.0,
+					 per * (zero >= 3 ? 2.0 : 1.0) *
+					 bucketed(cal, &g_dense, COLL_ALL_GATHER, pd, 2.0, &one));
+			if (model_is_moe(m))
+				add_coll(out, "edp", cal, &g_exp, gop, be * gb,
+					 per * bucketed(cal, &g_exp, gop, pe, gb, &one));
+		}
+	}
+
+	/* optimizer step: streams the local parameter shard's state through
+	 * HBM (Adam: master, m, v, gradient read; master, m, v, weight written) */
+	double local_params;
+	{
+		double ds = zero >= 1 ? ((zero >= 3 && lay->fsdp_group > 0) ? lay->fsdp_group : dp * cp) : 1;
+		double es = zero >= 1 ? edp : 1;
+
+		local_params = max_params_dense / ds + max_params_expert / es;
+		out->part_s[PART_OPTIMIZER] = local_params * cal->optimizer_bytes_per_param /
+					      (cl->gpu.hbm_GBps * 1e9 * cal->hbm_eta);
+	}
+
+	/* the breakdown: the critical stage's work times the micro-batches,
+	 * the schedule's bubble, then what follows the pipeline */
+	out->part_s[PART_COMPUTE] = mb * (crit.kt.compute.compute_s + crit.kt.compute.memory_s +
+					  crit.kt.interference_s) +
+				    cal->comm_interference * dpr.hidden_s;
+	out->part_s[PART_TP_COMM] = mb * crit.kt.tp_exp_s;
+	out->part_s[PART_CP_COMM] = mb * crit.kt.cp_exp_s;
+	out->part_s[PART_EP_COMM] = mb * crit.kt.ep_exp_s;
+	out->part_s[PART_PP_COMM] = mb * p2p_mb;
+	out->part_s[PART_BUBBLE] = so.bubble_s;
+	out->part_s[PART_DP_COMM] = dpr.exposed_s;
+	out->part_s[PART_OVERHEAD] = mb * crit.kt.compute.launch_s + cal->step_overhead_s;
+	out->step_time_s = 0;
+	for (int i = 0; i < PART_COUNT; i++)
+		out->step_time_s += out->part_s[i];
+
+	/* throughput and FLOPs */
+	tokens_per_step = (double)tr->global_batch_seqs * tr->seq_len;
+	out->micro_batches = mb;
+	out->bubble_fraction = so.bubble_fraction;
+	out->tokens_per_s = tokens_per_step / out->step_time_s;
+	out->tokens_per_s_per_gpu = out->tokens_per_s / gpus;
+	tf_flops_per_token(m, tr->seq_len, true, &fl);
+	/* model FLOPs: forward + backward (2x forward), no recompute */
+	out->model_flops_per_step = 3.0 * fl.total * tokens_per_step;
+	out->hardware_flops_per_step = out->model_flops_per_step;
+	if (tr->recompute == RECOMPUTE_FULL)
+		out->hardware_flops_per_step += (fl.layers_gemm + fl.layers_attn +
+						 fl.mtp - (m->mtp_layers > 0 ? m->mtp_layers * fl.logits : 0)) *
+						tokens_per_step;
+	else if (tr->recompute == RECOMPUTE_SELECTIVE)
+		out->hardware_flops_per_step += fl.layers_attn * tokens_per_step;
+	peak = gpu_precision_peak_flops(&cl->gpu, tr->precision);
+	out->model_tflops_per_gpu = out->model_flops_per_step / out->step_time_s / gpus / 1e12;
+	out->mfu = out->model_flops_per_step / (out->step_time_s * gpus * peak);
+	out->hfu = out->hardware_flops_per_step / (out->step_time_s * gpus * peak);
+	out->uncertainty_rel = cal->uncertainty_rel;
+
+	/* memory: first and last pipeline stage, the worse one reported */
+	{
+		struct mem_act_opts ao;
+		struct mem_act a_dense, a_moe;
+		double sb = tr->micro_batch_seqs * ((double)tr->seq_len / cp);
+		double rep = x.sp ? 1.0 / tp : 1.0;
+		struct mem_out worst;
+		bool have = false;
+
+		ao.seq_len = (double)tr->seq_len / cp;
+		ao.micro_batch = tr->micro_batch_seqs;
+		ao.tp = tp;
+		ao.etp = etp;
+		ao.sp = x.sp;
+		ao.flash = true;
+		ao.dropout = false;  /* modern LLM pre-training runs without dropout */
+		ao.recompute = tr->recompute;
+		mem_layer_activations(m, &ao, false, &a_dense);
+		if (model_is_moe(m))
+			mem_layer_activations(m, &ao, true, &a_moe);
+		else
+			a_moe = a_dense;
+		memset(&worst, 0, sizeof(worst));
+		for (int pass = 0; pass < 2; pass++) {
+			int s = pass == 0 ? 0 : pp - 1;
+			struct mem_in mi;
+			struct mem_out mo;
+			int nd = 0, nm = 0;
+			double pdn, pex, act, extra;
+
+			if (pass == 1 && pp == 1)
+				break;
+			for (int c = 0; c < v; c++) {
+				int j = c * pp + s;
+				int b = vstage_begin(j, L, pv), e = vstage_begin(j + 1, L, pv);
+				int k = tf_moe_layers_in(m, b, e);
+
+				nm += k;
+				nd += (e - b) - k;
+			}
+			pdn = nd * ops.dense.params_dense_local + nm * ops.moe.params_dense_local;
+			pex = nm * ops.moe.params_expert_local;
+			act = nd * a_dense.stored_bytes + nm * a_moe.stored_bytes;
+			extra = tr->recompute == RECOMPUTE_FULL
+				? fmax(a_dense.working_bytes, model_is_moe(m) ? a_moe.working_bytes : 0)
+				: 0;
+			if (s == 0) {
+				pdn += ops.embed.params_dense_local;
+				act += 2.0 * sb * m->hidden * rep;
+			}
+			if (s == pp - 1) {
+				pdn += ops.logits.params_dense_local -
+				       (tied_shared ? ops.embed.params_dense_local : 0);
+				/* BF16 logits and their FP32 softmax for the loss,
+				 * held between the last stage's forward and backward */
+				extra += 6.0 * sb * m->vocab / tp;
+				if (m->mtp_layers > 0) {
+					const struct tf_layer *ml = ops.mtp_layer_is_moe ? &ops.moe : &ops.dense;
+
+					pdn += m->mtp_layers * (ml->params_dense_local +
+							       ops.mtp_extra.params_dense_local);
+					pex += m->mtp_layers * ml->params_expert_local;
+					act += m->mtp_layers * (ops.mtp_layer_is_moe ? a_moe.stored_bytes
+										: a_dense.stored_bytes);
+				}
+			}
+			mi.params_dense = pdn;
+			mi.params_expert = pex;
+			mi.dense_shard = (zero >= 3 && lay->fsdp_group > 0) ? lay->fsdp_group : dp * cp;
+			mi.expert_shard = edp;
+			mi.zero_stage = zero;
+			mi.grad_fp32 = tr->grad_fp32;
+			mi.precision = tr->precision;
+			mi.optimizer = tr->optimizer;
+			mi.act_per_microbatch_bytes = act;
+			mi.inflight_microbatches = pp > 1 ? sched_inflight(lay->schedule, pp, v, mb, s) : 1.0;
+			mi.act_extra_bytes = extra;
+			mi.capacity_bytes = cl->gpu.hbm_bytes;
+			mem_estimate(&mi, cal, &mo);
+			if (!have || mo.total_bytes > worst.total_bytes) {
+				worst = mo;
+				have = true;
+			}
+		}
+		out->mem_bytes[MEM_WEIGHTS] = worst.weights_bytes;
+		out->mem_bytes[MEM_GRADIENTS] = worst.gradients_bytes;
+		out->mem_bytes[MEM_OPTIMIZER] = worst.optimizer_bytes;
+		out->mem_bytes[MEM_ACTIVATIONS] = worst.activations_bytes;
+		out->mem_bytes[MEM_COMM_BUFFERS] = worst.comm_buffers_bytes;
+		out->mem_bytes[MEM_RESERVE] = worst.reserve_bytes;
+		out->mem_total_bytes = worst.total_bytes;
+		out->mem_capacity_bytes = cl->gpu.hbm_bytes;
+		out->oom = worst.oom;
+	}
+
+	/* bottleneck: the largest of the resources' shares of the step */
+	{
+		double share[BOTTLENECK_COUNT];
+		double nv = 0, efa = 0;
+		double parts_tier[4][2] = {
+			{ out->part_s[PART_TP_COMM], x.tp.inter ? 1 : 0 },
+			{ out->part_s[PART_CP_COMM], x.cp.inter ? 1 : 0 },
+			{ out->part_s[PART_EP_COMM], x.ep.inter ? 1 : 0 },
+			{ out->part_s[PART_PP_COMM], x.pp.inter ? 1 : 0 },
+		};
+
+		for (int i = 0; i < 4; i++) {
+			if (parts_tier[i][1] > 0)
+				efa += parts_tier[i][0];
+			else
+				nv += parts_tier[i][0];
+		}
+		nv += dpr.exposed_nvlink_s;
+		efa += dpr.exposed_efa_s;
+		share[BOTTLENECK_TENSOR_CORES] = mb * crit.kt.compute.compute_s;
+		share[BOTTLENECK_HBM] = mb * crit.kt.compute.memory_s + out->part_s[PART_OPTIMIZER];
+		share[BOTTLENECK_NVLINK] = nv;
+		share[BOTTLENECK_EFA] = efa;
+		share[BOTTLENECK_PIPELINE_BUBBLE] = out->part_s[PART_BUBBLE];
+		share[BOTTLENECK_OVERHEAD] = out->part_s[PART_OVERHEAD];
+		out->bottleneck = BOTTLENECK_TENSOR_CORES;
+		for (int i = 1; i < BOTTLENECK_COUNT; i++)
+			if (share[i] > share[out->bottleneck])
+				out->bottleneck = (enum bottleneck)i;
+	}
+	return SC_OK;
+}

@@ -1,0 +1,222 @@
+/* test_collective.c: network placement and collective times against a
+ * public nccl-tests curve.  Reads nothing from disk: the calibration values
+ * are those of configs/calibration/hopper-default.json and the measured
+ * points are copied below with their source. */
+#include "../../models/collective.h"
+#include "../../models/network.h"
+#include "sc_test.h"
+
+#include <string.h>
+
+static struct cluster p5_cluster(int nodes)
+{
+	struct cluster c;
+
+	memset(&c, 0, sizeof(c));
+	strcpy(c.gpu.name, "h100-sxm");
+	strcpy(c.gpu.family, "hopper");
+	c.gpu.peak_bf16_flops = 989e12;
+	c.gpu.peak_fp8_flops = 1979e12;
+	c.gpu.hbm_bytes = 80e9;
+	c.gpu.hbm_GBps = 3350;
+	c.gpu.nvlink_GBps = 450;
+	strcpy(c.instance.name, "p5.48xlarge");
+	c.instance.gpus_per_node = 8;
+	c.instance.nvlink_domain_gpus = 8;
+	c.instance.efa_nics = 32;
+	c.instance.efa_nic_Gbps = 100;
+	c.fabric.nodes_per_leaf = 16;
+	c.fabric.leaf_spine_oversubscription = 1.0;
+	c.fabric.spine_hop_latency_s = 1e-6;
+	c.nodes = nodes;
+	return c;
+}
+
+/* The collective part of configs/calibration/hopper-default.json. */
+static struct calibration hopper_cal(void)
+{
+	struct calibration k;
+
+	memset(&k, 0, sizeof(k));
+	k.nvlink_ring_alpha_s = 2.1e-6;
+	k.nvlink_ring_bw_eff = 0.8;
+	k.nvlink_nvls_alpha_s = 1.69e-5;
+	k.nvlink_nvls_bw_eff = 1.067;
+	k.efa_ring_alpha_s = 2e-5;
+	k.efa_ring_bw_eff = 0.61;
+	k.efa_tree_alpha_s = 2e-5;
+	k.efa_startup_s = 2.2e-4;
+	k.efa_tree_bw_eff = 0.61;
+	k.nvlink_a2a_bw_eff = 0.7;
+	k.efa_a2a_bw_eff = 0.35;
+	k.a2a_alpha_s = 5e-6;
+	k.p2p_alpha_s = 2e-5;
+	k.ll_alpha_fraction = 0.29;
+	k.ll_bw_fraction = 0.24;
+	return k;
+}
+
+static void test_placement(void)
+{
+	struct cluster c = p5_cluster(64);
+	struct net_span s;
+
+	/* TP 8 at stride 1: one node, NVLink */
+	s = net_span_of(&c, 8, 1);
+	CHECK(!s.inter);
+	CHECK(s.ranks_per_domain == 8 && s.domains == 1);
+	CHECK(s.nvls);
+	CHECK_STR(net_tier_name(&s), "nvlink");
+	/* CP 2 at stride 4 (tp 4): still one node */
+	s = net_span_of(&c, 2, 4);
+	CHECK(!s.inter && s.ranks_per_domain == 2);
+	/* DP 16 at stride 8 (tp 8): one rank per node, 16 nodes, EFA */
+	s = net_span_of(&c, 16, 8);
+	CHECK(s.inter);
+	CHECK(s.ranks_per_domain == 1 && s.domains == 16);
+	CHECK_STR(net_tier_name(&s), "efa");
+	CHECK_REL(s.efa_Bps, 50e9, 1e-12);  /* 32 x 100 Gb/s / 8 GPUs */
+	CHECK(!s.crosses_spine);
+	/* DP 16 at stride 2 (tp 2): 4 per node, 4 nodes */
+	s = net_span_of(&c, 16, 2);
+	CHECK(s.inter && s.ranks_per_domain == 4 && s.domains == 4);
+	/* a 64-node DP group spans more than one 16-node leaf */
+	s = net_span_of(&c, 64, 8);
+	CHECK(s.crosses_spine);
+	CHECK_REL(s.extra_latency_s, 2e-6, 1e-12);
+	/* NVL72: 72 GPUs in one NVLink domain across 18 trays of 4 */
+	c.instance.gpus_per_node = 4;
+	c.instance.nvlink_domain_gpus = 72;
+	s = net_span_of(&c, 64, 1);
+	CHECK(!s.inter && s.nodes == 16);
+	/* Ampere has no NVLS */
+	strcpy(c.gpu.family, "ampere");
+	s = net_span_of(&c, 8, 1);
+	CHECK(!s.nvls);
+}
+
+/* nccl-tests all_reduce_perf, 2 x p5.48xlarge (16 H100), out-of-place time
+ * per size: aws-samples/awsome-distributed-training,
+ * micro-benchmarks/nccl-tests/README.md at commit 7217859f67bc (the
+ * validation record aws-nccltests-allreduce-p5-2nodes). */
+static const struct { double bytes, time_us; } p5_points[] = {
+	{ 8, 69.12 },
+	{ 1048576, 123.2 },
+	{ 16777216, 298.1 },
+	{ 67108864, 601.5 },
+	{ 268435456, 1468.2 },
+	{ 1073741824, 4607.6 },
+	{ 17179869184.0, 66132 },
+};
+
+static void test_p5_allreduce(void)
+{
+	struct cluster c = p5_cluster(2);
+	struct calibration k = hopper_cal();
+	struct net_span s = net_span_of(&c, 16, 1);
+	struct coll_choice ch;
+	double prev = 0;
+
+	CHECK(s.inter && s.ranks_per_domain == 8 && s.domains == 2);
+	for (size_t i = 0; i < sizeof(p5_points) / sizeof(p5_points[0]); i++) {
+		double want = p5_points[i].time_us * 1e-6;
+		double got = coll_time(&k, &s, COLL_ALL_REDUCE, p5_points[i].bytes, &ch);
+
+		fprintf(stderr, "  p5 2x8 all_reduce %12.0f B: measured %9.1f us, model %9.1f us (%+5.1f %%) %s\n",
+			p5_points[i].bytes, want * 1e6, got * 1e6, 100 * (got / want - 1),
+			ch.algorithm);
+		CHECK_STR(ch.tier, "efa");
+		if (p5_points[i].bytes >= 64.0 * 1048576)
+			CHECK_REL(got, want, 0.25);
+		else
+			CHECK(got > 0.5 * want && got < 2.0 * want);
+		CHECK(got >= prev);
+		prev = got;
+	}
+	/* large messages: NVLS inside the node, EFA between (NCCL's NVLS-tree) */
+	coll_time(&k, &s, COLL_ALL_REDUCE, 1073741824.0, &ch);
+	CHECK(strncmp(ch.algorithm, "hierarchical(nvls+", 18) == 0);
+	/* small messages: the LL protocol */
+	coll_time(&k, &s, COLL_ALL_REDUCE, 8, &ch);
+	CHECK(strstr(ch.algorithm, "/ll") != NULL);
+}
+
+static void test_intra_node(void)
+{
+	struct cluster c = p5_cluster(1);
+	struct calibration k = hopper_cal();
+	struct net_span s = net_span_of(&c, 8, 1);
+	struct coll_choice ch;
+	double t, busbw;
+
+	/* large all-reduce in one H100 node: NVLS, bus bandwidth ~480 GB/s */
+	t = coll_time(&k, &s, COLL_ALL_REDUCE, 1073741824.0, &ch);
+	CHECK_STR(ch.algorithm, "nvls/simple");
+	busbw = 1073741824.0 / t * coll_busbw_factor(COLL_ALL_REDUCE, 8);
+	CHECK(busbw > 440e9 && busbw < 490e9);
+	/* without NVLS (Ampere) the ring, ~0.8 of NVLink */
+	strcpy(c.gpu.family, "ampere");
+	s = net_span_of(&c, 8, 1);
+	t = coll_time(&k, &s, COLL_ALL_REDUCE, 1073741824.0, &ch);
+	CHECK_STR(ch.algorithm, "ring/simple");
+	busbw = 1073741824.0 / t * coll_busbw_factor(COLL_ALL_REDUCE, 8);
+	CHECK_REL(busbw, 0.8 * 450e9, 0.02);
+	/* all-gather and reduce-scatter take half an all-reduce's volume */
+	{
+		double ar = coll_time(&k, &s, COLL_ALL_REDUCE, 256e6, NULL);
+		double ag = coll_time(&k, &s, COLL_ALL_GATHER, 256e6, NULL);
+		double rs = coll_time(&k, &s, COLL_REDUCE_SCATTER, 256e6, NULL);
+
+		CHECK_REL(ag, ar / 2, 0.02);
+		CHECK_REL(rs, ag, 1e-12);
+	}
+}
+
+static void test_other_ops(void)
+{
+	struct cluster c = p5_cluster(8);
+	struct calibration k = hopper_cal();
+	struct coll_choice ch;
+	struct net_span one = net_span_of(&c, 1, 1);
+	struct net_span ep8 = net_span_of(&c, 8, 1);
+	struct net_span ep64 = net_span_of(&c, 64, 1);
+	struct net_span pp = net_span_of(&c, 2, 8);
+	double t8, t64, t;
+
+	/* one rank: nothing to do */
+	CHECK(coll_time(&k, &one, COLL_ALL_REDUCE, 1e9, &ch) == 0);
+	CHECK_STR(ch.algorithm, "none");
+	/* all-to-all over EFA is much slower than inside a node */
+	t8 = coll_time(&k, &ep8, COLL_ALL_TO_ALL, 64e6, &ch);
+	CHECK_STR(ch.algorithm, "direct");
+	CHECK_STR(ch.tier, "nvlink");
+	t64 = coll_time(&k, &ep64, COLL_ALL_TO_ALL, 64e6, &ch);
+	CHECK_STR(ch.tier, "efa");
+	CHECK(t64 > 4 * t8);
+	/* 7/8 of 64 MB over a 0.35 x 50 GB/s share, plus 63 peers' latency */
+	CHECK_REL(t64, 63 * 5e-6 + 64e6 * 56 / 64 / (0.35 * 50e9), 1e-9);
+	/* pipeline send/recv between nodes */
+	t = coll_time(&k, &pp, COLL_SEND_RECV, 16e6, &ch);
+	CHECK_STR(ch.algorithm, "p2p");
+	CHECK_REL(t, 2e-5 + 16e6 / (0.61 * 50e9), 1e-9);
+	/* more nodes never make a ring-or-tree all-reduce cheaper */
+	{
+		struct net_span d16 = net_span_of(&c, 16, 8), d64;
+		struct cluster big = p5_cluster(64);
+
+		d64 = net_span_of(&big, 64, 8);
+		CHECK(coll_time(&k, &d64, COLL_ALL_REDUCE, 1e9, NULL) >=
+		      coll_time(&k, &d16, COLL_ALL_REDUCE, 1e9, NULL));
+	}
+	CHECK_REL(coll_busbw_factor(COLL_ALL_REDUCE, 16), 30.0 / 16, 1e-12);
+	CHECK_STR(coll_op_name(COLL_ALL_TO_ALL), "all_to_all");
+}
+
+int main(void)
+{
+	RUN(test_placement);
+	RUN(test_p5_allreduce);
+	RUN(test_intra_node);
+	RUN(test_other_ops);
+	return sc_test_summary();
+}

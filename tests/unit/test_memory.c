@@ -1,0 +1,196 @@
+/* test_memory.c: activation bytes against Korthikanti et al. 2022 Table 2,
+ * and ZeRO byte counts. */
+#include "../../models/memory.h"
+#include "../../models/schedule.h"
+#include "sc_test.h"
+
+#include <string.h>
+
+/* GPT-3 175B as in the paper's Table 3: h 12288, a 96, s 2048, 4h GeLU MLP,
+ * MHA, dropout, no flash attention (the paper's setting). */
+static struct model_arch gpt3(void)
+{
+	struct model_arch m;
+
+	memset(&m, 0, sizeof(m));
+	m.layers = 96;
+	m.hidden = 12288;
+	m.ffn_hidden = 4 * 12288;
+	m.heads = 96;
+	m.kv_heads = 96;
+	m.vocab = 51200;
+	m.activation = ACT_GELU;
+	return m;
+}
+
+static double act(const struct model_arch *m, int t, bool sp,
+		  enum sc_recompute rc, bool flash, bool dropout)
+{
+	struct mem_act_opts o;
+	struct mem_act a;
+
+	memset(&o, 0, sizeof(o));
+	o.seq_len = 2048;
+	o.micro_batch = 1;
+	o.tp = t;
+	o.etp = t;
+	o.sp = sp;
+	o.flash = flash;
+	o.dropout = dropout;
+	o.recompute = rc;
+	mem_layer_activations(m, &o, false, &a);
+	return a.stored_bytes;
+}
+
+/* Korthikanti et al. 2022, Table 2 (activation bytes per layer). */
+static void test_korthikanti_table2(void)
+{
+	struct model_arch m = gpt3();
+	double s = 2048, b = 1, h = 12288, a = 96, t = 8;
+	double sbh = s * b * h;
+
+	CHECK_REL(act(&m, 1, false, RECOMPUTE_NONE, false, true),
+		  sbh * (34 + 5 * a * s / h), 1e-12);
+	CHECK_REL(act(&m, 8, false, RECOMPUTE_NONE, false, true),
+		  sbh * (10 + 24 / t + 5 * a * s / (h * t)), 1e-12);
+	CHECK_REL(act(&m, 8, true, RECOMPUTE_NONE, false, true),
+		  sbh * (34 / t + 5 * a * s / (h * t)), 1e-12);
+	CHECK_REL(act(&m, 8, false, RECOMPUTE_SELECTIVE, false, true),
+		  sbh * (10 + 24 / t), 1e-12);
+	CHECK_REL(act(&m, 8, true, RECOMPUTE_SELECTIVE, false, true),
+		  sbh * 34 / t, 1e-12);
+	CHECK_REL(act(&m, 8, false, RECOMPUTE_FULL, false, true), 2 * sbh, 1e-12);
+	CHECK_REL(act(&m, 8, true, RECOMPUTE_FULL, false, true), 2 * sbh / t, 1e-12);
+	/* flash attention stores only the FP32 log-sum-exp instead of the
+	 * 5as^2b terms, like selective recompute plus 4 s b a / t */
+	CHECK_REL(act(&m, 8, true, RECOMPUTE_NONE, true, true),
+		  sbh * 34 / t + 4 * s * b * a / t, 1e-12);
+	/* without dropout the two sbh masks go: 32 sbh / t */
+	CHECK_REL(act(&m, 8, true, RECOMPUTE_SELECTIVE, false, false), sbh * 32 / t, 1e-12);
+}
+
+/* Rederived for a gated MLP and GQA: Llama-3-70B dimensions. */
+static void test_gqa_swiglu(void)
+{
+	struct model_arch m = gpt3();
+	double s = 2048, h = 8192, f = 28672, t = 8;
+	double got, want;
+
+	m.hidden = 8192;
+	m.ffn_hidden = 28672;
+	m.heads = 64;
+	m.kv_heads = 8;
+	m.gated_mlp = true;
+	m.activation = ACT_SWIGLU;
+	got = act(&m, 8, true, RECOMPUTE_SELECTIVE, true, false);
+	/* norms/inputs 8 sbh, Q 2 sbh, K V 2*2 s b (8*128), output 2 sbh,
+	 * fc1 out 2 sb 2f, act out 2 sbf, LSE 4 s b a; all / t */
+	want = (8 * s * h + 2 * s * h + 4 * s * 8 * 128 + 2 * s * h + 4 * s * f +
+		2 * s * f + 4 * s * 64) / t;
+	CHECK_REL(got, want, 1e-12);
+}
+
+static void test_zero_bytes(void)
+{
+	struct calibration cal;
+	struct mem_in in;
+	struct mem_out o;
+	double P = 1e9;
+
+	memset(&cal, 0, sizeof(cal));
+	cal.nccl_buffer_bytes = 1e9;
+	cal.framework_reserve_bytes = 3e9;
+	memset(&in, 0, sizeof(in));
+	in.params_dense = P;
+	in.dense_shard = 8;
+	in.expert_shard = 1;
+	in.grad_fp32 = true;
+	in.precision = PREC_BF16;
+	in.optimizer = OPT_ADAM;
+	in.capacity_bytes = 80e9;
+	/* mixed-precision Adam, no sharding: 2 + 4 + 12 bytes per parameter */
+	in.zero_stage = 0;
+	mem_estimate(&in, &cal, &o);
+	CHECK_REL(o.weights_bytes, 2 * P, 1e-12);
+	CHECK_REL(o.gradients_bytes, 4 * P, 1e-12);
+	CHECK_REL(o.optimizer_bytes, 12 * P, 1e-12);
+	CHECK_REL(o.total_bytes, 18 * P + 4e9, 1e-12);
+	CHECK(!o.oom);
+	/* ZeRO-1 (Megatron distributed optimizer): optimizer / dp */
+	in.zero_stage = 1;
+	mem_estimate(&in, &cal, &o);
+	CHECK_REL(o.optimizer_bytes, 12 * P / 8, 1e-12);
+	CHECK_REL(o.gradients_bytes, 4 * P, 1e-12);
+	/* ZeRO-2: also gradients */
+	in.zero_stage = 2;
+	in.grad_fp32 = false;
+	mem_estimate(&in, &cal, &o);
+	CHECK_REL(o.gradients_bytes, 2 * P / 8, 1e-12);
+	CHECK_REL(o.weights_bytes, 2 * P, 1e-12);
+	/* ZeRO-3 / FSDP: also weights: (2 + 2 + 12) / 8 = 2 bytes per param,
+	 * the ZeRO paper's 16 Psi / N_d */
+	in.zero_stage = 3;
+	mem_estimate(&in, &cal, &o);
+	CHECK_REL(o.weights_bytes + o.gradients_bytes + o.optimizer_bytes, 16 * P / 8, 1e-12);
+	/* expert parameters shard over their own group */
+	in.params_dense = 0;
+	in.params_expert = P;
+	in.expert_shard = 4;
+	in.zero_stage = 1;
+	mem_estimate(&in, &cal, &o);
+	CHECK_REL(o.optimizer_bytes, 12 * P / 4, 1e-12);
+	/* FP8 keeps a 1-byte copy next to the BF16 weights; SGD 8 bytes */
+	CHECK_REL(mem_weight_bytes_per_param(PREC_FP8), 3.0, 0);
+	CHECK_REL(mem_optimizer_bytes_per_param(OPT_SGD), 8.0, 0);
+	/* activations times the schedule's in-flight micro-batches; OOM */
+	in.params_expert = 0;
+	in.act_per_microbatch_bytes = 10e9;
+	in.inflight_microbatches = sched_inflight(SCHED_1F1B, 4, 1, 32, 0);
+	mem_estimate(&in, &cal, &o);
+	CHECK_REL(o.activations_bytes, 40e9, 1e-12);
+	CHECK(!o.oom);
+	in.inflight_microbatches = sched_inflight(SCHED_GPIPE, 4, 1, 32, 0);
+	mem_estimate(&in, &cal, &o);
+	CHECK(o.oom);
+}
+
+static void test_schedules(void)
+{
+	struct sched_in in = { 4, 1, 16, 1.0, 4.0 };
+	struct sched_out o;
+
+	/* 1F1B: bubble (p - 1) / m */
+	sched_step(SCHED_1F1B, &in, &o);
+	CHECK_REL(o.time_s, 16 + 3, 1e-12);
+	CHECK_REL(o.bubble_fraction, 3.0 / 16, 1e-12);
+	/* interleaved: (p - 1) / (v m) */
+	in.v = 4;
+	sched_step(SCHED_INTERLEAVED_1F1B, &in, &o);
+	CHECK_REL(o.bubble_fraction, 3.0 / (4 * 16), 1e-12);
+	/* GPipe: same bubble as 1F1B */
+	in.v = 1;
+	sched_step(SCHED_GPIPE, &in, &o);
+	CHECK_REL(o.bubble_s, 3.0, 1e-12);
+	/* unequal stages: the slowest works m times, the others fill */
+	in.stage_max_s = 2.0;
+	in.stage_sum_s = 5.0;
+	sched_step(SCHED_1F1B, &in, &o);
+	CHECK_REL(o.time_s, 16 * 2.0 + 3.0, 1e-12);
+	/* in flight on stage 0: 1F1B p; interleaved p + (p - 1) / v; last
+	 * stage of interleaved p - (p - 1) / v */
+	CHECK_REL(sched_inflight(SCHED_1F1B, 4, 1, 16, 0), 4, 0);
+	CHECK_REL(sched_inflight(SCHED_1F1B, 4, 1, 16, 3), 1, 0);
+	CHECK_REL(sched_inflight(SCHED_INTERLEAVED_1F1B, 4, 5, 16, 0), 4 * (1 + 3.0 / 20), 1e-12);
+	CHECK_REL(sched_inflight(SCHED_INTERLEAVED_1F1B, 4, 5, 16, 3), 4 - 3.0 / 5, 1e-12);
+	CHECK_REL(sched_inflight(SCHED_1F1B, 8, 1, 2, 0), 2, 0);
+	CHECK_STR(sched_get(SCHED_INTERLEAVED_1F1B)->name, "interleaved-1f1b");
+}
+
+int main(void)
+{
+	RUN(test_korthikanti_table2);
+	RUN(test_gqa_swiglu);
+	RUN(test_zero_bytes);
+	RUN(test_schedules);
+	return sc_test_summary();
+}

@@ -224,6 +224,38 @@ static void send_recv(const struct calibration *cal, const struct net_span *s,
 			 S / (s->efa_Bps * cal->efa_ring_bw_eff), "p2p");
 }
 
+static void fill_choice(const struct net_span *s, const struct best *b, struct coll_choice *out)
+{
+	size_t len = strlen(b->name);
+
+	if (len >= COLL_NAME_MAX)
+		len = COLL_NAME_MAX - 1;
+	memcpy(out->algorithm, b->name, len);
+	out->algorithm[len] = '\0';
+	out->time_s = b->t;
+	out->tier = net_tier_name(s);
+}
+
+double coll_all_to_all_split(const struct calibration *cal, const struct net_span *s,
+			     double nvlink_bytes, double efa_bytes, struct coll_choice *out)
+{
+	struct best b = { INFINITY, "none" };
+
+	if (s->ranks <= 1 || nvlink_bytes + efa_bytes <= 0) {
+		b.t = 0;
+	} else {
+		double t = (s->ranks - 1) * cal->a2a_alpha_s +
+			   nvlink_bytes / (s->nvlink_Bps * cal->nvlink_a2a_bw_eff);
+		if (s->inter && efa_bytes > 0)
+			t = dmax(t, (s->ranks - 1) * cal->a2a_alpha_s + s->extra_latency_s +
+				 efa_bytes / (s->efa_Bps * cal->efa_a2a_bw_eff));
+		consider(&b, t, s->inter ? "node-dedup" : "direct");
+	}
+	if (out)
+		fill_choice(s, &b, out);
+	return b.t;
+}
+
 double coll_time(const struct calibration *cal, const struct net_span *s,
 		 enum coll_op op, double bytes, struct coll_choice *out)
 {
@@ -240,16 +272,8 @@ double coll_time(const struct calibration *cal, const struct net_span *s,
 		case COLL_SEND_RECV: send_recv(cal, s, bytes, &b); break;
 		}
 	}
-	if (out) {
-		size_t len = strlen(b.name);
-
-		if (len >= COLL_NAME_MAX)
-			len = COLL_NAME_MAX - 1;
-		memcpy(out->algorithm, b.name, len);
-		out->algorithm[len] = '\0';
-		out->time_s = b.t;
-		out->tier = net_tier_name(s);
-	}
+	if (out)
+		fill_choice(s, &b, out);
 	return b.t;
 }
 

@@ -39,6 +39,12 @@ struct coll_choice {
 double coll_time(const struct calibration *cal, const struct net_span *s,
 		 enum coll_op op, double bytes, struct coll_choice *out);
 
+/* All-to-all where the caller knows how many bytes per rank cross NVLink
+ * and how many cross EFA (e.g. a node-deduplicating MoE dispatcher); both
+ * tiers run at once.  Returns seconds; fills out (may be NULL). */
+double coll_all_to_all_split(const struct calibration *cal, const struct net_span *s,
+			     double nvlink_bytes, double efa_bytes, struct coll_choice *out);
+
 /* nccl-tests bus-bandwidth factor of op for n ranks: 2(n-1)/n for
  * all-reduce, (n-1)/n for all-gather, reduce-scatter and all-to-all, 1 for
  * send/recv. */

@@ -33,3 +33,12 @@ const char *schedule_name(enum sc_schedule s)
 	}
 	return "unknown";
 }
+
+const char *moe_dispatcher_name(enum sc_moe_dispatcher d)
+{
+	switch (d) {
+	case MOE_DISPATCH_ALLTOALL: return "alltoall";
+	case MOE_DISPATCH_FLEX: return "flex";
+	}
+	return "unknown";
+}

@@ -13,6 +13,10 @@ enum sc_precision { PREC_BF16, PREC_FP16, PREC_FP8, PREC_MXFP8, PREC_NVFP4 };
 enum sc_recompute { RECOMPUTE_NONE, RECOMPUTE_SELECTIVE, RECOMPUTE_FULL };
 enum sc_schedule { SCHED_1F1B, SCHED_INTERLEAVED_1F1B, SCHED_GPIPE };
 enum sc_optimizer { OPT_ADAM, OPT_SGD };
+/* MoE token dispatch: Megatron's all-to-all (top_k copies of every token
+ * to their experts' ranks), or the flex dispatcher (DeepEP, HybridEP) that
+ * sends a token once to each remote NVLink domain and fans it out there. */
+enum sc_moe_dispatcher { MOE_DISPATCH_ALLTOALL, MOE_DISPATCH_FLEX };
 
 struct layout {
 	int tp;
@@ -29,6 +33,7 @@ struct layout {
 	enum sc_schedule schedule;
 	bool tp_comm_overlap;
 	bool ep_comm_overlap;
+	enum sc_moe_dispatcher moe_dispatcher;
 };
 
 struct training {
@@ -66,5 +71,6 @@ static inline int scenario_gpus(const struct scenario *s)
 const char *precision_name(enum sc_precision p);
 const char *recompute_name(enum sc_recompute r);
 const char *schedule_name(enum sc_schedule s);
+const char *moe_dispatcher_name(enum sc_moe_dispatcher d);
 
 #endif

@@ -227,6 +227,31 @@ struct ctx {
 	double imbalance;
 };
 
+/* One MoE dispatch (or combine) all-to-all of `bytes` per rank (top_k
+ * copies of the rank's tokens).  alltoall: every copy travels to its
+ * expert's rank: (r-1)/n of them over NVLink, (n-r)/n over EFA.  flex
+ * (DeepEP, HybridEP): a token crosses EFA once per remote NVLink domain that
+ * holds one of its experts, then fans out over NVLink there.  With k experts
+ * drawn evenly over N domains a token reaches N(1 - (1 - 1/N)^k) distinct
+ * domains (DeepSeek-V3 report, section 3.2.2, node-limited routing). */
+static double ep_a2a(const struct ctx *x, double bytes, struct coll_choice *out)
+{
+	const struct net_span *s = &x->ep;
+	int k = x->sc->model.top_k > 0 ? x->sc->model.top_k : 1;
+	double n = s->ranks, r = s->ranks_per_domain, N = s->domains;
+
+	if (x->sc->layout.moe_dispatcher == MOE_DISPATCH_FLEX && s->inter && N > 1) {
+		double per_copy = bytes / k;
+		double domains_hit = N * (1.0 - pow(1.0 - 1.0 / N, k));
+		double efa = per_copy * domains_hit * (N - 1) / N;
+		double nvl = bytes * (r - 1) / r;
+
+		return coll_all_to_all_split(x->cal, s, nvl, efa, out);
+	}
+	(void)n;
+	return coll_time(x->cal, s, COLL_ALL_TO_ALL, bytes, out);
+}
+
 static double hide(double frac, double comm, double window)
 {
 	double h = frac * comm;
@@ -321,8 +346,7 @@ static void time_kind(const struct ctx *x, const struct tf_layer *L,
 	tp_f += etp_f;
 	tp_b += etp_b;
 	if (L->ep_calls > 0 && x->ep.ranks > 1) {
-		double a2a = coll_time(x->cal, &x->ep, COLL_ALL_TO_ALL,
-				       L->ep_bytes * x->imbalance, NULL);
+		double a2a = ep_a2a(x, L->ep_bytes * x->imbalance, NULL);
 
 		ep_f = L->ep_calls * a2a;
 		ep_b = L->ep_calls * a2a;
@@ -418,29 +442,38 @@ static void kind_add(struct kind_time *acc, const struct kind_time *k, double n)
 
 /* ---- collectives list ---------------------------------------------------------- */
 
-/* Record one collective of the step: the chosen algorithm and per-call time
- * of `op` on `bytes`, and total_s, the step's time in this group's
+/* Record one collective of the step as chosen (ch): algorithm and per-call
+ * time on `bytes`, and total_s, the step's time in this group's
  * communication before overlap. */
+static void record_coll(struct step_result *out, const char *what, const struct net_span *s,
+			double bytes, const struct coll_choice *ch, double total_s)
+{
+	struct step_collective *c;
+
+	if (s->ranks <= 1 || bytes <= 0 || out->n_collectives >= SC_STEP_MAX_COLLECTIVES)
+		return;
+	c = &out->collectives[out->n_collectives++];
+	c->what = what;
+	memcpy(c->algorithm, ch->algorithm, SC_ALGO_NAME_MAX < COLL_NAME_MAX
+	       ? SC_ALGO_NAME_MAX : COLL_NAME_MAX);
+	c->algorithm[SC_ALGO_NAME_MAX - 1] = '\0';
+	c->tier = ch->tier;
+	c->ranks = s->ranks;
+	c->bytes = bytes;
+	c->time_s = ch->time_s;
+	c->total_time_s = total_s;
+}
+
 static void add_coll(struct step_result *out, const char *what,
 		     const struct calibration *cal, const struct net_span *s,
 		     enum coll_op op, double bytes, double total_s)
 {
-	struct step_collective *c;
 	struct coll_choice ch;
 
-	if (s->ranks <= 1 || bytes <= 0 || out->n_collectives >= SC_STEP_MAX_COLLECTIVES)
+	if (s->ranks <= 1 || bytes <= 0)
 		return;
 	coll_time(cal, s, op, bytes, &ch);
-	c = &out->collectives[out->n_collectives++];
-	c->what = what;
-	memcpy(c->algorithm, ch.algorithm, SC_ALGO_NAME_MAX < COLL_NAME_MAX
-	       ? SC_ALGO_NAME_MAX : COLL_NAME_MAX);
-	c->algorithm[SC_ALGO_NAME_MAX - 1] = '\0';
-	c->tier = ch.tier;
-	c->ranks = s->ranks;
-	c->bytes = bytes;
-	c->time_s = ch.time_s;
-	c->total_time_s = total_s;
+	record_coll(out, what, s, bytes, &ch, total_s);
 }
 
 /* ---- DP / FSDP --------------------------------------------------------------------- */
@@ -731,9 +764,13 @@ enum sc_status sim_step_predict(const struct scenario *sc,
 			add_coll(out, "cp", cal, &ring, COLL_SEND_RECV, ops.dense.cp_kv_bytes,
 				 mb * crit.kt.cp_s);
 		}
-		if (model_is_moe(m))
-			add_coll(out, "ep", cal, &x.ep, COLL_ALL_TO_ALL,
-				 ops.moe.ep_bytes * x.imbalance, mb * crit.kt.ep_s);
+		if (model_is_moe(m) && x.ep.ranks > 1) {
+			struct coll_choice ch;
+			double bytes = ops.moe.ep_bytes * x.imbalance;
+
+			ep_a2a(&x, bytes, &ch);
+			record_coll(out, "ep", &x.ep, bytes, &ch, mb * crit.kt.ep_s);
+		}
 		if (pp > 1)
 			add_coll(out, "pp", cal, &x.pp, COLL_SEND_RECV, p2p_bytes,
 				 2.0 * v * mb * p2p_call);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../../reports/rpt_catalog.h"
+#include "../../reports/rpt_step.h"
 #include "../../reports/rpt_validate.h"
 #include "../validate/fit.h"
 #include "../validate/validate.h"
@@ -83,6 +84,34 @@ static int run_fit(struct val_set *set, struct calibration *cal, const int *para
 	return EXIT_OK;
 }
 
+/* --explain: the predict report of one case. */
+static int explain_case(const struct val_set *set, const char *id)
+{
+	for (int i = 0; i < set->n_cases; i++) {
+		const struct val_case *vc = &set->cases[i];
+		struct step_result r;
+		struct sc_error err;
+
+		if (strcmp(vc->id, id) != 0)
+			continue;
+		if (!vc->scenario) {
+			fprintf(stderr, "stepcast: validate: case '%s' is not expressed: %s\n", id, vc->reason);
+			return EXIT_UNSUPPORTED;
+		}
+		sc_error_clear(&err);
+		if (sim_step_predict(vc->scenario, &r, &err) != SC_OK)
+			return cli_fail(&err);
+		rpt_step_text(stdout, vc->scenario, &r);
+		printf("\nmeasured    %.4g s (error %+.1f %%)\n", vc->measured_step_s,
+		       100 * (r.step_time_s - vc->measured_step_s) / vc->measured_step_s);
+		if (vc->assumptions[0])
+			printf("assumed     %s\n", vc->assumptions);
+		return EXIT_OK;
+	}
+	fprintf(stderr, "stepcast: validate: no case with id '%s' in %s\n", id, set->path);
+	return EXIT_INVALID;
+}
+
 static void validate_usage(FILE *out)
 {
 	fprintf(out,
@@ -110,6 +139,7 @@ static void validate_usage(FILE *out)
 		"                          |log error|), report with the fitted values, and write\n"
 		"                          the fitted profile to --output\n"
 		"  -o, --output FILE       where --fit writes the profile (required with --fit)\n"
+		"  -e, --explain ID        print the full prediction (as predict does) for case ID\n"
 		"  -h, --help              show this help\n");
 }
 
@@ -124,12 +154,13 @@ int cmd_validate(int argc, char **argv)
 		{ "config-dir", required_argument, NULL, 'c' },
 		{ "fit", required_argument, NULL, 'F' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "explain", required_argument, NULL, 'e' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	enum cli_format fmt = FMT_TEXT;
 	const char *dir = NULL, *path, *calib = NULL, *systems = NULL;
-	const char *fit = NULL, *output = NULL;
+	const char *fit = NULL, *output = NULL, *explain = NULL;
 	double max_mape = -1;
 	bool summary_only = false;
 	struct catalog cat;
@@ -144,7 +175,7 @@ int cmd_validate(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":f:m:sk:y:c:o:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":f:m:sk:y:c:o:e:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (!cli_parse_format("validate", optarg, 1u << FMT_TEXT | 1u << FMT_JSON |
@@ -173,6 +204,9 @@ int cmd_validate(int argc, char **argv)
 			break;
 		case 'o':
 			output = optarg;
+			break;
+		case 'e':
+			explain = optarg;
 			break;
 		case 'h':
 			validate_usage(stdout);
@@ -229,6 +263,11 @@ int cmd_validate(int argc, char **argv)
 		return cli_fail(&err);
 	}
 	catalog_free(&cat);
+	if (explain) {
+		code = explain_case(&set, explain);
+		val_free(&set);
+		return cli_finish(code);
+	}
 	if (!rpt_validate(stdout, &set, (enum rpt_validate_format)fmt, summary_only)) {
 		val_free(&set);
 		fprintf(stderr, "stepcast: error: out of memory\n");

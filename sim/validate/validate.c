@@ -4,9 +4,11 @@
  * filled with one documented assumption for all cases (listed per case in
  * `assumptions`), never per source or per model:
  *   vpp null -> 1; micro_batch null -> 1; recompute null -> none;
- *   sequence_parallel null -> false; etp null -> tp (Megatron's default),
- *   or 1 when etp = tp does not divide tp x cp x dp;
- *   fsdp false/null -> ZeRO stage 0.
+ *   sequence_parallel null -> true when tp > 1 (Megatron-Core recipes);
+ *   etp null -> tp (Megatron's default), or 1 when etp = tp cannot divide;
+ *   MoE dispatcher (never stated) -> flex (DeepEP/HybridEP);
+ *   fsdp false/null -> ZeRO stage 1 (the distributed optimizer, the default
+ *   of the Megatron-Core, NeMo and MaxText recipes the cases come from).
  * The scale-out network of a case comes from the systems file, by GPU type.
  */
 #include "validate.h"
@@ -404,19 +406,28 @@ static int build_case(const struct val_set *set, const struct catalog *cat,
 	} else if (rc->fsdp > 0) {
 		sc->layout.zero_stage = rc->fsdp;
 	} else {
-		sc->layout.zero_stage = 0;
-		if (rc->fsdp == NOT_STATED)
-			add_assumption(vc, "zero_stage=0");
+		/* Not stated: the distributed optimizer (ZeRO-1) is the default
+		 * of the Megatron-Core, NeMo and MaxText recipes these come from. */
+		sc->layout.zero_stage = 1;
+		add_assumption(vc, "zero_stage=1");
 	}
 	sc->layout.fsdp_group = rc->fsdp_group > 0 ? rc->fsdp_group : 0;
 	if (rc->sequence_parallel == NOT_STATED) {
-		sc->layout.sequence_parallel = false;
+		/* Megatron-Core recipes turn sequence parallelism on with TP. */
+		sc->layout.sequence_parallel = rc->tp > 1;
 		if (rc->tp > 1)
-			add_assumption(vc, "sequence_parallel=false");
+			add_assumption(vc, "sequence_parallel=true");
 	} else {
 		sc->layout.sequence_parallel = rc->sequence_parallel == 1 && rc->tp > 1;
 	}
 	sc->layout.ep_comm_overlap = rc->moe_a2a_overlap == 1;
+	if (model_is_moe(m)) {
+		/* Not stated in any case: the Megatron-Core MoE recipes these come
+		 * from use the flex dispatcher (DeepEP/HybridEP) across nodes. */
+		sc->layout.moe_dispatcher = MOE_DISPATCH_FLEX;
+		if (rc->ep > 1)
+			add_assumption(vc, "moe_dispatcher=flex");
+	}
 	{
 		const struct calibration *cal = catalog_calibration(cat, gpu->calibration);
 		if (!cal) {

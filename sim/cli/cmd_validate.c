@@ -38,25 +38,27 @@ static int run_fit(struct val_set *set, struct calibration *cal, const int *para
 {
 	struct val_fit_result res;
 	struct sc_error err;
+	const char *base;
 	cJSON *json;
 	char *text;
 	FILE *f;
 	int ok;
 
 	sc_error_clear(&err);
-	if (val_fit(set, cal, params, n, 2000, &res, &err) != SC_OK)
+	if (val_fit(set, cal, params, n, 2000, NULL, &res, &err) != SC_OK)
 		return cli_fail(&err);
 	fprintf(stderr, "stepcast: validate: fitted %d parameters of \"%s\" on %d cases in %d "
 		"iterations: MAPE %.1f %% -> %.1f %%, mean |log error| %.3f -> %.3f\n", n, cal->name,
 		res.cases, res.iterations, 100 * res.mape_before, 100 * res.mape_after,
 		res.mean_abs_log_before, res.mean_abs_log_after);
+	base = strrchr(cases_path, '/') ? strrchr(cases_path, '/') + 1 : cases_path;
 	for (int i = 0; i < n; i++) {
 		char *src = cal->source[params[i]];
 		char prior[SC_CALIB_SOURCE_MAX];
 		snprintf(prior, sizeof(prior), "%s", src);
 		snprintf(src, SC_CALIB_SOURCE_MAX,
 			 "fitted (stepcast validate --fit) over the %d %s cases of %s: MAPE %.1f%% -> %.1f%%; "
-			 "prior: %s", res.cases, cal->gpu_family, cases_path, 100 * res.mape_before,
+			 "prior: %s", res.cases, cal->gpu_family, base, 100 * res.mape_before,
 			 100 * res.mape_after, prior);
 		fprintf(stderr, "  %-28s %.6g\n", calib_params[params[i]].name,
 			calib_get(cal, (enum calib_param)params[i]));
@@ -81,6 +83,61 @@ static int run_fit(struct val_set *set, struct calibration *cal, const int *para
 		sc_error_set(&err, SC_EIO, output, NULL, "write error");
 		return cli_fail(&err);
 	}
+	return EXIT_OK;
+}
+
+/* --cross-validate: leave each source group out of the fit in turn and
+ * report how well the parameters fitted without it predict it. */
+static int cross_validate(struct val_set *set, const struct calibration *start,
+			  const int *params, int n)
+{
+	const char *groups[64];
+	int n_groups = 0;
+	double sum_in = 0, sum_out = 0;
+	int total = 0;
+
+	for (int i = 0; i < set->n_cases; i++) {
+		const struct val_case *vc = &set->cases[i];
+		bool seen = false;
+
+		if (!vc->scenario || strcmp(vc->scenario->cluster.gpu.calibration, start->name) != 0)
+			continue;
+		for (int j = 0; j < n_groups; j++)
+			if (strcmp(groups[j], vc->source_group) == 0)
+				seen = true;
+		if (!seen && n_groups < 64)
+			groups[n_groups++] = vc->source_group;
+	}
+	fprintf(stderr, "cross-validation of %s (leave one source group out)\n", start->name);
+	fprintf(stderr, "  %-40s %5s %12s %14s\n", "left-out group", "cases", "in-sample %",
+		"out-of-sample %");
+	for (int g = 0; g < n_groups; g++) {
+		static struct calibration all, held;
+		struct val_fit_result res;
+		struct sc_error err;
+		int count;
+		double in, out;
+
+		all = *start;
+		held = *start;
+		sc_error_clear(&err);
+		if (val_fit(set, &all, params, n, 2000, NULL, &res, &err) != SC_OK)
+			return cli_fail(&err);
+		in = val_group_mape(set, &all, groups[g], &count);
+		if (val_fit(set, &held, params, n, 2000, groups[g], &res, &err) != SC_OK) {
+			fprintf(stderr, "  %-40s %5d %12.1f %14s  (%s)\n", groups[g], count, 100 * in,
+				"-", err.message);
+			continue;
+		}
+		out = val_group_mape(set, &held, groups[g], &count);
+		fprintf(stderr, "  %-40s %5d %12.1f %14.1f\n", groups[g], count, 100 * in, 100 * out);
+		sum_in += in * count;
+		sum_out += out * count;
+		total += count;
+	}
+	if (total)
+		fprintf(stderr, "  %-40s %5d %12.1f %14.1f\n", "all", total, 100 * sum_in / total,
+			100 * sum_out / total);
 	return EXIT_OK;
 }
 
@@ -140,6 +197,8 @@ static void validate_usage(FILE *out)
 		"                          the fitted profile to --output\n"
 		"  -o, --output FILE       where --fit writes the profile (required with --fit)\n"
 		"  -e, --explain ID        print the full prediction (as predict does) for case ID\n"
+		"  -x, --cross-validate    with --fit: for each source group, refit without that\n"
+		"                          group and report its error out of sample (stderr)\n"
 		"  -h, --help              show this help\n");
 }
 
@@ -155,6 +214,7 @@ int cmd_validate(int argc, char **argv)
 		{ "fit", required_argument, NULL, 'F' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "explain", required_argument, NULL, 'e' },
+		{ "cross-validate", no_argument, NULL, 'x' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -170,12 +230,12 @@ int cmd_validate(int argc, char **argv)
 	const struct calibration *cal = NULL;
 	int c, code, n_fit = 0;
 	int fit_params[VAL_FIT_MAX_PARAMS];
-	bool val_run_keep_calibration = false;
+	bool val_run_keep_calibration = false, cross = false;
 	char *end;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":f:m:sk:y:c:o:e:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":f:m:sk:y:c:o:e:xh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (!cli_parse_format("validate", optarg, 1u << FMT_TEXT | 1u << FMT_JSON |
@@ -208,6 +268,9 @@ int cmd_validate(int argc, char **argv)
 		case 'e':
 			explain = optarg;
 			break;
+		case 'x':
+			cross = true;
+			break;
 		case 'h':
 			validate_usage(stdout);
 			return cli_finish(EXIT_OK);
@@ -227,6 +290,8 @@ int cmd_validate(int argc, char **argv)
 		return cli_usage_error("validate", "--fit needs --output FILE for the fitted profile");
 	if (output && !fit)
 		return cli_usage_error("validate", "--output is only used with --fit");
+	if (cross && !fit)
+		return cli_usage_error("validate", "--cross-validate needs --fit");
 	if (fit && (code = parse_fit_list(fit, fit_params, &n_fit)) != EXIT_OK)
 		return code;
 	if ((code = cli_load_catalog(dir, &cat)) != EXIT_OK)
@@ -244,6 +309,11 @@ int cmd_validate(int argc, char **argv)
 	if (fit) {
 		static struct calibration fitted;
 		fitted = *cal;
+		if (cross && (code = cross_validate(&set, cal, fit_params, n_fit)) != EXIT_OK) {
+			val_free(&set);
+			catalog_free(&cat);
+			return code;
+		}
 		if ((code = run_fit(&set, &fitted, fit_params, n_fit, path, output)) != EXIT_OK) {
 			val_free(&set);
 			catalog_free(&cat);

@@ -14,6 +14,7 @@ struct fit_ctx {
 	struct calibration *cal;
 	const int *params;
 	int n_params;
+	const char *exclude_group;
 	double mape;
 };
 
@@ -53,6 +54,8 @@ static double objective(struct fit_ctx *ctx, int *count)
 
 		if (!uses_profile(vc, ctx->cal))
 			continue;
+		if (ctx->exclude_group && strcmp(vc->source_group, ctx->exclude_group) == 0)
+			continue;
 		vc->scenario->calibration = *ctx->cal;
 		if (sim_step_predict(vc->scenario, &r, &err) != SC_OK || !(r.step_time_s > 0))
 			continue;
@@ -80,9 +83,10 @@ static double gsl_objective(const gsl_vector *u, void *arg)
 
 enum sc_status val_fit(struct val_set *set, struct calibration *cal,
 		       const int *params, int n_params, int max_iterations,
-		       struct val_fit_result *res, struct sc_error *err)
+		       const char *exclude_group, struct val_fit_result *res,
+		       struct sc_error *err)
 {
-	struct fit_ctx ctx = { set, cal, params, n_params, 0 };
+	struct fit_ctx ctx = { set, cal, params, n_params, exclude_group, 0 };
 	gsl_multimin_function fn = { gsl_objective, (size_t)n_params, &ctx };
 	gsl_multimin_fminimizer *s;
 	gsl_vector *u, *step;
@@ -134,4 +138,27 @@ enum sc_status val_fit(struct val_set *set, struct calibration *cal,
 	gsl_vector_free(u);
 	gsl_vector_free(step);
 	return SC_OK;
+}
+
+double val_group_mape(struct val_set *set, const struct calibration *cal,
+		      const char *group, int *count)
+{
+	double sum = 0;
+	int n = 0;
+
+	for (int i = 0; i < set->n_cases; i++) {
+		struct val_case *vc = &set->cases[i];
+		struct step_result r;
+		struct sc_error err;
+
+		if (!uses_profile(vc, cal) || strcmp(vc->source_group, group) != 0)
+			continue;
+		vc->scenario->calibration = *cal;
+		if (sim_step_predict(vc->scenario, &r, &err) != SC_OK || !(r.step_time_s > 0))
+			continue;
+		sum += fabs(r.step_time_s - vc->measured_step_s) / vc->measured_step_s;
+		n++;
+	}
+	*count = n;
+	return n ? sum / n : 0;
 }

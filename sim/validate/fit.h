@@ -26,9 +26,16 @@ struct val_fit_result {
 };
 
 /* Fit params (indices into calib_params) of *cal over set's cases that use
- * the profile named cal->name.  On success *cal holds the fitted values. */
+ * the profile named cal->name, leaving out the cases of source group
+ * exclude_group (NULL: none).  On success *cal holds the fitted values. */
 enum sc_status val_fit(struct val_set *set, struct calibration *cal,
 		       const int *params, int n_params, int max_iterations,
-		       struct val_fit_result *res, struct sc_error *err);
+		       const char *exclude_group, struct val_fit_result *res,
+		       struct sc_error *err);
+
+/* MAPE (fraction) and count of the cases of source group `group` that use
+ * cal's profile, predicted with cal. */
+double val_group_mape(struct val_set *set, const struct calibration *cal,
+		      const char *group, int *count);
 
 #endif

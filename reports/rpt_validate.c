@@ -135,6 +135,15 @@ static void text_summary(FILE *out, const struct val_set *set, bool md)
 	for (int i = 0; i < n; i++) {
 		const struct summary_row *r = &rows[i];
 		const char *worst = r->st.worst_index >= 0 ? set->cases[r->st.worst_index].id : "-";
+		if (r->st.count == 0) {
+			if (md)
+				fprintf(out, "| %s %s | %d | 0 | - | - | - | - | - | - |\n", r->kind,
+					r->name, r->total);
+			else
+				fprintf(out, "%-6s %-38.38s %5d %5d %7s %8s %7s %8s %7s  %s\n", r->kind,
+					r->name, r->total, 0, "-", "-", "-", "-", "-", "-");
+			continue;
+		}
 		if (md)
 			fprintf(out, "| %s %s | %d | %d | %.1f | %.1f | %.1f | %.1f | %+.1f | %s |\n",
 				r->kind, r->name, r->total, r->st.count, 100 * r->st.mape,

@@ -84,7 +84,7 @@ int cmd_predict(int argc, char **argv)
 	if (calib) {
 		const struct calibration *cal = catalog_calibration(&cat, calib);
 		if (!cal) {
-			catalog_unknown(&cat, "calibration", calib, NULL, NULL, &err);
+			catalog_unknown(&cat, "calibration", calib, "--calibration", NULL, &err);
 			catalog_free(&cat);
 			return cli_fail(&err);
 		}

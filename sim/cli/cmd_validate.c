@@ -298,7 +298,7 @@ int cmd_validate(int argc, char **argv)
 		return code;
 	sc_error_clear(&err);
 	if (calib && !(cal = catalog_calibration(&cat, calib))) {
-		catalog_unknown(&cat, "calibration", calib, NULL, NULL, &err);
+		catalog_unknown(&cat, "calibration", calib, "--calibration", NULL, &err);
 		catalog_free(&cat);
 		return cli_fail(&err);
 	}

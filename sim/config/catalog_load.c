@@ -2,6 +2,7 @@
 #include "catalog_load.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,21 +183,17 @@ enum sc_status cfg_read_model(struct cfg_reader *rd, const cJSON *obj,
 		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
 				    "kv_heads (%d) must divide heads (%d)", m->kv_heads, m->heads);
 	}
-	if (m->experts > 0 && (m->top_k <= 0 || m->moe_ffn_hidden <= 0)) {
-		cfg_pointer_key(where, sizeof(where), pointer, m->top_k <= 0 ? "top_k" : "moe_ffn_hidden");
+	if (m->experts > 0 && (m->top_k <= 0 || m->moe_ffn_hidden <= 0))
 		return sc_error_set(rd->err, SC_EINVAL, rd->file, pointer[0] ? pointer : "/",
 				    "an MoE model (experts > 0) needs top_k and moe_ffn_hidden");
-	}
 	if (m->experts > 0 && m->top_k > m->experts) {
 		cfg_pointer_key(where, sizeof(where), pointer, "top_k");
 		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
 				    "top_k (%d) is larger than experts (%d)", m->top_k, m->experts);
 	}
-	if (m->experts == 0 && (m->top_k || m->moe_ffn_hidden || m->shared_experts)) {
-		cfg_pointer_key(where, sizeof(where), pointer, "experts");
+	if (m->experts == 0 && (m->top_k || m->moe_ffn_hidden || m->shared_experts))
 		return sc_error_set(rd->err, SC_EINVAL, rd->file, pointer[0] ? pointer : "/",
 				    "MoE fields given without \"experts\"");
-	}
 	if (m->experts > 0 && m->moe_layer_freq == 0)
 		m->moe_layer_freq = 1;
 	if (m->kv_lora_rank > 0 && (m->qk_rope_head_dim <= 0 || m->qk_nope_head_dim <= 0 || m->v_head_dim <= 0))
@@ -495,6 +492,13 @@ enum sc_status catalog_load(const char *dir, struct catalog *cat, struct sc_erro
 
 	memset(cat, 0, sizeof(*cat));
 	snprintf(cat->dir, sizeof(cat->dir), "%s", dir);
+	{
+		DIR *d = opendir(dir);
+		if (!d)
+			return sc_error_set(err, SC_EIO, dir, NULL,
+					    "cannot open the catalogue directory: %s", strerror(errno));
+		closedir(d);
+	}
 	if ((st = read_list_file(dir, "gpus.json", "gpus", read_gpu, sizeof(struct gpu_spec),
 				 offsetof(struct gpu_spec, name), (void **)&cat->gpus, &cat->n_gpus, err)) ||
 	    (st = read_list_file(dir, "instances.json", "instances", read_instance,
@@ -603,7 +607,8 @@ enum sc_status catalog_unknown(const struct catalog *cat, const char *kind,
 				    "unknown %s \"%s\" (did you mean \"%s\"?)", kind, name, hint);
 	return sc_error_set(err, SC_ENOTFOUND, file, pointer,
 			    "unknown %s \"%s\" (see `stepcast catalog %s`)", kind, name,
-			    strcmp(kind, "storage") == 0 || strcmp(kind, "calibration") == 0 ? kind :
+			    strcmp(kind, "storage") == 0 ? "storage" :
+			    strcmp(kind, "calibration") == 0 ? "calibrations" :
 			    strcmp(kind, "gpu") == 0 ? "gpus" : strcmp(kind, "instance") == 0 ? "instances" :
 			    strcmp(kind, "fabric") == 0 ? "fabrics" : "models");
 }

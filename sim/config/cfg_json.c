@@ -10,6 +10,31 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* Deepest nesting of arrays and objects, ignoring brackets inside strings. */
+static size_t nesting_depth(const char *buf, size_t len)
+{
+	size_t depth = 0, max = 0;
+	bool in_string = false;
+
+	for (size_t i = 0; i < len; i++) {
+		char c = buf[i];
+		if (in_string) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_string = false;
+		} else if (c == '"') {
+			in_string = true;
+		} else if (c == '[' || c == '{') {
+			if (++depth > max)
+				max = depth;
+		} else if ((c == ']' || c == '}') && depth > 0) {
+			depth--;
+		}
+	}
+	return max;
+}
+
 cJSON *cfg_parse_buffer(const char *name, const char *buf, size_t len,
 			struct sc_error *err)
 {
@@ -26,6 +51,20 @@ cJSON *cfg_parse_buffer(const char *name, const char *buf, size_t len,
 	if (memchr(buf, '\0', len)) {
 		sc_error_set(err, SC_EINVAL, name, NULL,
 			     "not a JSON text: contains a NUL byte");
+		return NULL;
+	}
+	{
+		size_t i = 0;
+		while (i < len && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\n' || buf[i] == '\r'))
+			i++;
+		if (i == len) {
+			sc_error_set(err, SC_EINVAL, name, NULL, "empty file: expected a JSON object");
+			return NULL;
+		}
+	}
+	if (nesting_depth(buf, len) > CJSON_NESTING_LIMIT) {
+		sc_error_set(err, SC_EINVAL, name, NULL,
+			     "JSON nested more than %d levels deep", CJSON_NESTING_LIMIT);
 		return NULL;
 	}
 	root = cJSON_ParseWithLengthOpts(buf, len, &end, false);
@@ -83,7 +122,8 @@ cJSON *cfg_parse_file(const char *path, struct sc_error *err)
 		return NULL;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		sc_error_set(err, SC_EIO, path, NULL, "not a regular file");
+		sc_error_set(err, SC_EIO, path, NULL,
+			     S_ISDIR(st.st_mode) ? "is a directory, not a file" : "not a regular file");
 		return NULL;
 	}
 	if (st.st_size > CFG_MAX_FILE_BYTES) {
@@ -177,6 +217,19 @@ const char *cfg_did_you_mean(const char *word, const char *const *candidates)
 
 	if (limit < 2)
 		limit = 2;
+	/* A word that begins exactly one candidate means that candidate
+	 * ("h100" -> "h100-sxm"), whatever the edit distance says. */
+	if (strlen(word) >= 2) {
+		const char *only = NULL;
+		int n = 0;
+		for (const char *const *c = candidates; *c; c++)
+			if (strncmp(*c, word, strlen(word)) == 0 && strcmp(*c, word) != 0) {
+				only = *c;
+				n++;
+			}
+		if (n == 1)
+			return only;
+	}
 	for (const char *const *c = candidates; *c; c++) {
 		int d = levenshtein(word, *c);
 		if (d < best_d) {
@@ -278,9 +331,12 @@ static enum sc_status read_field(struct cfg_reader *rd, const cJSON *item,
 	case CFG_INT:
 		if ((st = read_number(rd, item, f, where, &v)) != SC_OK)
 			return st;
-		if (v != floor(v) || v < INT_MIN || v > INT_MAX)
+		if (v != floor(v))
 			return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
-					    "expected an integer, got %g", v);
+					    "expected an integer, got %.15g", v);
+		if (v < INT_MIN || v > INT_MAX)
+			return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+					    "integer %.15g is out of range (%d to %d)", v, INT_MIN, INT_MAX);
 		*(int *)slot = (int)v;
 		return SC_OK;
 	case CFG_DOUBLE:

@@ -282,7 +282,7 @@ enum sc_status scenario_read(const char *file, const cJSON *root,
 		int denom = sc->layout.tp * sc->layout.pp * sc->layout.cp;
 		int gpus = scenario_gpus(sc);
 		if (gpus % denom != 0)
-			return layout_error(err, file, "tp",
+			return sc_error_set(err, SC_EINVAL, file, "/layout",
 					    "tp x pp x cp (%d) does not divide the cluster's %d GPUs",
 					    denom, gpus);
 		sc->layout.dp = gpus / denom;

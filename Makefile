@@ -1,0 +1,51 @@
+# Makefile: short names for the CMake build (CMake does the real work).
+#
+#   make demo       build and predict scenarios/quickstart.json
+#   make build      configure and build build/
+#   make test       build and run every test (ctest) in build/
+#   make sanitize   ASan+UBSan build in build-asan/, unit and golden tests
+#   make fuzz       libFuzzer build (clang) in build-fuzz/, each target FUZZ_SECONDS
+#   make clean      remove the build directories
+#
+# Every target except clean first runs scripts/deps (once per make run), which
+# installs missing Debian packages and does nothing when all are present.
+
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+FUZZ_SECONDS ?= 60
+BUILD_TYPE ?= RelWithDebInfo
+CMAKE ?= cmake
+CTEST ?= ctest
+
+.PHONY: all deps build demo test sanitize fuzz clean
+
+all: build
+
+deps:
+	@scripts/deps
+
+build: deps
+	$(CMAKE) -S . -B build -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DSTEPCAST_WERROR=ON
+	$(CMAKE) --build build -j$(JOBS)
+
+demo: build
+	./build/stepcast predict scenarios/quickstart.json
+
+test: build
+	$(CTEST) --test-dir build --output-on-failure -j$(JOBS)
+
+sanitize: deps
+	$(CMAKE) -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSTEPCAST_WERROR=ON -DSTEPCAST_SANITIZE=ON
+	$(CMAKE) --build build-asan -j$(JOBS)
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		$(CTEST) --test-dir build-asan --output-on-failure -j$(JOBS) -L 'unit|golden'
+
+# CC is set on the configure line only; a build dir configured with another
+# compiler keeps it, so `make clean` (or rm -r build-fuzz) to switch.
+fuzz: deps
+	CC=clang $(CMAKE) -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTEPCAST_FUZZ=ON \
+		-DFUZZ_SECONDS=$(FUZZ_SECONDS)
+	$(CMAKE) --build build-fuzz -j$(JOBS) --target stepcast_fuzz
+	$(CTEST) --test-dir build-fuzz --output-on-failure -j$(JOBS) -L fuzz
+
+clean:
+	rm -rf build build-asan build-fuzz

@@ -1,0 +1,1 @@
+catalog --config-dir tests/bad/no-such-dir

@@ -1,0 +1,1 @@
+predict tests/bad/no-such-file.json

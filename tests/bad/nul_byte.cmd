@@ -1,0 +1,1 @@
+predict @TMP@/nul_byte.json

@@ -1,0 +1,1 @@
+predict tests/fuzz/corpus/scenario_basic.json --calibration hoper-default

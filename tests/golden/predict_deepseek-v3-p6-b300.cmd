@@ -1,0 +1,1 @@
+predict scenarios/deepseek-v3-p6-b300.json

@@ -10,6 +10,8 @@
 #ifndef SC_CALIBRATION_H
 #define SC_CALIBRATION_H
 
+#include <stdbool.h>
+
 #include "catalog.h"
 
 /* X(name, unit, min, max, description) */
@@ -50,7 +52,15 @@
 	X(ll_alpha_fraction, "fraction", 0.01, 1.0, "latency of NCCL's low-latency (LL) protocol over that of the Simple protocol") \
 	X(ll_bw_fraction, "fraction", 0.01, 1.0, "bandwidth of NCCL's low-latency (LL) protocol over that of the Simple protocol") \
 	X(dp_bucket_params, "params", 1e5, 1e10, "parameters per DP gradient bucket (the exposed tail is at least one bucket)") \
-	X(uncertainty_rel, "fraction", 0.0, 1.0, "relative uncertainty of a predicted step time (from validation residuals)")
+	X(uncertainty_rel, "fraction", 0.0, 1.0, "relative uncertainty of a predicted step time (from validation residuals)") \
+	X(serve_hbm_eta, "fraction", 0.2, 1.0, "fraction of datasheet HBM bandwidth that inference kernels reach (decode weight streaming, paged-KV attention)") \
+	X(serve_gemm_m_tile, "rows", 1.0, 256.0, "M tile an inference GEMM pads its rows to (tensor-core instruction shape)") \
+	X(serve_kernel_overhead_s, "s", 0.0, 1e-3, "fixed cost per inference kernel (gap between CUDA-graph kernels, tail effects)") \
+	X(serve_iteration_overhead_s, "s", 0.0, 0.1, "fixed cost per serving-engine iteration (scheduling, sampling, host-device sync)") \
+	X(serve_seq_overhead_s, "s", 0.0, 1e-3, "serving-engine cost per sequence per iteration (sampling, detokenisation, output streaming)") \
+	X(serve_request_overhead_s, "s", 0.0, 1.0, "front-end work per request before the engine queues it (HTTP, tokenisation), one request at a time") \
+	X(serve_token_overhead_s, "s", 0.0, 1e-2, "front-end work per streamed output token (detokenisation, one server-sent event per token)") \
+	X(serve_uncertainty_rel, "fraction", 0.0, 1.0, "relative uncertainty of predicted serving throughput and latency (from serving validation residuals)")
 
 enum calib_param {
 #define SC_CALIB_ENUM(name, unit, lo, hi, desc) CALIB_##name,
@@ -61,6 +71,68 @@ enum calib_param {
 
 #define SC_CALIB_SOURCE_MAX 384
 
+/* Where a fitted parameter was measured (profiles of schema_version 2, from
+ * `calibrate fit`): the range of the independent variable in the data that
+ * moved it, so that a prediction outside the calibrated region can warn.
+ * CALIB_RANGE_NONE: no range recorded (a sourced or default value). */
+enum calib_range_quantity {
+	CALIB_RANGE_NONE,
+	CALIB_RANGE_MESSAGE_BYTES, /* collective size, nccl-tests "size" convention */
+	CALIB_RANGE_GEMM_DIM,      /* GEMM M, N and K, elements */
+	CALIB_RANGE_COPY_BYTES     /* HBM bytes read plus written by one kernel */
+};
+
+struct calib_range {
+	enum calib_range_quantity quantity;
+	double min, max;          /* in the quantity's unit */
+	int ranks_min, ranks_max; /* message_bytes: group sizes measured (0: not recorded) */
+};
+
+#define SC_CALIB_PROV_MAX 128
+
+/* Where a fitted profile comes from (schema_version 2, optional). */
+struct calib_provenance {
+	char created[SC_CALIB_PROV_MAX];      /* UTC date and time of the fit */
+	char tool[SC_CALIB_PROV_MAX];         /* e.g. "stepcast 0.1.0 calibrate fit" */
+	char gpu[SC_CALIB_PROV_MAX];          /* GPU name as the measuring tool printed it */
+	char driver[SC_CALIB_PROV_MAX];
+	char cuda[SC_CALIB_PROV_MAX];
+	char nccl[SC_CALIB_PROV_MAX];
+	char instance[SC_CALIB_PROV_MAX];     /* instance type the data was fitted against */
+	char base_profile[SC_CALIB_PROV_MAX]; /* profile the unfitted parameters come from */
+	char inputs[SC_CALIB_SOURCE_MAX];     /* measurement files */
+};
+
+/* One fit's quality as a profile records it ("fits", schema_version 2): a
+ * whole collective curve against the model, one algorithm's alpha-beta
+ * segment of it, a GEMM sweep or an HBM sweep.  Not part of struct
+ * calibration (predictions do not need it); `calibrate show` reads it. */
+enum calib_fit_kind { CALIB_FIT_CURVE, CALIB_FIT_SEGMENT, CALIB_FIT_GEMM, CALIB_FIT_HBM };
+
+#define CALIB_FIT_NAME_MAX 128
+#define CALIB_FIT_MAX_POINTS 128
+
+struct calib_fit {
+	char name[CALIB_FIT_NAME_MAX];      /* e.g. "all_reduce 16 ranks (2 x 8)" */
+	enum calib_fit_kind kind;
+	char tier[16];                      /* "nvlink", "efa" or "" */
+	char algorithm[48];                 /* segment: the model's algorithm, else "" */
+	char params[SC_CALIB_SOURCE_MAX];   /* parameters the fit moved, comma-separated */
+	int points;
+	double x_min, x_max;                /* independent variable: bytes or elements */
+	double r2;                          /* curve: of log time; segment, HBM: of time; GEMM: of log time */
+	double rms_rel_residual;            /* root mean square of predicted/measured - 1 */
+	double max_rel_residual;            /* largest |predicted/measured - 1| */
+	double alpha_s;                     /* segment, HBM: intercept (0: not applicable) */
+	double busbw_GBps;                  /* segment: bus bandwidth; HBM: bandwidth (0: n/a) */
+	int n_residuals;                    /* x[] and residual[] entries */
+	double x[CALIB_FIT_MAX_POINTS];
+	double residual[CALIB_FIT_MAX_POINTS]; /* predicted/measured - 1 at x[i] */
+};
+
+const char *calib_fit_kind_name(enum calib_fit_kind k);
+const char *calib_range_quantity_name(enum calib_range_quantity q);
+
 struct calibration {
 	char name[SC_NAME_MAX];
 	char gpu_family[SC_NAME_MAX];
@@ -70,6 +142,9 @@ struct calibration {
 	SC_CALIB_PARAMS(SC_CALIB_FIELD)
 #undef SC_CALIB_FIELD
 	char source[CALIB_COUNT][SC_CALIB_SOURCE_MAX];
+	struct calib_range range[CALIB_COUNT]; /* schema_version 2 */
+	bool has_provenance;                   /* schema_version 2 */
+	struct calib_provenance provenance;
 };
 
 struct calib_param_info {

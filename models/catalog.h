@@ -71,6 +71,8 @@ struct storage_spec {
 	double per_drive_read_GBps;       /* NVMe per drive; else 0 */
 	double per_drive_write_GBps;
 	double requests_per_s_per_prefix; /* S3 GET; else 0 */
+	double put_requests_per_s_per_prefix; /* S3 PUT; else 0 */
+	double request_bytes;             /* S3 bytes per GET/PUT (multipart part); else 0 */
 	double per_client_GBps;           /* cap per client node; 0 = none */
 	double latency_s;                 /* first-byte / metadata latency */
 	char source[SC_SOURCE_MAX];

@@ -302,3 +302,138 @@ const char *coll_op_name(enum coll_op op)
 	}
 	return "unknown";
 }
+
+/* ---- the chosen algorithm as flows (coll_flows_of) -------------------------------- */
+
+/* Fill o from a latency and two streams: v_nv bytes at effective bandwidth
+ * b_nv (bytes/s, after efficiency) and v_efa bytes at b_efa.  The bytes are
+ * rescaled to run at the span's raw NVLink and EFA speeds, so that
+ * time = lat + max(v_nv / b_nv, efa_lat + v_efa / b_efa), the formula the
+ * candidate was chosen by. */
+static void flows_set(const struct net_span *s, struct coll_flows *o, enum coll_pattern pat,
+		      double lat, double efa_lat, double v_nv, double b_nv, int st_nv,
+		      double v_efa, double b_efa, int st_efa)
+{
+	double t_nv = v_nv > 0 ? v_nv / b_nv : 0, t_efa = v_efa > 0 ? efa_lat + v_efa / b_efa : 0;
+
+	o->pattern = pat;
+	o->latency_s = lat;
+	o->efa_latency_s = v_efa > 0 ? efa_lat : 0;
+	o->nvlink_bytes = v_nv > 0 ? v_nv * (s->nvlink_Bps / b_nv) : 0;
+	o->efa_bytes = v_efa > 0 ? v_efa * (s->efa_Bps / b_efa) : 0;
+	o->nvlink_steps = v_nv > 0 ? (st_nv > 0 ? st_nv : 1) : 0;
+	o->efa_steps = v_efa > 0 ? (st_efa > 0 ? st_efa : 1) : 0;
+	o->time_s = lat + dmax(t_nv, t_efa);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+
+	return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+/* The algorithms of all_reduce(), half_collective(), all_to_all() and
+ * send_recv(), term by term: any change there must be made here too (the
+ * unit test tests/des/test_des_flows.c compares both for every algorithm). */
+static void flows_by_name(const struct calibration *cal, const struct net_span *s,
+			  enum coll_op op, double S, struct coll_flows *o)
+{
+	const char *a = o->choice.algorithm;
+	int n = s->ranks, r = s->ranks_per_domain, N = s->domains;
+	double fn = (double)(n - 1) / n, fr = (double)(r - 1) / r, fN = (double)(N - 1) / N;
+	double lg = ceil_log2(N);
+	bool ll = ends_with(a, "/ll");
+	struct proto p = proto_of(cal, s, ll);
+	struct proto ps = proto_of(cal, s, false);
+	double bnvls = s->nvlink_Bps * cal->nvlink_nvls_bw_eff;
+	double half = op == COLL_ALL_REDUCE ? 2.0 : 1.0; /* all-reduce = RS + AG */
+
+	if (op == COLL_ALL_TO_ALL) {
+		double bnv = s->nvlink_Bps * cal->nvlink_a2a_bw_eff;
+		double befa = s->efa_Bps * cal->efa_a2a_bw_eff;
+		double lat = (n - 1) * cal->a2a_alpha_s;
+
+		if (!s->inter)
+			flows_set(s, o, COLL_PATTERN_ALL_TO_ALL, lat, 0, fn * S, bnv, 1, 0, 1, 0);
+		else
+			flows_set(s, o, COLL_PATTERN_ALL_TO_ALL, lat + s->extra_latency_s, 0,
+				  (double)(r - 1) / n * S, bnv, 1, (double)(n - r) / n * S, befa, 1);
+		return;
+	}
+	if (op == COLL_SEND_RECV) {
+		if (!s->inter)
+			flows_set(s, o, COLL_PATTERN_P2P, cal->p2p_alpha_s, 0, S,
+				  s->nvlink_Bps * cal->nvlink_ring_bw_eff, 1, 0, 1, 0);
+		else
+			flows_set(s, o, COLL_PATTERN_P2P, cal->p2p_alpha_s + s->extra_latency_s, 0,
+				  0, 1, 0, S, s->efa_Bps * cal->efa_ring_bw_eff, 1);
+		return;
+	}
+	if (strncmp(a, "ring/", 5) == 0) {
+		if (!s->inter)
+			flows_set(s, o, COLL_PATTERN_RING, half * (n - 1) * p.a_nv, 0,
+				  half * fn * S, p.b_nv, (int)half * (n - 1), 0, 1, 0);
+		else
+			flows_set(s, o, COLL_PATTERN_RING, p.start_efa + half * (n - 1) * p.a_efa_ring, 0,
+				  half * fn * S, p.b_nv, (int)half * (n - 1),
+				  half * fn * S / r, p.b_efa_ring, (int)half * (n - 1));
+	} else if (strncmp(a, "tree/", 5) == 0) {
+		flows_set(s, o, COLL_PATTERN_RING,
+			  p.start_efa + 2.0 * (lg * p.a_efa_tree + (r - 1) * p.a_nv), 0,
+			  r > 1 ? 2.0 * S : 0, p.b_nv, 2 * (r - 1),
+			  2.0 * fN * S / r, p.b_efa_tree, (int)(2 * lg));
+	} else if (strncmp(a, "hierarchical(ring+efa-ring)/", 28) == 0) {
+		flows_set(s, o, COLL_PATTERN_RING,
+			  p.start_efa + half * (r - 1) * p.a_nv + half * (N - 1) * p.a_efa_ring, 0,
+			  half * fr * S, p.b_nv, (int)half * (r - 1),
+			  half * fN * S / r, p.b_efa_ring, (int)half * (N - 1));
+	} else if (strncmp(a, "hierarchical(ring+efa-tree)/", 28) == 0) {
+		flows_set(s, o, COLL_PATTERN_RING,
+			  p.start_efa + 2.0 * (r - 1) * p.a_nv + 2.0 * lg * p.a_efa_tree, 0,
+			  2.0 * fr * S, p.b_nv, 2 * (r - 1),
+			  2.0 * fN * S / r, p.b_efa_tree, (int)(2 * lg));
+	} else if (strcmp(a, "nvls/simple") == 0) {
+		flows_set(s, o, COLL_PATTERN_RING, cal->nvlink_nvls_alpha_s, 0,
+			  half * fr * S, bnvls, (int)half, 0, 1, 0);
+	} else if (strcmp(a, "hierarchical(nvls+efa-ring)/simple") == 0) {
+		flows_set(s, o, COLL_PATTERN_RING,
+			  ps.start_efa + cal->nvlink_nvls_alpha_s + half * (N - 1) * ps.a_efa_ring, 0,
+			  half * fr * S, bnvls, (int)half,
+			  half * fN * S / r, ps.b_efa_ring, (int)half * (N - 1));
+	} else if (strcmp(a, "hierarchical(nvls+efa-tree)/simple") == 0) {
+		flows_set(s, o, COLL_PATTERN_RING,
+			  ps.start_efa + cal->nvlink_nvls_alpha_s + 2.0 * lg * ps.a_efa_tree, 0,
+			  2.0 * fr * S, bnvls, 2,
+			  2.0 * fN * S / r, ps.b_efa_tree, (int)(2 * lg));
+	}
+}
+
+double coll_flows_of(const struct calibration *cal, const struct net_span *s,
+		     enum coll_op op, double bytes, struct coll_flows *out)
+{
+	memset(out, 0, sizeof(*out));
+	coll_time(cal, s, op, bytes, &out->choice);
+	out->time_s = out->choice.time_s;
+	if (s->ranks <= 1 || bytes <= 0 || !isfinite(out->choice.time_s))
+		return out->time_s;
+	flows_by_name(cal, s, op, bytes, out);
+	return out->time_s;
+}
+
+double coll_flows_of_a2a_split(const struct calibration *cal, const struct net_span *s,
+			       double nvlink_bytes, double efa_bytes, struct coll_flows *out)
+{
+	int n = s->ranks;
+	double lat = (n - 1) * cal->a2a_alpha_s;
+	bool efa = s->inter && efa_bytes > 0;
+
+	memset(out, 0, sizeof(*out));
+	coll_all_to_all_split(cal, s, nvlink_bytes, efa_bytes, &out->choice);
+	if (n <= 1 || nvlink_bytes + efa_bytes <= 0)
+		return 0;
+	flows_set(s, out, COLL_PATTERN_ALL_TO_ALL, lat, s->extra_latency_s,
+		  nvlink_bytes, s->nvlink_Bps * cal->nvlink_a2a_bw_eff, 1,
+		  efa ? efa_bytes : 0, s->efa_Bps * cal->efa_a2a_bw_eff, 1);
+	return out->time_s;
+}

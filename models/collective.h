@@ -45,6 +45,50 @@ double coll_time(const struct calibration *cal, const struct net_span *s,
 double coll_all_to_all_split(const struct calibration *cal, const struct net_span *s,
 			     double nvlink_bytes, double efa_bytes, struct coll_choice *out);
 
+/* A chosen collective as the flows that carry it, for the discrete-event
+ * engine (sim/des), which replays them on a simulated fabric.  Every
+ * algorithm above has the form
+ *   time = latency_s + max(nvlink_bytes / nvlink_Bps,
+ *                          efa_latency_s + efa_bytes / efa_Bps)
+ * with s->nvlink_Bps and s->efa_Bps of the span (the EFA share after the
+ * span's oversubscription): latency_s holds every alpha term (EFA start-up,
+ * per-step latencies, the span's spine latency), nvlink_bytes and
+ * efa_bytes are what ONE rank pushes through its NVLink port and through
+ * its NIC share over the whole collective, already divided by the
+ * algorithm's bandwidth efficiency (so that they run at the raw link
+ * speed), and efa_latency_s is a latency that only the EFA part pays (the
+ * spine hop of a node-deduplicating all-to-all; 0 otherwise).  Steps are
+ * the algorithm's sequential steps on each tier (the message granularity of
+ * an exact replay).  The pattern says whom a rank sends to: RING, its
+ * successor among the group's members in its NVLink domain (NVLink part)
+ * and the member at the same position in the next domain (EFA part, rail
+ * aligned); ALL_TO_ALL, every member (EFA part per remote domain, rail
+ * aligned); P2P, one peer.  Tree algorithms move the same volume per NIC as
+ * rings and are replayed on the ring pattern. */
+enum coll_pattern { COLL_PATTERN_NONE, COLL_PATTERN_RING, COLL_PATTERN_ALL_TO_ALL, COLL_PATTERN_P2P };
+
+struct coll_flows {
+	enum coll_pattern pattern;
+	double latency_s;
+	double efa_latency_s;
+	double nvlink_bytes;
+	double efa_bytes;
+	int nvlink_steps;
+	int efa_steps;
+	double time_s;       /* the formula above: equal to coll_time() */
+	struct coll_choice choice;
+};
+
+/* Decompose the collective that coll_time(cal, s, op, bytes) chooses into
+ * flows (see struct coll_flows).  Returns time_s.  A group of one rank or
+ * 0 bytes gives pattern NONE and 0. */
+double coll_flows_of(const struct calibration *cal, const struct net_span *s,
+		     enum coll_op op, double bytes, struct coll_flows *out);
+
+/* The same for coll_all_to_all_split(). */
+double coll_flows_of_a2a_split(const struct calibration *cal, const struct net_span *s,
+			       double nvlink_bytes, double efa_bytes, struct coll_flows *out);
+
 /* nccl-tests bus-bandwidth factor of op for n ranks: 2(n-1)/n for
  * all-reduce, (n-1)/n for all-gather, reduce-scatter and all-to-all, 1 for
  * send/recv. */

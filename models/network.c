@@ -33,13 +33,80 @@ static bool family_has_nvls(const char *family)
 	return strcmp(family, "hopper") == 0 || strcmp(family, "blackwell") == 0;
 }
 
+/* The fabric's basic counts, shared by net_topo_of() and net_span_of() (the
+ * latter in the search's inner loop: it takes only these, not the whole
+ * struct net_topo). */
+static int gpus_per_node_of(const struct instance_spec *inst)
+{
+	return inst->gpus_per_node > 0 ? inst->gpus_per_node : 1;
+}
+
+static int domain_gpus_of(const struct instance_spec *inst)
+{
+	return inst->nvlink_domain_gpus > 0 ? inst->nvlink_domain_gpus : gpus_per_node_of(inst);
+}
+
+static double oversubscription_of(const struct fabric_spec *f)
+{
+	return f->leaf_spine_oversubscription > 1.0 ? f->leaf_spine_oversubscription : 1.0;
+}
+
+void net_topo_of(const struct cluster *c, struct net_topo *t)
+{
+	const struct instance_spec *inst = &c->instance;
+	const struct fabric_spec *f = &c->fabric;
+	int nics = inst->efa_nics > 0 && inst->efa_nic_Gbps > 0 ? inst->efa_nics : 0;
+
+	memset(t, 0, sizeof(*t));
+	t->nodes = c->nodes > 0 ? c->nodes : 1;
+	t->gpus_per_node = gpus_per_node_of(inst);
+	t->domain_gpus = domain_gpus_of(inst);
+	t->nodes_per_domain = t->domain_gpus > t->gpus_per_node
+			      ? t->domain_gpus / t->gpus_per_node : 1;
+	t->domains = (t->nodes + t->nodes_per_domain - 1) / t->nodes_per_domain;
+	t->nvlink_Bps = c->gpu.nvlink_GBps * 1e9;
+	t->gpu_efa_Bps = net_efa_Bps_per_gpu(inst);
+	t->node_efa_Bps = t->gpu_efa_Bps * t->gpus_per_node;
+	t->nic_links = nics < t->gpus_per_node ? nics : t->gpus_per_node;
+	if (t->nic_links > 0) {
+		t->gpus_per_nic_link = (t->gpus_per_node + t->nic_links - 1) / t->nic_links;
+		t->nic_link_Bps = t->node_efa_Bps / t->nic_links;
+	}
+	t->rail_optimized = f->rail_optimized;
+	t->nodes_per_leaf = f->nodes_per_leaf > 0 ? f->nodes_per_leaf : 0;
+	t->leaf_domains = t->nodes_per_leaf > 0 ? t->nodes_per_leaf / t->nodes_per_domain : t->domains;
+	if (t->leaf_domains < 1)
+		t->leaf_domains = 1;
+	t->leaves = (t->domains + t->leaf_domains - 1) / t->leaf_domains;
+	t->oversubscription = oversubscription_of(f);
+	t->leaf_uplink_Bps = t->leaf_domains * t->nodes_per_domain * t->node_efa_Bps /
+			     t->oversubscription;
+	t->nvlink_latency_s = f->nvlink_latency_s;
+	t->efa_latency_s = f->efa_latency_s;
+	t->spine_hop_latency_s = f->spine_hop_latency_s;
+}
+
+int net_topo_domain_of(const struct net_topo *t, int gpu)
+{
+	return gpu / t->gpus_per_node / t->nodes_per_domain;
+}
+
+int net_topo_leaf_of(const struct net_topo *t, int gpu)
+{
+	return net_topo_domain_of(t, gpu) / t->leaf_domains;
+}
+
+int net_topo_nic_link_of(const struct net_topo *t, int gpu)
+{
+	return t->nic_links > 0 ? (gpu % t->gpus_per_node) / t->gpus_per_nic_link : 0;
+}
+
 struct net_span net_span_of(const struct cluster *c, int ranks, int stride)
 {
 	struct net_span s;
 	const struct instance_spec *inst = &c->instance;
-	int domain = inst->nvlink_domain_gpus > 0 ? inst->nvlink_domain_gpus
-						  : inst->gpus_per_node;
-	int gpn = inst->gpus_per_node > 0 ? inst->gpus_per_node : 1;
+	const struct fabric_spec *f = &c->fabric;
+	int domain = domain_gpus_of(inst), gpn = gpus_per_node_of(inst);
 	int per_node;
 	double span_nodes;
 
@@ -61,12 +128,11 @@ struct net_span net_span_of(const struct cluster *c, int ranks, int stride)
 	 * if that range is wider than one leaf, some paths cross the spine
 	 * (one hop up and one down) and share its oversubscribed uplinks. */
 	span_nodes = (double)(ranks - 1) * stride / gpn + 1.0;
-	if (s.inter && c->fabric.nodes_per_leaf > 0 &&
-	    span_nodes > c->fabric.nodes_per_leaf) {
+	if (s.inter && f->nodes_per_leaf > 0 && span_nodes > f->nodes_per_leaf) {
 		s.crosses_spine = true;
-		s.extra_latency_s = 2.0 * c->fabric.spine_hop_latency_s;
-		if (c->fabric.leaf_spine_oversubscription > 1.0)
-			s.efa_Bps /= c->fabric.leaf_spine_oversubscription;
+		s.extra_latency_s = 2.0 * f->spine_hop_latency_s;
+		if (oversubscription_of(f) > 1.0)
+			s.efa_Bps /= oversubscription_of(f);
 	}
 	return s;
 }

@@ -29,6 +29,53 @@ struct net_span {
 	double extra_latency_s; /* added per EFA step when crossing the spine */
 };
 
+/* The fabric of a cluster as one struct: nodes, NVLink domains, NIC links,
+ * leaf (rail) switches, the spine and its oversubscription.  Both engines
+ * take the fabric from here and nowhere else: net_span_of() for the
+ * analytical model, the platform builder of sim/des for the discrete-event
+ * engine, so that they cannot disagree about it.
+ *
+ * NIC links: the NICs of a node are spread evenly over its GPUs (a p5 has
+ * 32 NICs for 8 GPUs, four behind each GPU's PCIe switch; a p4d has 4 for 8,
+ * one per pair of GPUs).  The NICs behind one GPU act as one link of their
+ * summed bandwidth (NCCL stripes a GPU's traffic over them); GPUs that
+ * share a NIC share its link.  Leaves: a leaf switch holds nodes_per_leaf
+ * nodes in the analytical model; the DES groups whole NVLink domains under
+ * a leaf (leaf_domains, at least one), which is the same thing on 8-GPU
+ * nodes.  Traffic that leaves a leaf shares its uplinks to the spine, whose
+ * capacity is the leaf's NIC bandwidth divided by the oversubscription. */
+struct net_topo {
+	int nodes;                /* >= 1 */
+	int gpus_per_node;        /* >= 1 */
+	int domain_gpus;          /* GPUs per NVLink domain (8 on HGX, 72 on NVL72) */
+	int nodes_per_domain;     /* >= 1: domain_gpus / gpus_per_node, or 1 */
+	int domains;              /* ceil(nodes / nodes_per_domain) */
+	double nvlink_Bps;        /* per GPU, per direction */
+	double gpu_efa_Bps;       /* per-GPU share of the node's EFA (net_efa_Bps_per_gpu) */
+	double node_efa_Bps;      /* whole node, per direction */
+	int nic_links;            /* NIC links per node: min(efa_nics, gpus_per_node); 0 = no EFA */
+	int gpus_per_nic_link;    /* ceil(gpus_per_node / nic_links) */
+	double nic_link_Bps;      /* per link, per direction */
+	bool rail_optimized;
+	int nodes_per_leaf;       /* the fabric's, 0 = one leaf for all */
+	int leaf_domains;         /* whole NVLink domains per leaf in the DES, >= 1 */
+	int leaves;               /* ceil(domains / leaf_domains) */
+	double oversubscription;  /* leaf-to-spine, >= 1 */
+	double leaf_uplink_Bps;   /* per leaf, per direction: its NIC bandwidth / oversubscription */
+	double nvlink_latency_s;  /* the fabric's, per hop */
+	double efa_latency_s;
+	double spine_hop_latency_s;
+};
+
+/* The fabric of cluster c.  Never fails: missing counts fall back to 1 (or
+ * 0 NIC links when the instance has no EFA). */
+void net_topo_of(const struct cluster *c, struct net_topo *t);
+
+/* NVLink domain, leaf and NIC link of a GPU (global GPU index, node-major). */
+int net_topo_domain_of(const struct net_topo *t, int gpu);
+int net_topo_leaf_of(const struct net_topo *t, int gpu);
+int net_topo_nic_link_of(const struct net_topo *t, int gpu); /* index within its node */
+
 /* Placement of a group of `ranks` ranks at stride `stride` on cluster c.
  * ranks >= 1, stride >= 1. */
 struct net_span net_span_of(const struct cluster *c, int ranks, int stride);

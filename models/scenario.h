@@ -8,6 +8,7 @@
 
 #include "calibration.h"
 #include "catalog.h"
+#include "resilience_types.h"
 
 enum sc_precision { PREC_BF16, PREC_FP16, PREC_FP8, PREC_MXFP8, PREC_NVFP4 };
 enum sc_recompute { RECOMPUTE_NONE, RECOMPUTE_SELECTIVE, RECOMPUTE_FULL };
@@ -61,6 +62,8 @@ struct scenario {
 	struct training training;
 	struct layout layout;
 	struct calibration calibration;
+	struct storage_cfg storage;      /* optional "storage" object */
+	struct straggler_cfg stragglers; /* optional "stragglers" object */
 };
 
 static inline int scenario_gpus(const struct scenario *s)

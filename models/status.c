@@ -38,6 +38,7 @@ const char *sc_status_str(enum sc_status status)
 	case SC_ERANGE: return "out of range";
 	case SC_EUNSUPPORTED: return "not supported";
 	case SC_ENOTFOUND: return "not found";
+	case SC_EINTERNAL: return "internal error";
 	}
 	return "unknown status";
 }

@@ -18,7 +18,8 @@ enum sc_status {
 	SC_ENOMEM,   /* allocation failed */
 	SC_ERANGE,   /* a value outside what the model can express */
 	SC_EUNSUPPORTED, /* a valid request the model does not cover */
-	SC_ENOTFOUND /* a reference to a catalogue entry that does not exist */
+	SC_ENOTFOUND, /* a reference to a catalogue entry that does not exist */
+	SC_EINTERNAL /* a bug, or a helper process that crashed or ran out of time */
 };
 
 #define SC_ERROR_MSG_MAX 512

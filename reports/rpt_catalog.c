@@ -5,7 +5,7 @@
 #include <string.h>
 
 const char *const rpt_catalog_kinds[] = { "gpus", "instances", "fabrics", "storage",
-					  "models", "calibrations", NULL };
+					  "models", "calibrations", "failures", NULL };
 
 bool rpt_catalog_kind_valid(const char *kind)
 {
@@ -95,6 +95,46 @@ static void text_calibrations(FILE *out, const struct catalog *cat)
 	}
 }
 
+/* Failure profiles with each cause's rate, the recovery methods and the
+ * host links (configs/resilience.json). */
+static void text_failures(FILE *out, const struct catalog *cat)
+{
+	const struct resilience_catalog *rc = &cat->resilience;
+
+	for (int p = 0; p < rc->n_profiles; p++) {
+		const struct failure_profile_spec *pr = &rc->profiles[p];
+		double hours = pr->observed_days * 24.0;
+		double nodes = (double)pr->observed_gpus / pr->gpus_per_node;
+		int total = 0;
+
+		fprintf(out, "%sprofile %s: %d GPUs (%d per node) for %.4g days, %d planned interruptions\n",
+			p ? "\n" : "", pr->name, pr->observed_gpus, pr->gpus_per_node, pr->observed_days,
+			pr->planned_interruptions);
+		fprintf(out, "  %-30s %-22s %5s %6s %14s\n", "cause", "category", "per", "count", "rate_per_h");
+		for (int i = 0; i < rc->n_causes; i++) {
+			const struct failure_cause_spec *c = &rc->causes[i];
+			bool gpu = c->scales_with == FAIL_PER_GPU;
+
+			if (strcmp(c->profile, pr->name) != 0)
+				continue;
+			total += c->interruptions;
+			fprintf(out, "  %-30s %-22s %5s %6d %14.4g\n", c->name, c->category,
+				gpu ? "gpu" : "node", c->interruptions,
+				c->interruptions / ((gpu ? pr->observed_gpus : nodes) * hours));
+		}
+		fprintf(out, "  %-30s %-22s %5s %6d  (job MTBF %.3g h at the observed size)\n", "total",
+			"", "", total, total > 0 ? hours / total : 0.0);
+	}
+	fprintf(out, "\n%-16s %10s %9s\n", "recovery", "restart_s", "replicas");
+	for (int i = 0; i < rc->n_recovery; i++)
+		fprintf(out, "%-16s %10.4g %9d\n", rc->recovery[i].name, rc->recovery[i].restart_s,
+			rc->recovery[i].state_replicas);
+	fprintf(out, "\n%-16s %9s %9s\n", "host link", "d2h_GBps", "h2d_GBps");
+	for (int i = 0; i < rc->n_host_links; i++)
+		fprintf(out, "%-16s %9.4g %9.4g\n", rc->host_links[i].gpu_family,
+			rc->host_links[i].d2h_GBps, rc->host_links[i].h2d_GBps);
+}
+
 void rpt_catalog_text(FILE *out, const struct catalog *cat, const char *kind)
 {
 	if (strcmp(kind, "gpus") == 0)
@@ -109,6 +149,8 @@ void rpt_catalog_text(FILE *out, const struct catalog *cat, const char *kind)
 		text_models(out, cat);
 	else if (strcmp(kind, "calibrations") == 0)
 		text_calibrations(out, cat);
+	else if (strcmp(kind, "failures") == 0)
+		text_failures(out, cat);
 }
 
 cJSON *rpt_calibration_json(const struct calibration *c)
@@ -120,17 +162,34 @@ cJSON *rpt_calibration_json(const struct calibration *c)
 		cJSON_Delete(params);
 		return NULL;
 	}
-	cJSON_AddNumberToObject(o, "schema_version", c->schema_version);
+	/* Ranges and provenance exist from schema_version 2 on. */
+	int version = c->schema_version;
+	bool v2 = c->has_provenance;
+
+	for (int i = 0; i < CALIB_COUNT; i++)
+		v2 |= c->range[i].quantity != CALIB_RANGE_NONE;
+	if (v2 && version < 2)
+		version = 2;
+	cJSON_AddNumberToObject(o, "schema_version", version);
 	cJSON_AddStringToObject(o, "name", c->name);
 	cJSON_AddStringToObject(o, "gpu_family", c->gpu_family);
 	cJSON_AddStringToObject(o, "description", c->description);
+	if (c->has_provenance)
+		cJSON_AddItemToObject(o, "provenance",
+				      cfg_to_json(cfg_calib_provenance_fields, &c->provenance));
 	cJSON_AddItemToObject(o, "parameters", params);
 	for (int i = 0; i < CALIB_COUNT; i++) {
 		cJSON *p = cJSON_CreateObject();
+		const struct calib_range *r = &c->range[i];
 		if (!p)
 			break;
 		cJSON_AddNumberToObject(p, "value", calib_get(c, (enum calib_param)i));
 		cJSON_AddStringToObject(p, "source", c->source[i]);
+		if (r->quantity != CALIB_RANGE_NONE) {
+			struct cfg_calib_range rj = { (int)r->quantity - 1, r->min, r->max,
+						      r->ranks_min, r->ranks_max };
+			cJSON_AddItemToObject(p, "range", cfg_to_json(cfg_calib_range_fields, &rj));
+		}
 		cJSON_AddItemToObject(params, calib_params[i].name, p);
 	}
 	return o;
@@ -158,6 +217,23 @@ static cJSON *kind_json(const struct catalog *cat, const char *kind)
 	} else if (strcmp(kind, "calibrations") == 0) {
 		for (int i = 0; i < cat->n_calibrations; i++)
 			cJSON_AddItemToArray(arr, rpt_calibration_json(&cat->calibrations[i]));
+	} else if (strcmp(kind, "failures") == 0) {
+		/* one object holding the resilience catalogue's four lists */
+		const struct resilience_catalog *rc = &cat->resilience;
+		cJSON *o = cJSON_CreateObject(), *l;
+
+		if (o) {
+#define ADD_LIST(key, list, count, fields) \
+			if ((l = cJSON_AddArrayToObject(o, key))) \
+				for (int i = 0; i < rc->count; i++) \
+					cJSON_AddItemToArray(l, cfg_to_json(fields, &rc->list[i]));
+			ADD_LIST("profiles", profiles, n_profiles, cfg_failure_profile_fields)
+			ADD_LIST("causes", causes, n_causes, cfg_failure_cause_fields)
+			ADD_LIST("recovery", recovery, n_recovery, cfg_recovery_fields)
+			ADD_LIST("host_links", host_links, n_host_links, cfg_host_link_fields)
+#undef ADD_LIST
+			cJSON_AddItemToArray(arr, o);
+		}
 	}
 #undef ADD_ALL
 	return arr;

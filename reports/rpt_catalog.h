@@ -1,6 +1,6 @@
 /* rpt_catalog.h: render the catalogue as text tables or JSON onto a stream
  * the caller owns.  Kinds: "gpus", "instances", "fabrics", "storage",
- * "models", "calibrations".
+ * "models", "calibrations", "failures" (configs/resilience.json).
  */
 #ifndef SC_RPT_CATALOG_H
 #define SC_RPT_CATALOG_H
@@ -23,8 +23,10 @@ void rpt_catalog_text(FILE *out, const struct catalog *cat, const char *kind);
 bool rpt_catalog_json(FILE *out, const struct catalog *cat, const char *kind);
 
 /* A calibration profile as the JSON its loader reads (schema_version,
- * name, gpu_family, description, parameters with value and source).  The
- * caller frees the result with cJSON_Delete(); NULL on allocation failure. */
+ * name, gpu_family, description, parameters with value and source; a
+ * parameter's range and the provenance when the profile has them, as
+ * schema_version 2).  The caller frees the result with cJSON_Delete(); NULL
+ * on allocation failure. */
 cJSON *rpt_calibration_json(const struct calibration *c);
 
 #endif

@@ -5,6 +5,15 @@
 
 #include <cjson/cJSON.h>
 
+/* The data-stall, checkpoint and straggler parts exist only for scenarios
+ * with a "storage" or "stragglers" object: without one the report is what it
+ * always was. */
+static bool part_shown(const struct scenario *sc, int i)
+{
+	return (i != PART_DATA_STALL && i != PART_CHECKPOINT && i != PART_STRAGGLER) ||
+	       sc->storage.enabled || sc->stragglers.enabled;
+}
+
 static const char *efa_or_nvlink(const struct scenario *sc)
 {
 	return scenario_gpus(sc) > sc->cluster.instance.nvlink_domain_gpus ? "EFA" : "NVLink only";
@@ -38,8 +47,9 @@ void rpt_step_text(FILE *out, const struct scenario *sc, const struct step_resul
 
 	fprintf(out, "breakdown                 s   share\n");
 	for (int i = 0; i < PART_COUNT; i++)
-		fprintf(out, "  %-16s %10.4f  %5.1f %%\n", step_part_name((enum step_part)i),
-			r->part_s[i], r->step_time_s > 0 ? 100 * r->part_s[i] / r->step_time_s : 0);
+		if (part_shown(sc, i))
+			fprintf(out, "  %-16s %10.4f  %5.1f %%\n", step_part_name((enum step_part)i),
+				r->part_s[i], r->step_time_s > 0 ? 100 * r->part_s[i] / r->step_time_s : 0);
 	fprintf(out, "  %-16s %10.4f\n\n", "total", r->step_time_s);
 
 	fprintf(out, "memory per GPU        GiB\n");
@@ -58,13 +68,12 @@ void rpt_step_text(FILE *out, const struct scenario *sc, const struct step_resul
 	}
 }
 
-bool rpt_step_json(FILE *out, const struct scenario *sc, const struct step_result *r)
+cJSON *rpt_step_json_object(const struct scenario *sc, const struct step_result *r)
 {
 	cJSON *root = cJSON_CreateObject(), *parts, *mem, *colls;
-	char *text;
 
 	if (!root)
-		return false;
+		return NULL;
 	cJSON_AddStringToObject(root, "scenario", sc->name);
 	cJSON_AddStringToObject(root, "model", sc->model.name);
 	cJSON_AddStringToObject(root, "instance", sc->cluster.instance.name);
@@ -85,7 +94,8 @@ bool rpt_step_json(FILE *out, const struct scenario *sc, const struct step_resul
 	cJSON_AddStringToObject(root, "bottleneck", bottleneck_name(r->bottleneck));
 	parts = cJSON_AddObjectToObject(root, "breakdown_s");
 	for (int i = 0; parts && i < PART_COUNT; i++)
-		cJSON_AddNumberToObject(parts, step_part_name((enum step_part)i), r->part_s[i]);
+		if (part_shown(sc, i))
+			cJSON_AddNumberToObject(parts, step_part_name((enum step_part)i), r->part_s[i]);
 	mem = cJSON_AddObjectToObject(root, "memory_bytes");
 	for (int i = 0; mem && i < MEM_COUNT; i++)
 		cJSON_AddNumberToObject(mem, mem_part_name((enum mem_part)i), r->mem_bytes[i]);
@@ -107,6 +117,16 @@ bool rpt_step_json(FILE *out, const struct scenario *sc, const struct step_resul
 		cJSON_AddNumberToObject(o, "total_time_s", c->total_time_s);
 		cJSON_AddItemToArray(colls, o);
 	}
+	return root;
+}
+
+bool rpt_step_json(FILE *out, const struct scenario *sc, const struct step_result *r)
+{
+	cJSON *root = rpt_step_json_object(sc, r);
+	char *text;
+
+	if (!root)
+		return false;
 	text = cJSON_Print(root);
 	cJSON_Delete(root);
 	if (!text)
@@ -118,11 +138,11 @@ bool rpt_step_json(FILE *out, const struct scenario *sc, const struct step_resul
 
 void rpt_step_csv(FILE *out, const struct scenario *sc, const struct step_result *r)
 {
-	(void)sc;
 	fprintf(out, "step_time_s,tokens_per_s,tokens_per_s_per_gpu,model_tflops_per_gpu,mfu,hfu,"
 		"bottleneck,memory_total_bytes,memory_capacity_bytes,oom");
 	for (int i = 0; i < PART_COUNT; i++)
-		fprintf(out, ",%s_s", step_part_name((enum step_part)i));
+		if (part_shown(sc, i))
+			fprintf(out, ",%s_s", step_part_name((enum step_part)i));
 	for (int i = 0; i < MEM_COUNT; i++)
 		fprintf(out, ",%s_bytes", mem_part_name((enum mem_part)i));
 	fprintf(out, "\n%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s,%.6g,%.6g,%s", r->step_time_s, r->tokens_per_s,
@@ -130,7 +150,8 @@ void rpt_step_csv(FILE *out, const struct scenario *sc, const struct step_result
 		bottleneck_name(r->bottleneck), r->mem_total_bytes, r->mem_capacity_bytes,
 		r->oom ? "true" : "false");
 	for (int i = 0; i < PART_COUNT; i++)
-		fprintf(out, ",%.6g", r->part_s[i]);
+		if (part_shown(sc, i))
+			fprintf(out, ",%.6g", r->part_s[i]);
 	for (int i = 0; i < MEM_COUNT; i++)
 		fprintf(out, ",%.6g", r->mem_bytes[i]);
 	fprintf(out, "\n");

@@ -7,11 +7,16 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include <cjson/cJSON.h>
+
 #include "../sim/analytic/step.h"
 
 void rpt_step_text(FILE *out, const struct scenario *sc, const struct step_result *r);
 /* Returns false on allocation failure. */
 bool rpt_step_json(FILE *out, const struct scenario *sc, const struct step_result *r);
+/* The object rpt_step_json prints, for callers that add to it; the caller
+ * frees it with cJSON_Delete().  NULL on allocation failure. */
+cJSON *rpt_step_json_object(const struct scenario *sc, const struct step_result *r);
 void rpt_step_csv(FILE *out, const struct scenario *sc, const struct step_result *r);
 
 #endif

@@ -18,8 +18,10 @@
  * hidden communication shares SMs and HBM with it.
  */
 #include "step.h"
+#include "goodput.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "../../models/collective.h"
@@ -43,6 +45,9 @@ const char *step_part_name(enum step_part p)
 	case PART_BUBBLE: return "bubble";
 	case PART_OPTIMIZER: return "optimizer";
 	case PART_OVERHEAD: return "overhead";
+	case PART_DATA_STALL: return "data_stall";
+	case PART_CHECKPOINT: return "checkpoint";
+	case PART_STRAGGLER: return "straggler";
 	case PART_COUNT: break;
 	}
 	return "unknown";
@@ -205,18 +210,6 @@ static enum sc_status validate(const struct scenario *sc, struct sc_error *err)
 
 /* ---- per-kind timing ---------------------------------------------------------- */
 
-/* Everything a layer kind costs for one micro-batch on one GPU. */
-struct kind_time {
-	struct gpu_time compute;   /* forward + backward + recompute */
-	double fwd_s, bwd_s;       /* compute time of each direction (windows) */
-	double tp_s, cp_s, ep_s;   /* communication before overlap (tp_s
-				      includes the expert-TP part etp_s) */
-	double etp_s;
-	double tp_exp_s, cp_exp_s, ep_exp_s; /* exposed */
-	double interference_s;     /* extra compute from hidden communication */
-	double total_s;            /* compute + exposed + interference */
-};
-
 struct ctx {
 	const struct scenario *sc;
 	const struct gpu_spec *gpu;
@@ -290,7 +283,7 @@ static void tp_comm(const struct ctx *x, const struct net_span *grp, int f,
 }
 
 static void time_kind(const struct ctx *x, const struct tf_layer *L,
-		      bool has_layer_attention, struct kind_time *kt)
+		      bool has_layer_attention, struct step_kind_time *kt)
 {
 	const struct calibration *cal = x->cal;
 	const struct layout *lay = &x->sc->layout;
@@ -384,6 +377,12 @@ static void time_kind(const struct ctx *x, const struct tf_layer *L,
 	kt->tp_s = tp_f + tp_b;
 	kt->cp_s = cp_f + cp_b;
 	kt->ep_s = ep_f + ep_b;
+	kt->tp_dir_s[0] = tp_f;
+	kt->tp_dir_s[1] = tp_b;
+	kt->cp_dir_s[0] = cp_f;
+	kt->cp_dir_s[1] = cp_b;
+	kt->ep_dir_s[0] = ep_f;
+	kt->ep_dir_s[1] = ep_b;
 
 	/* TP: hidden under the GEMMs by userbuffer comm-GEMM overlap only
 	 * when the layout enables it (Transformer Engine tp_comm_overlap) */
@@ -393,6 +392,8 @@ static void time_kind(const struct ctx *x, const struct tf_layer *L,
 		double h_b = lay->tp_comm_overlap ? hide(cal->tp_overlap, tp_b, gemm_b) : 0;
 
 		kt->tp_exp_s = kt->tp_s - h_f - h_b;
+		kt->tp_hid_dir_s[0] = h_f;
+		kt->tp_hid_dir_s[1] = h_b;
 		hid_f += h_f;
 		hid_b += h_b;
 	}
@@ -403,6 +404,8 @@ static void time_kind(const struct ctx *x, const struct tf_layer *L,
 		double h_b = hide(cal->cp_overlap, cp_b, ab);
 
 		kt->cp_exp_s = kt->cp_s - h_f - h_b;
+		kt->cp_win_dir_s[0] = af;
+		kt->cp_win_dir_s[1] = ab;
 		hid_f += h_f;
 		hid_b += h_b;
 	}
@@ -422,7 +425,7 @@ static void time_kind(const struct ctx *x, const struct tf_layer *L,
 		      kt->ep_exp_s + kt->interference_s;
 }
 
-static void kind_add(struct kind_time *acc, const struct kind_time *k, double n)
+static void kind_add(struct step_kind_time *acc, const struct step_kind_time *k, double n)
 {
 	if (n == 0)
 		return;
@@ -438,6 +441,13 @@ static void kind_add(struct kind_time *acc, const struct kind_time *k, double n)
 	acc->ep_exp_s += n * k->ep_exp_s;
 	acc->interference_s += n * k->interference_s;
 	acc->total_s += n * k->total_s;
+	for (int d = 0; d < 2; d++) {
+		acc->tp_dir_s[d] += n * k->tp_dir_s[d];
+		acc->tp_hid_dir_s[d] += n * k->tp_hid_dir_s[d];
+		acc->cp_dir_s[d] += n * k->cp_dir_s[d];
+		acc->cp_win_dir_s[d] += n * k->cp_win_dir_s[d];
+		acc->ep_dir_s[d] += n * k->ep_dir_s[d];
+	}
 }
 
 /* ---- collectives list ---------------------------------------------------------- */
@@ -574,12 +584,15 @@ struct stage {
 	int dense, moe;
 	bool first, last;
 	double time_s;
-	struct kind_time kt;
+	struct step_kind_time kt;
 	double params_dense, params_expert;
 };
 
-enum sc_status sim_step_predict(const struct scenario *sc,
-				struct step_result *out, struct sc_error *err)
+/* The shape part of a step (see struct step_prep): the op list of one
+ * micro-batch on one GPU, each layer kind's time, the model FLOPs and the
+ * activations of one layer.  sc has passed validate(). */
+static enum sc_status prepare(const struct scenario *sc, struct step_prep *p,
+			      struct sc_error *err)
 {
 	const struct layout *lay = &sc->layout;
 	const struct training *tr = &sc->training;
@@ -588,26 +601,22 @@ enum sc_status sim_step_predict(const struct scenario *sc,
 	const struct calibration *cal = &sc->calibration;
 	struct ctx x;
 	struct tf_shard sh;
-	struct tf_ops ops;
-	struct kind_time k_dense, k_moe, k_embed, k_logits, k_mtp;
-	struct stage crit, st;
 	enum sc_status rc;
-	int tp = lay->tp, pp = lay->pp, cp = lay->cp, dp = lay->dp, v = lay->vpp;
+	int tp = lay->tp, cp = lay->cp;
 	int ep = lay->ep, etp = lay->etp > 0 ? lay->etp : lay->tp;
-	int gpus, mb, zero, edp, L = m->layers, pv;
-	double stage_sum = 0, p2p_mb = 0, p2p_call = 0, p2p_bytes = 0;
-	double max_params_dense = 0, max_params_expert = 0;
-	double tokens_per_step, peak;
-	struct sched_in si;
-	struct sched_out so;
-	struct tf_flops fl;
-	bool tied_shared;
 
-	memset(out, 0, sizeof(*out));
-	sc_error_clear(err);
-	rc = validate(sc, err);
-	if (rc != SC_OK)
-		return rc;
+	p->tp = tp;
+	p->cp = cp;
+	p->ep = ep;
+	p->etp = etp;
+	p->seq_len = tr->seq_len;
+	p->micro_batch_seqs = tr->micro_batch_seqs;
+	p->precision = tr->precision;
+	p->recompute = tr->recompute;
+	p->sequence_parallel = lay->sequence_parallel;
+	p->tp_comm_overlap = lay->tp_comm_overlap;
+	p->ep_comm_overlap = lay->ep_comm_overlap;
+	p->moe_dispatcher = lay->moe_dispatcher;
 	memset(&x, 0, sizeof(x));
 	x.sc = sc;
 	x.gpu = &cl->gpu;
@@ -618,11 +627,6 @@ enum sc_status sim_step_predict(const struct scenario *sc,
 	x.sp = lay->sequence_parallel && tp > 1;
 	x.imbalance = model_is_moe(m) && cal->moe_router_imbalance > 1.0
 		      ? cal->moe_router_imbalance : 1.0;
-	gpus = scenario_gpus(sc);
-	mb = tr->global_batch_seqs / (tr->micro_batch_seqs * dp);
-	zero = lay->fsdp ? 3 : lay->zero_stage;
-	edp = model_is_moe(m) ? tp * cp * dp / (etp * ep) : 1;
-	pv = pp * v;
 
 	/* Megatron rank order: TP innermost (stride 1), then CP (stride tp),
 	 * then DP (stride tp*cp), then PP (stride tp*cp*dp); expert layers
@@ -631,7 +635,6 @@ enum sc_status sim_step_predict(const struct scenario *sc,
 	x.etp = net_span_of(cl, model_is_moe(m) ? etp : 1, 1);
 	x.cp = net_span_of(cl, cp, tp);
 	x.ep = net_span_of(cl, ep, etp);
-	x.pp = net_span_of(cl, pp > 1 ? 2 : 1, tp * cp * dp);
 
 	/* op lists of one micro-batch on one GPU */
 	sh.seq_len = tr->seq_len;
@@ -642,15 +645,99 @@ enum sc_status sim_step_predict(const struct scenario *sc,
 	sh.etp = etp;
 	sh.sp = x.sp;
 	sh.low_precision = x.dtype != GPU_DTYPE_BF16;
-	tf_build(m, &sh, &ops);
-	time_kind(&x, &ops.dense, true, &k_dense);
+	tf_build(m, &sh, &p->ops);
+	time_kind(&x, &p->ops.dense, true, &p->k_dense);
 	if (model_is_moe(m))
-		time_kind(&x, &ops.moe, true, &k_moe);
+		time_kind(&x, &p->ops.moe, true, &p->k_moe);
 	else
-		memset(&k_moe, 0, sizeof(k_moe));
-	time_kind(&x, &ops.embed, false, &k_embed);
-	time_kind(&x, &ops.logits, false, &k_logits);
-	time_kind(&x, &ops.mtp_extra, false, &k_mtp);
+		memset(&p->k_moe, 0, sizeof(p->k_moe));
+	time_kind(&x, &p->ops.embed, false, &p->k_embed);
+	time_kind(&x, &p->ops.logits, false, &p->k_logits);
+	time_kind(&x, &p->ops.mtp_extra, false, &p->k_mtp);
+	tf_flops_per_token(m, tr->seq_len, true, &p->flops);
+	{
+		struct mem_act_opts ao;
+
+		ao.seq_len = (double)tr->seq_len / cp;
+		ao.micro_batch = tr->micro_batch_seqs;
+		ao.tp = tp;
+		ao.etp = etp;
+		ao.sp = x.sp;
+		ao.flash = true;
+		ao.dropout = false;  /* modern LLM pre-training runs without dropout */
+		ao.recompute = tr->recompute;
+		mem_layer_activations(m, &ao, false, &p->act_dense);
+		if (model_is_moe(m))
+			mem_layer_activations(m, &ao, true, &p->act_moe);
+		else
+			p->act_moe = p->act_dense;
+	}
+	p->dtype = x.dtype;
+	p->sp = x.sp;
+	p->imbalance = x.imbalance;
+	p->tp_span = x.tp;
+	p->etp_span = x.etp;
+	p->cp_span = x.cp;
+	p->ep_span = x.ep;
+	return SC_OK;
+}
+
+/* Does sc have the shape p was prepared for? */
+static bool same_shape(const struct scenario *sc, const struct step_prep *p)
+{
+	const struct layout *l = &sc->layout;
+	const struct training *t = &sc->training;
+
+	return l->tp == p->tp && l->cp == p->cp && l->ep == p->ep &&
+	       (l->etp > 0 ? l->etp : l->tp) == p->etp && t->seq_len == p->seq_len &&
+	       t->micro_batch_seqs == p->micro_batch_seqs && t->precision == p->precision &&
+	       t->recompute == p->recompute && l->sequence_parallel == p->sequence_parallel &&
+	       l->tp_comm_overlap == p->tp_comm_overlap &&
+	       l->ep_comm_overlap == p->ep_comm_overlap && l->moe_dispatcher == p->moe_dispatcher;
+}
+
+/* The rest of the step of sc's (validated) layout from its shape p. */
+static void finish(const struct scenario *sc, const struct step_prep *p,
+		   unsigned flags, struct step_result *out)
+{
+	const struct layout *lay = &sc->layout;
+	const struct training *tr = &sc->training;
+	const struct model_arch *m = &sc->model;
+	const struct cluster *cl = &sc->cluster;
+	const struct calibration *cal = &sc->calibration;
+	const struct tf_ops *ops = &p->ops;
+	const struct step_kind_time *k_dense = &p->k_dense, *k_moe = &p->k_moe;
+	const struct step_kind_time *k_embed = &p->k_embed, *k_logits = &p->k_logits;
+	const struct step_kind_time *k_mtp = &p->k_mtp;
+	const struct tf_flops *fl = &p->flops;
+	struct ctx x;
+	struct stage crit, st;
+	int tp = lay->tp, pp = lay->pp, cp = lay->cp, dp = lay->dp, v = lay->vpp;
+	int ep = lay->ep, etp = p->etp;
+	int gpus, mb, zero, edp, L = m->layers, pv, chunk;
+	double stage_sum = 0, p2p_mb = 0, p2p_call = 0, p2p_bytes = 0;
+	double max_params_dense = 0, max_params_expert = 0;
+	double tokens_per_step, peak;
+	struct sched_in si;
+	struct sched_out so;
+	bool tied_shared;
+
+	x.sc = sc;
+	x.gpu = &cl->gpu;
+	x.cal = cal;
+	x.dtype = p->dtype;
+	x.sp = p->sp;
+	x.imbalance = p->imbalance;
+	x.tp = p->tp_span;
+	x.etp = p->etp_span;
+	x.cp = p->cp_span;
+	x.ep = p->ep_span;
+	gpus = scenario_gpus(sc);
+	mb = tr->global_batch_seqs / (tr->micro_batch_seqs * dp);
+	zero = lay->fsdp ? 3 : lay->zero_stage;
+	edp = model_is_moe(m) ? tp * cp * dp / (etp * ep) : 1;
+	pv = pp * v;
+	x.pp = net_span_of(cl, pp > 1 ? 2 : 1, tp * cp * dp);
 
 	/* pipeline send/recv: the activation (SP-sharded when SP is on) of
 	 * each chunk forward and its gradient backward */
@@ -663,45 +750,146 @@ enum sc_status sim_step_predict(const struct scenario *sc,
 
 	/* every pipeline rank: its v chunks' layers and the head parts */
 	tied_shared = m->tied_embeddings && pp == 1;
+	/* layers per virtual stage when they divide evenly (no division in
+	 * the loop), else 0 */
+	chunk = L % pv == 0 ? L / pv : 0;
+
+	/* memory: first and last pipeline stage, the worse one reported (first,
+	 * so that a search can stop here when the layout does not fit) */
+	{
+		const struct mem_act a_dense = p->act_dense, a_moe = p->act_moe;
+		double sb = tr->micro_batch_seqs * ((double)tr->seq_len / cp);
+		double rep = x.sp ? 1.0 / tp : 1.0;
+		struct mem_out worst;
+		bool have = false;
+
+		memset(&worst, 0, sizeof(worst));
+		for (int pass = 0; pass < 2; pass++) {
+			int s = pass == 0 ? 0 : pp - 1;
+			struct mem_in mi;
+			struct mem_out mo;
+			int nd = 0, nm = 0;
+			double pdn, pex, act, extra;
+
+			if (pass == 1 && pp == 1)
+				break;
+			for (int c = 0; c < v; c++) {
+				int j = c * pp + s;
+				int b = chunk > 0 ? j * chunk : vstage_begin(j, L, pv);
+				int e = chunk > 0 ? b + chunk : vstage_begin(j + 1, L, pv);
+				int k = tf_moe_layers_in(m, b, e);
+
+				nm += k;
+				nd += (e - b) - k;
+			}
+			pdn = nd * ops->dense.params_dense_local + nm * ops->moe.params_dense_local;
+			pex = nm * ops->moe.params_expert_local;
+			act = nd * a_dense.stored_bytes + nm * a_moe.stored_bytes;
+			extra = tr->recompute == RECOMPUTE_FULL
+				? fmax(a_dense.working_bytes, model_is_moe(m) ? a_moe.working_bytes : 0)
+				: 0;
+			if (s == 0) {
+				pdn += ops->embed.params_dense_local;
+				act += 2.0 * sb * m->hidden * rep;
+			}
+			if (s == pp - 1) {
+				pdn += ops->logits.params_dense_local -
+				       (tied_shared ? ops->embed.params_dense_local : 0);
+				/* BF16 logits and their FP32 softmax for the loss,
+				 * held between the last stage's forward and backward */
+				extra += 6.0 * sb * m->vocab / tp;
+				if (m->mtp_layers > 0) {
+					const struct tf_layer *ml = ops->mtp_layer_is_moe ? &ops->moe : &ops->dense;
+
+					pdn += m->mtp_layers * (ml->params_dense_local +
+							       ops->mtp_extra.params_dense_local);
+					pex += m->mtp_layers * ml->params_expert_local;
+					act += m->mtp_layers * (ops->mtp_layer_is_moe ? a_moe.stored_bytes
+										: a_dense.stored_bytes);
+				}
+			}
+			mi.params_dense = pdn;
+			mi.params_expert = pex;
+			mi.dense_shard = (zero >= 3 && lay->fsdp_group > 0) ? lay->fsdp_group : dp * cp;
+			mi.expert_shard = edp;
+			mi.zero_stage = zero;
+			mi.grad_fp32 = tr->grad_fp32;
+			mi.precision = tr->precision;
+			mi.optimizer = tr->optimizer;
+			mi.act_per_microbatch_bytes = act;
+			mi.inflight_microbatches = pp > 1 ? sched_inflight(lay->schedule, pp, v, mb, s) : 1.0;
+			mi.act_extra_bytes = extra;
+			mi.capacity_bytes = cl->gpu.hbm_bytes;
+			mem_estimate(&mi, cal, &mo);
+			if (!have || mo.total_bytes > worst.total_bytes) {
+				worst = mo;
+				have = true;
+			}
+		}
+		out->mem_bytes[MEM_WEIGHTS] = worst.weights_bytes;
+		out->mem_bytes[MEM_GRADIENTS] = worst.gradients_bytes;
+		out->mem_bytes[MEM_OPTIMIZER] = worst.optimizer_bytes;
+		out->mem_bytes[MEM_ACTIVATIONS] = worst.activations_bytes;
+		out->mem_bytes[MEM_COMM_BUFFERS] = worst.comm_buffers_bytes;
+		out->mem_bytes[MEM_RESERVE] = worst.reserve_bytes;
+		out->mem_total_bytes = worst.total_bytes;
+		out->mem_capacity_bytes = cl->gpu.hbm_bytes;
+		out->oom = worst.oom;
+	}
+	if ((flags & STEP_STOP_IF_OOM) && out->oom)
+		return;
+
 	memset(&crit, 0, sizeof(crit));
 	crit.time_s = -1;
 	for (int s = 0; s < pp; s++) {
-		memset(&st, 0, sizeof(st));
-		st.first = s == 0;
-		st.last = s == pp - 1;
+		int nd = 0, nmo = 0;
+		bool first = s == 0, last = s == pp - 1;
+
 		for (int c = 0; c < v; c++) {
 			int j = c * pp + s;
-			int b = vstage_begin(j, L, pv), e = vstage_begin(j + 1, L, pv);
+			int b = chunk > 0 ? j * chunk : vstage_begin(j, L, pv);
+			int e = chunk > 0 ? b + chunk : vstage_begin(j + 1, L, pv);
 			int nm = tf_moe_layers_in(m, b, e);
 
-			st.moe += nm;
-			st.dense += (e - b) - nm;
+			nmo += nm;
+			nd += (e - b) - nm;
 		}
-		kind_add(&st.kt, &k_dense, st.dense);
-		kind_add(&st.kt, &k_moe, st.moe);
-		st.params_dense = st.dense * ops.dense.params_dense_local +
-				  st.moe * ops.moe.params_dense_local;
-		st.params_expert = st.moe * ops.moe.params_expert_local;
+		/* a stage with the same layers as the one before, neither first
+		 * nor last, costs the same: keep st (a search finishes layouts
+		 * of up to a hundred stages) */
+		if (s > 0 && first == st.first && last == st.last && nd == st.dense && nmo == st.moe)
+			goto same_stage;
+		memset(&st, 0, sizeof(st));
+		st.first = first;
+		st.last = last;
+		st.dense = nd;
+		st.moe = nmo;
+		kind_add(&st.kt, k_dense, st.dense);
+		kind_add(&st.kt, k_moe, st.moe);
+		st.params_dense = st.dense * ops->dense.params_dense_local +
+				  st.moe * ops->moe.params_dense_local;
+		st.params_expert = st.moe * ops->moe.params_expert_local;
 		if (st.first) {
-			kind_add(&st.kt, &k_embed, 1);
-			st.params_dense += ops.embed.params_dense_local;
+			kind_add(&st.kt, k_embed, 1);
+			st.params_dense += ops->embed.params_dense_local;
 		}
 		if (st.last) {
-			kind_add(&st.kt, &k_logits, 1);
-			st.params_dense += ops.logits.params_dense_local;
+			kind_add(&st.kt, k_logits, 1);
+			st.params_dense += ops->logits.params_dense_local;
 			if (tied_shared)
-				st.params_dense -= ops.embed.params_dense_local;
+				st.params_dense -= ops->embed.params_dense_local;
 			if (m->mtp_layers > 0) {
-				const struct tf_layer *ml = ops.mtp_layer_is_moe ? &ops.moe : &ops.dense;
+				const struct tf_layer *ml = ops->mtp_layer_is_moe ? &ops->moe : &ops->dense;
 
-				kind_add(&st.kt, ops.mtp_layer_is_moe ? &k_moe : &k_dense, m->mtp_layers);
-				kind_add(&st.kt, &k_mtp, m->mtp_layers);
+				kind_add(&st.kt, ops->mtp_layer_is_moe ? k_moe : k_dense, m->mtp_layers);
+				kind_add(&st.kt, k_mtp, m->mtp_layers);
 				st.params_dense += m->mtp_layers *
-						   (ml->params_dense_local + ops.mtp_extra.params_dense_local);
+						   (ml->params_dense_local + ops->mtp_extra.params_dense_local);
 				st.params_expert += m->mtp_layers * ml->params_expert_local;
 			}
 		}
 		st.time_s = st.kt.total_s + p2p_mb;
+same_stage:
 		stage_sum += st.time_s;
 		if (st.time_s > crit.time_s)
 			crit = st;
@@ -751,22 +939,25 @@ enum sc_status sim_step_predict(const struct scenario *sc,
 			else
 				dpr.exposed_nvlink_s += t;
 		}
-		/* collectives list */
+		/* collectives list (only when asked for: it costs as much as
+		 * the rest of this function) */
+		if (!(flags & STEP_COLLECTIVES))
+			goto no_list;
 		add_coll(out, "tp", cal, &x.tp, x.sp ? COLL_ALL_GATHER : COLL_ALL_REDUCE,
-			 ops.dense.tp_bytes, mb * (crit.kt.tp_s - crit.kt.etp_s));
+			 ops->dense.tp_bytes, mb * (crit.kt.tp_s - crit.kt.etp_s));
 		if (model_is_moe(m))
 			add_coll(out, "etp", cal, &x.etp, x.sp ? COLL_ALL_GATHER : COLL_ALL_REDUCE,
-				 ops.moe.etp_bytes, mb * crit.kt.etp_s);
+				 ops->moe.etp_bytes, mb * crit.kt.etp_s);
 		if (cp > 1) {
 			struct net_span ring = x.cp;
 
 			ring.ranks = 2;
-			add_coll(out, "cp", cal, &ring, COLL_SEND_RECV, ops.dense.cp_kv_bytes,
+			add_coll(out, "cp", cal, &ring, COLL_SEND_RECV, ops->dense.cp_kv_bytes,
 				 mb * crit.kt.cp_s);
 		}
 		if (model_is_moe(m) && x.ep.ranks > 1) {
 			struct coll_choice ch;
-			double bytes = ops.moe.ep_bytes * x.imbalance;
+			double bytes = ops->moe.ep_bytes * x.imbalance;
 
 			ep_a2a(&x, bytes, &ch);
 			record_coll(out, "ep", &x.ep, bytes, &ch, mb * crit.kt.ep_s);
@@ -794,6 +985,7 @@ enum sc_status sim_step_predict(const struct scenario *sc,
 				add_coll(out, "edp", cal, &g_exp, gop, be * gb,
 					 per * bucketed(cal, &g_exp, gop, pe, gb, &one));
 		}
+no_list:;
 	}
 
 	/* optimizer step: streams the local parameter shard's state through
@@ -830,116 +1022,20 @@ enum sc_status sim_step_predict(const struct scenario *sc,
 	out->bubble_fraction = so.bubble_fraction;
 	out->tokens_per_s = tokens_per_step / out->step_time_s;
 	out->tokens_per_s_per_gpu = out->tokens_per_s / gpus;
-	tf_flops_per_token(m, tr->seq_len, true, &fl);
 	/* model FLOPs: forward + backward (2x forward), no recompute */
-	out->model_flops_per_step = 3.0 * fl.total * tokens_per_step;
+	out->model_flops_per_step = 3.0 * fl->total * tokens_per_step;
 	out->hardware_flops_per_step = out->model_flops_per_step;
 	if (tr->recompute == RECOMPUTE_FULL)
-		out->hardware_flops_per_step += (fl.layers_gemm + fl.layers_attn +
-						 fl.mtp - (m->mtp_layers > 0 ? m->mtp_layers * fl.logits : 0)) *
+		out->hardware_flops_per_step += (fl->layers_gemm + fl->layers_attn +
+						 fl->mtp - (m->mtp_layers > 0 ? m->mtp_layers * fl->logits : 0)) *
 						tokens_per_step;
 	else if (tr->recompute == RECOMPUTE_SELECTIVE)
-		out->hardware_flops_per_step += fl.layers_attn * tokens_per_step;
+		out->hardware_flops_per_step += fl->layers_attn * tokens_per_step;
 	peak = gpu_precision_peak_flops(&cl->gpu, tr->precision);
 	out->model_tflops_per_gpu = out->model_flops_per_step / out->step_time_s / gpus / 1e12;
 	out->mfu = out->model_flops_per_step / (out->step_time_s * gpus * peak);
 	out->hfu = out->hardware_flops_per_step / (out->step_time_s * gpus * peak);
 	out->uncertainty_rel = cal->uncertainty_rel;
-
-	/* memory: first and last pipeline stage, the worse one reported */
-	{
-		struct mem_act_opts ao;
-		struct mem_act a_dense, a_moe;
-		double sb = tr->micro_batch_seqs * ((double)tr->seq_len / cp);
-		double rep = x.sp ? 1.0 / tp : 1.0;
-		struct mem_out worst;
-		bool have = false;
-
-		ao.seq_len = (double)tr->seq_len / cp;
-		ao.micro_batch = tr->micro_batch_seqs;
-		ao.tp = tp;
-		ao.etp = etp;
-		ao.sp = x.sp;
-		ao.flash = true;
-		ao.dropout = false;  /* modern LLM pre-training runs without dropout */
-		ao.recompute = tr->recompute;
-		mem_layer_activations(m, &ao, false, &a_dense);
-		if (model_is_moe(m))
-			mem_layer_activations(m, &ao, true, &a_moe);
-		else
-			a_moe = a_dense;
-		memset(&worst, 0, sizeof(worst));
-		for (int pass = 0; pass < 2; pass++) {
-			int s = pass == 0 ? 0 : pp - 1;
-			struct mem_in mi;
-			struct mem_out mo;
-			int nd = 0, nm = 0;
-			double pdn, pex, act, extra;
-
-			if (pass == 1 && pp == 1)
-				break;
-			for (int c = 0; c < v; c++) {
-				int j = c * pp + s;
-				int b = vstage_begin(j, L, pv), e = vstage_begin(j + 1, L, pv);
-				int k = tf_moe_layers_in(m, b, e);
-
-				nm += k;
-				nd += (e - b) - k;
-			}
-			pdn = nd * ops.dense.params_dense_local + nm * ops.moe.params_dense_local;
-			pex = nm * ops.moe.params_expert_local;
-			act = nd * a_dense.stored_bytes + nm * a_moe.stored_bytes;
-			extra = tr->recompute == RECOMPUTE_FULL
-				? fmax(a_dense.working_bytes, model_is_moe(m) ? a_moe.working_bytes : 0)
-				: 0;
-			if (s == 0) {
-				pdn += ops.embed.params_dense_local;
-				act += 2.0 * sb * m->hidden * rep;
-			}
-			if (s == pp - 1) {
-				pdn += ops.logits.params_dense_local -
-				       (tied_shared ? ops.embed.params_dense_local : 0);
-				/* BF16 logits and their FP32 softmax for the loss,
-				 * held between the last stage's forward and backward */
-				extra += 6.0 * sb * m->vocab / tp;
-				if (m->mtp_layers > 0) {
-					const struct tf_layer *ml = ops.mtp_layer_is_moe ? &ops.moe : &ops.dense;
-
-					pdn += m->mtp_layers * (ml->params_dense_local +
-							       ops.mtp_extra.params_dense_local);
-					pex += m->mtp_layers * ml->params_expert_local;
-					act += m->mtp_layers * (ops.mtp_layer_is_moe ? a_moe.stored_bytes
-										: a_dense.stored_bytes);
-				}
-			}
-			mi.params_dense = pdn;
-			mi.params_expert = pex;
-			mi.dense_shard = (zero >= 3 && lay->fsdp_group > 0) ? lay->fsdp_group : dp * cp;
-			mi.expert_shard = edp;
-			mi.zero_stage = zero;
-			mi.grad_fp32 = tr->grad_fp32;
-			mi.precision = tr->precision;
-			mi.optimizer = tr->optimizer;
-			mi.act_per_microbatch_bytes = act;
-			mi.inflight_microbatches = pp > 1 ? sched_inflight(lay->schedule, pp, v, mb, s) : 1.0;
-			mi.act_extra_bytes = extra;
-			mi.capacity_bytes = cl->gpu.hbm_bytes;
-			mem_estimate(&mi, cal, &mo);
-			if (!have || mo.total_bytes > worst.total_bytes) {
-				worst = mo;
-				have = true;
-			}
-		}
-		out->mem_bytes[MEM_WEIGHTS] = worst.weights_bytes;
-		out->mem_bytes[MEM_GRADIENTS] = worst.gradients_bytes;
-		out->mem_bytes[MEM_OPTIMIZER] = worst.optimizer_bytes;
-		out->mem_bytes[MEM_ACTIVATIONS] = worst.activations_bytes;
-		out->mem_bytes[MEM_COMM_BUFFERS] = worst.comm_buffers_bytes;
-		out->mem_bytes[MEM_RESERVE] = worst.reserve_bytes;
-		out->mem_total_bytes = worst.total_bytes;
-		out->mem_capacity_bytes = cl->gpu.hbm_bytes;
-		out->oom = worst.oom;
-	}
 
 	/* bottleneck: the largest of the resources' shares of the step */
 	{
@@ -971,5 +1067,60 @@ enum sc_status sim_step_predict(const struct scenario *sc,
 			if (share[i] > share[out->bottleneck])
 				out->bottleneck = (enum bottleneck)i;
 	}
+}
+
+enum sc_status sim_step_prepare(const struct scenario *sc, struct step_prep *prep,
+				struct sc_error *err)
+{
+	enum sc_status rc;
+
+	sc_error_clear(err);
+	rc = validate(sc, err);
+	if (rc != SC_OK)
+		return rc;
+	return prepare(sc, prep, err);
+}
+
+enum sc_status sim_step_finish(const struct scenario *sc, const struct step_prep *prep,
+			       unsigned flags, struct step_result *out, struct sc_error *err)
+{
+	enum sc_status rc;
+
+	/* the collectives list is most of the struct: left alone unless asked for */
+	memset(out, 0, (flags & STEP_COLLECTIVES) ? sizeof(*out)
+		       : offsetof(struct step_result, collectives));
+	sc_error_clear(err);
+	rc = validate(sc, err);
+	if (rc != SC_OK)
+		return rc;
+	if (!same_shape(sc, prep))
+		return sc_error_set(err, SC_EINVAL, NULL, "/layout",
+				    "layout (tp \"%d\", cp %d, ep %d) differs from the prepared shape (tp %d, cp %d, ep %d) in a per-micro-batch setting",
+				    sc->layout.tp, sc->layout.cp, sc->layout.ep, prep->tp, prep->cp, prep->ep);
+	finish(sc, prep, flags, out);
+	/* data stalls, checkpoints, stragglers (sim/analytic/goodput.h): only
+	 * for scenarios that ask, one predictable branch otherwise */
+	if (sc->storage.enabled || sc->stragglers.enabled)
+		return sim_goodput_extend(sc, out, err);
+	return SC_OK;
+}
+
+enum sc_status sim_step_predict(const struct scenario *sc,
+				struct step_result *out, struct sc_error *err)
+{
+	struct step_prep prep;
+	enum sc_status rc;
+
+	memset(out, 0, sizeof(*out));
+	sc_error_clear(err);
+	rc = validate(sc, err);
+	if (rc != SC_OK)
+		return rc;
+	rc = prepare(sc, &prep, err);
+	if (rc != SC_OK)
+		return rc;
+	finish(sc, &prep, STEP_COLLECTIVES, out);
+	if (sc->storage.enabled || sc->stragglers.enabled)
+		return sim_goodput_extend(sc, out, err);
 	return SC_OK;
 }

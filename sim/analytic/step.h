@@ -10,8 +10,12 @@
 #ifndef SC_SIM_STEP_H
 #define SC_SIM_STEP_H
 
+#include "../../models/gpu.h"
+#include "../../models/memory.h"
+#include "../../models/network.h"
 #include "../../models/scenario.h"
 #include "../../models/status.h"
+#include "../../models/transformer.h"
 
 enum step_part {
 	PART_COMPUTE,        /* forward + backward + recompute GEMMs, attention, memory-bound ops */
@@ -23,6 +27,10 @@ enum step_part {
 	PART_BUBBLE,         /* pipeline fill and drain */
 	PART_OPTIMIZER,      /* optimizer step */
 	PART_OVERHEAD,       /* per-step fixed overheads and kernel launches */
+	/* only with a scenario "storage" / "stragglers" object (sim/analytic/goodput.h): */
+	PART_DATA_STALL,     /* waiting for training data */
+	PART_CHECKPOINT,     /* blocking checkpoint time amortised per step, checkpointless replication */
+	PART_STRAGGLER,      /* waiting for the slowest GPU */
 	PART_COUNT
 };
 
@@ -85,6 +93,80 @@ struct step_result {
 
 enum sc_status sim_step_predict(const struct scenario *sc,
 				struct step_result *out, struct sc_error *err);
+
+/* ---- two-phase prediction, for searches ----------------------------------
+ *
+ * sim_step_predict() = sim_step_prepare() + sim_step_finish(STEP_COLLECTIVES),
+ * with identical results.  The prepare phase is the costly part (the op list
+ * of one micro-batch and a few hundred roofline and collective evaluations);
+ * it depends only on the "shape" of a micro-batch on one GPU: the model, the
+ * cluster's instance, GPU and fabric (not its node count), the calibration,
+ * training seq_len, micro_batch_seqs, precision and recompute, and layout
+ * tp, cp, ep, etp, sequence_parallel, tp_comm_overlap, ep_comm_overlap and
+ * moe_dispatcher.  A search prepares once per shape and finishes every
+ * layout of that shape (pp, vpp, dp, schedule, ZeRO stage, FSDP, node
+ * count, global batch).  struct step_prep is plain data (about 7 KiB, no
+ * pointers into the scenario): the caller owns it, on the stack or not, and
+ * may copy it. */
+
+/* Time of one layer kind (dense, MoE, embedding, logits, MTP head) for one
+ * micro-batch on one GPU, before and after overlap. */
+struct step_kind_time {
+	struct gpu_time compute;   /* forward + backward + recompute */
+	double fwd_s, bwd_s;       /* compute time of each direction (windows) */
+	double tp_s, cp_s, ep_s;   /* communication before overlap (tp_s
+				      includes the expert-TP part etp_s) */
+	double etp_s;
+	double tp_exp_s, cp_exp_s, ep_exp_s; /* exposed */
+	double interference_s;     /* extra compute from hidden communication */
+	double total_s;            /* compute + exposed + interference */
+	/* the same per direction, [0] forward and [1] backward (with
+	 * recompute), for the discrete-event engine (sim/des), which replays
+	 * CP and EP traffic as flows and applies the overlap rule to the
+	 * simulated times: communication before overlap, the part of TP
+	 * hidden under GEMMs, and the attention time CP can hide under */
+	double tp_dir_s[2], tp_hid_dir_s[2];
+	double cp_dir_s[2], cp_win_dir_s[2];
+	double ep_dir_s[2];
+};
+
+struct step_prep {
+	/* the shape it was prepared for (sim_step_finish checks these) */
+	int tp, cp, ep, etp, seq_len, micro_batch_seqs;
+	enum sc_precision precision;
+	enum sc_recompute recompute;
+	bool sequence_parallel, tp_comm_overlap, ep_comm_overlap;
+	enum sc_moe_dispatcher moe_dispatcher;
+	/* what the rest of the step is computed from */
+	enum gpu_dtype dtype;
+	bool sp;                   /* sequence parallel in effect (tp > 1) */
+	double imbalance;          /* MoE routing imbalance applied (1 if dense) */
+	struct net_span tp_span, etp_span, cp_span, ep_span;
+	struct tf_ops ops;
+	struct step_kind_time k_dense, k_moe, k_embed, k_logits, k_mtp;
+	struct tf_flops flops;     /* model FLOPs per token */
+	struct mem_act act_dense, act_moe; /* one layer, one micro-batch */
+};
+
+/* sim_step_finish flags */
+#define STEP_COLLECTIVES (1u << 0) /* fill step_result.collectives (costly) */
+#define STEP_STOP_IF_OOM (1u << 1) /* out of memory: fill only the memory
+				      fields and oom, leave step_time_s 0 */
+
+/* Validate sc's whole layout and prepare its shape into *prep.  Errors as
+ * sim_step_predict. */
+enum sc_status sim_step_prepare(const struct scenario *sc, struct step_prep *prep,
+				struct sc_error *err);
+
+/* Predict sc's step from prep, which must have been prepared from a scenario
+ * with the same model, cluster instance/GPU/fabric and calibration (the
+ * caller's promise: not checked) and the same shape fields (checked: else
+ * SC_EINVAL).  Validates sc's layout as sim_step_predict does.  Without
+ * STEP_COLLECTIVES in flags, out->n_collectives is 0 (the collectives array
+ * is not touched) and everything else is identical to sim_step_predict's
+ * result.  err may be NULL.  Allocation-free. */
+enum sc_status sim_step_finish(const struct scenario *sc, const struct step_prep *prep,
+			       unsigned flags, struct step_result *out, struct sc_error *err);
 
 const char *step_part_name(enum step_part p);
 const char *mem_part_name(enum mem_part p);

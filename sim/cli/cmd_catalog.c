@@ -12,7 +12,7 @@ static void catalog_usage(FILE *out)
 		"usage: stepcast catalog [KIND] [--format text|json] [--config-dir DIR]\n"
 		"\n"
 		"List the catalogue. KIND is one of: gpus, instances, fabrics, storage,\n"
-		"models, calibrations (default: all of them).\n"
+		"models, calibrations, failures (default: all of them).\n"
 		"\n"
 		"options:\n"
 		"  -f, --format FMT      text (default) or json\n"
@@ -60,7 +60,7 @@ int cmd_catalog(int argc, char **argv)
 		return cli_usage_error("catalog", "unexpected argument '%s'", argv[optind]);
 	if (kind && !rpt_catalog_kind_valid(kind))
 		return cli_usage_error("catalog", "unknown kind '%s' (expected gpus, instances, "
-				       "fabrics, storage, models or calibrations)", kind);
+				       "fabrics, storage, models, calibrations or failures)", kind);
 	if ((code = cli_load_catalog(dir, &cat)) != EXIT_OK)
 		return code;
 	if (fmt == FMT_JSON) {

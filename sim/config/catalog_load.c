@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,6 +117,8 @@ const struct cfg_field cfg_storage_fields[] = {
 	CFG_F_NUM(struct storage_spec, per_drive_read_GBps, OPT_POS, "read throughput per NVMe drive, GB/s"),
 	CFG_F_NUM(struct storage_spec, per_drive_write_GBps, OPT_POS, "write throughput per NVMe drive, GB/s"),
 	CFG_F_NUM(struct storage_spec, requests_per_s_per_prefix, OPT_POS, "S3 GET requests per second per prefix"),
+	CFG_F_NUM(struct storage_spec, put_requests_per_s_per_prefix, OPT_POS, "S3 PUT requests per second per prefix"),
+	CFG_F_NUM(struct storage_spec, request_bytes, OPT_POS, "S3 bytes moved per GET or PUT request (multipart part size)"),
 	CFG_F_NUM(struct storage_spec, per_client_GBps, OPT_POS, "throughput cap per client node, GB/s"),
 	CFG_F_NUM(struct storage_spec, latency_s, REQ | POS, "first-byte or metadata latency, s"),
 	CFG_F_STR(struct storage_spec, source, REQ, "where the numbers come from"),
@@ -228,23 +231,175 @@ enum sc_status cfg_read_instance(struct cfg_reader *rd, const cJSON *obj,
 }
 
 /* The calibration profile: metadata plus "parameters": { NAME: { "value":
- * number, "source": string } } with every parameter of SC_CALIB_PARAMS. */
+ * number, "source": string } } with every parameter of SC_CALIB_PARAMS.
+ * schema_version 2 adds, all optional: a "range" per parameter, a top-level
+ * "provenance" object and a "fits" array (see calibration.h). */
 struct calib_entry {
 	double value;
 	char source[SC_CALIB_SOURCE_MAX];
+	struct cfg_calib_range range;
 };
+
+static const char *const range_quantities[] = { "message_bytes", "gemm_dim", "copy_bytes", NULL };
+static const char *const fit_kinds[] = { "curve", "segment", "gemm", "hbm", NULL };
+
+const struct cfg_field cfg_calib_range_fields[] = {
+	CFG_F_ENUM(struct cfg_calib_range, quantity, REQ, range_quantities,
+		   "what min and max measure: message_bytes, gemm_dim or copy_bytes"),
+	CFG_F_NUM(struct cfg_calib_range, min, REQ | CFG_NONNEG, "smallest value in the fitted data"),
+	CFG_F_NUM(struct cfg_calib_range, max, REQ | CFG_NONNEG, "largest value in the fitted data"),
+	CFG_F_INT(struct cfg_calib_range, ranks_min, OPT_POS, "smallest group size measured (message_bytes)"),
+	CFG_F_INT(struct cfg_calib_range, ranks_max, OPT_POS, "largest group size measured (message_bytes)"),
+	CFG_END
+};
+
+const struct cfg_field cfg_calib_provenance_fields[] = {
+	CFG_F_STR(struct calib_provenance, created, REQ, "UTC date and time of the fit"),
+	CFG_F_STR(struct calib_provenance, tool, REQ, "tool and version that wrote the profile"),
+	CFG_F_STR(struct calib_provenance, gpu, 0, "GPU name as the measuring tool printed it"),
+	CFG_F_STR(struct calib_provenance, driver, 0, "GPU driver version"),
+	CFG_F_STR(struct calib_provenance, cuda, 0, "CUDA version"),
+	CFG_F_STR(struct calib_provenance, nccl, 0, "NCCL version"),
+	CFG_F_STR(struct calib_provenance, instance, 0, "instance type the data was fitted against"),
+	CFG_F_STR(struct calib_provenance, base_profile, 0, "profile the unfitted parameters come from"),
+	CFG_F_STR(struct calib_provenance, inputs, 0, "measurement files"),
+	CFG_END
+};
+
+const struct cfg_field cfg_calib_fit_fields[] = {
+	CFG_F_STR(struct calib_fit, name, REQ, "what was fitted"),
+	CFG_F_ENUM(struct calib_fit, kind, REQ, fit_kinds, "curve, segment, gemm or hbm"),
+	CFG_F_STR(struct calib_fit, tier, 0, "nvlink or efa (collectives)"),
+	CFG_F_STR(struct calib_fit, algorithm, 0, "the model's algorithm over a segment"),
+	CFG_F_STR(struct calib_fit, params, 0, "parameters the fit moved, comma-separated"),
+	CFG_F_INT(struct calib_fit, points, REQ | POS, "measurements fitted"),
+	CFG_F_NUM(struct calib_fit, x_min, REQ | CFG_NONNEG, "smallest independent variable (bytes or elements)"),
+	CFG_F_NUM(struct calib_fit, x_max, REQ | CFG_NONNEG, "largest independent variable"),
+	CFG_F_NUM(struct calib_fit, r2, REQ, "coefficient of determination"),
+	CFG_F_NUM(struct calib_fit, rms_rel_residual, REQ | CFG_NONNEG, "root mean square relative residual"),
+	CFG_F_NUM(struct calib_fit, max_rel_residual, REQ | CFG_NONNEG, "largest absolute relative residual"),
+	CFG_F_NUM(struct calib_fit, alpha_s, OPT_NONNEG, "intercept of a segment or HBM fit, s"),
+	CFG_F_NUM(struct calib_fit, busbw_GBps, OPT_NONNEG, "bus bandwidth of a segment, bandwidth of an HBM fit, GB/s"),
+	CFG_END
+};
+
+/* A number array of at most max entries into out; the count into *n. */
+static enum sc_status read_number_array(struct cfg_reader *rd, const cJSON *arr,
+					double *out, int max, int *n, const char *where)
+{
+	const cJSON *v;
+	char w[SC_ERROR_PTR_MAX];
+	int i = 0;
+
+	if (!cJSON_IsArray(arr))
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+				    "expected an array, got %s", cfg_json_type_name(arr));
+	cJSON_ArrayForEach(v, arr) {
+		cfg_pointer_index(w, sizeof(w), where, i);
+		if (i >= max)
+			return sc_error_set(rd->err, SC_EINVAL, rd->file, w,
+					    "more than %d entries", max);
+		if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
+			return sc_error_set(rd->err, SC_EINVAL, rd->file, w,
+					    "expected a finite number, got %s", cfg_json_type_name(v));
+		out[i++] = v->valuedouble;
+	}
+	*n = i;
+	return SC_OK;
+}
+
+enum sc_status cfg_read_calibration_fit(struct cfg_reader *rd, const cJSON *obj,
+					struct calib_fit *fit, const char *pointer)
+{
+	static const char *const arrays[] = { "x", "residuals" };
+	cJSON *copy;
+	enum sc_status st;
+	char where[SC_ERROR_PTR_MAX];
+	int nx = 0, nr = 0;
+
+	memset(fit, 0, sizeof(*fit));
+	if (!cJSON_IsObject(obj))
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, pointer,
+				    "expected an object, got %s", cfg_json_type_name(obj));
+	/* The two arrays are read here; the table covers the rest. */
+	copy = cJSON_Duplicate(obj, true);
+	if (!copy)
+		return sc_error_set(rd->err, SC_ENOMEM, rd->file, pointer, "out of memory");
+	for (int i = 0; i < 2; i++)
+		cJSON_DeleteItemFromObjectCaseSensitive(copy, arrays[i]);
+	st = cfg_read_object(rd, copy, cfg_calib_fit_fields, fit, pointer);
+	cJSON_Delete(copy);
+	if (st != SC_OK)
+		return st;
+	if (fit->x_min > fit->x_max) {
+		cfg_pointer_key(where, sizeof(where), pointer, "x_min");
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+				    "x_min (%g) is more than x_max (%g)", fit->x_min, fit->x_max);
+	}
+	for (int i = 0; i < 2; i++) {
+		const cJSON *arr = cJSON_GetObjectItemCaseSensitive(obj, arrays[i]);
+		if (!arr)
+			continue;
+		cfg_pointer_key(where, sizeof(where), pointer, arrays[i]);
+		st = read_number_array(rd, arr, i ? fit->residual : fit->x, CALIB_FIT_MAX_POINTS,
+				       i ? &nr : &nx, where);
+		if (st != SC_OK)
+			return st;
+	}
+	if (nx != nr) {
+		cfg_pointer_key(where, sizeof(where), pointer, "residuals");
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+				    "%d residuals for %d x values", nr, nx);
+	}
+	fit->n_residuals = nx;
+	return SC_OK;
+}
+
+enum sc_status cfg_read_calibration_fits(struct cfg_reader *rd, const cJSON *arr,
+					 struct calib_fit *fits, int max, int *n,
+					 const char *pointer)
+{
+	const cJSON *item;
+	char where[SC_ERROR_PTR_MAX];
+	enum sc_status st = SC_OK;
+	struct calib_fit *scratch = NULL;
+	int i = 0;
+
+	*n = 0;
+	if (!cJSON_IsArray(arr))
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, pointer,
+				    "expected an array, got %s", cfg_json_type_name(arr));
+	if (!fits && !(scratch = malloc(sizeof(*scratch))))
+		return sc_error_set(rd->err, SC_ENOMEM, rd->file, pointer, "out of memory");
+	cJSON_ArrayForEach(item, arr) {
+		cfg_pointer_index(where, sizeof(where), pointer, i);
+		if (fits && i >= max) {
+			st = sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+					  "more than %d fits", max);
+			break;
+		}
+		st = cfg_read_calibration_fit(rd, item, fits ? &fits[i] : scratch, where);
+		if (st != SC_OK)
+			break;
+		i++;
+	}
+	free(scratch);
+	*n = i;
+	return st;
+}
 
 enum sc_status cfg_read_calibration(struct cfg_reader *rd, const cJSON *obj,
 				    struct calibration *cal, const char *pointer)
 {
 	static const char *const top_keys[] = { "schema_version", "name", "gpu_family",
-						"description", "parameters", NULL };
+						"description", "parameters", "provenance",
+						"fits", NULL };
 	const char *names[CALIB_COUNT + 1];
 	const cJSON *params, *item;
 	char where[SC_ERROR_PTR_MAX], pwhere[SC_ERROR_PTR_MAX];
 	enum sc_status st;
 	const struct cfg_field meta[] = {
-		CFG_F_INT_RANGE(struct calibration, schema_version, REQ, 1, 1, "profile schema version (1)"),
+		CFG_F_INT_RANGE(struct calibration, schema_version, REQ, 1, 2, "profile schema version (1, or 2 with ranges, provenance and fits)"),
 		CFG_F_STR(struct calibration, name, REQ, "profile name"),
 		CFG_F_CUSTOM(struct calibration, gpu_family, REQ, read_family, NULL, "GPU family"),
 		CFG_F_STR(struct calibration, description, REQ, "what the profile is and where it comes from"),
@@ -262,15 +417,41 @@ enum sc_status cfg_read_calibration(struct cfg_reader *rd, const cJSON *obj,
 					    "missing required key \"%s\"", f->key);
 	}
 	{
-		/* Read the metadata with a table that omits "parameters". */
+		/* Read the metadata with a table that omits "parameters" and
+		 * the schema_version 2 objects (read below). */
 		cJSON *copy = cJSON_Duplicate(obj, true);
 		if (!copy)
 			return sc_error_set(rd->err, SC_ENOMEM, rd->file, pointer, "out of memory");
 		cJSON_DeleteItemFromObjectCaseSensitive(copy, "parameters");
+		cJSON_DeleteItemFromObjectCaseSensitive(copy, "provenance");
+		cJSON_DeleteItemFromObjectCaseSensitive(copy, "fits");
 		st = cfg_read_object(rd, copy, meta, cal, pointer);
 		cJSON_Delete(copy);
 		if (st != SC_OK)
 			return st;
+	}
+	for (int i = 0; i < 2; i++) {
+		const char *key = i ? "fits" : "provenance";
+		item = cJSON_GetObjectItemCaseSensitive(obj, key);
+		if (!item)
+			continue;
+		cfg_pointer_key(where, sizeof(where), pointer, key);
+		if (cal->schema_version < 2)
+			return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+					    "\"%s\" needs schema_version 2", key);
+		if (i == 0) {
+			st = cfg_read_object(rd, item, cfg_calib_provenance_fields,
+					     &cal->provenance, where);
+			cal->has_provenance = true;
+		} else {
+			int n;
+			st = cfg_read_calibration_fits(rd, item, NULL, 0, &n, where);
+		}
+		if (st != SC_OK)
+			return st;
+		if (i == 0 && (!cal->provenance.created[0] || !cal->provenance.tool[0]))
+			return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+					    "\"created\" and \"tool\" must not be empty");
 	}
 	params = cJSON_GetObjectItemCaseSensitive(obj, "parameters");
 	cfg_pointer_key(where, sizeof(where), pointer, "parameters");
@@ -287,8 +468,11 @@ enum sc_status cfg_read_calibration(struct cfg_reader *rd, const cJSON *obj,
 		const struct cfg_field entry_fields[] = {
 			CFG_F_NUM_RANGE(struct calib_entry, value, REQ, info->min, info->max, "parameter value"),
 			CFG_F_STR(struct calib_entry, source, REQ, "where the value comes from"),
+			CFG_F_OBJ(struct calib_entry, range, 0, cfg_calib_range_fields,
+				  "the fitted data's range (schema_version 2)"),
 			CFG_END
 		};
+		const cJSON *range;
 		struct calib_entry e;
 
 		memset(&e, 0, sizeof(e));
@@ -302,6 +486,29 @@ enum sc_status cfg_read_calibration(struct cfg_reader *rd, const cJSON *obj,
 			return st;
 		*calib_value(cal, (enum calib_param)i) = e.value;
 		memcpy(cal->source[i], e.source, sizeof(e.source));
+		range = cJSON_GetObjectItemCaseSensitive(item, "range");
+		if (range) {
+			char rwhere[SC_ERROR_PTR_MAX];
+			struct calib_range *r = &cal->range[i];
+
+			cfg_pointer_key(rwhere, sizeof(rwhere), pwhere, "range");
+			if (cal->schema_version < 2)
+				return sc_error_set(rd->err, SC_EINVAL, rd->file, rwhere,
+						    "\"range\" needs schema_version 2");
+			if (e.range.min > e.range.max)
+				return sc_error_set(rd->err, SC_EINVAL, rd->file, rwhere,
+						    "min (%g) is more than max (%g)",
+						    e.range.min, e.range.max);
+			if (e.range.ranks_min > e.range.ranks_max)
+				return sc_error_set(rd->err, SC_EINVAL, rd->file, rwhere,
+						    "ranks_min (%d) is more than ranks_max (%d)",
+						    e.range.ranks_min, e.range.ranks_max);
+			r->quantity = (enum calib_range_quantity)(e.range.quantity + 1);
+			r->min = e.range.min;
+			r->max = e.range.max;
+			r->ranks_min = e.range.ranks_min;
+			r->ranks_max = e.range.ranks_max;
+		}
 	}
 	return SC_OK;
 }
@@ -513,7 +720,8 @@ enum sc_status catalog_load(const char *dir, struct catalog *cat, struct sc_erro
 	    (st = read_list_file(dir, "models.json", "models", read_model,
 				 sizeof(struct model_arch), offsetof(struct model_arch, name),
 				 (void **)&cat->models, &cat->n_models, err)) ||
-	    (st = load_calibrations(dir, cat, err)))
+	    (st = load_calibrations(dir, cat, err)) ||
+	    (st = resilience_load(dir, &cat->resilience, err)))
 		goto fail;
 
 	/* Cross references. */
@@ -556,6 +764,7 @@ void catalog_free(struct catalog *cat)
 	free(cat->storage);
 	free(cat->models);
 	free(cat->calibrations);
+	resilience_free(&cat->resilience);
 	memset(cat, 0, sizeof(*cat));
 }
 

@@ -1,7 +1,8 @@
 /* catalog_load.h: the catalogue (configs/) loaded into memory.
  *
  * catalog_load() reads gpus.json, instances.json, fabrics.json, storage.json,
- * models.json and every calibration/NAME.json of a config directory, strictly,
+ * models.json, resilience.json (resilience_load.h) and every
+ * calibration/NAME.json of a config directory, strictly,
  * and checks cross references (instance -> GPU, GPU -> calibration profile).
  * The caller owns the struct catalog and releases it with catalog_free().
  * The field tables are exported for the schema test and for reading the same
@@ -15,6 +16,7 @@
 #include "../../models/catalog.h"
 #include "../../models/status.h"
 #include "cfg_json.h"
+#include "resilience_load.h"
 
 struct catalog {
 	char dir[512];
@@ -30,6 +32,7 @@ struct catalog {
 	int n_models;
 	struct calibration *calibrations;
 	int n_calibrations;
+	struct resilience_catalog resilience; /* resilience.json */
 };
 
 extern const struct cfg_field cfg_gpu_fields[];
@@ -69,6 +72,30 @@ enum sc_status cfg_read_model(struct cfg_reader *rd, const cJSON *obj,
 			      struct model_arch *m, const char *pointer);
 enum sc_status cfg_read_instance(struct cfg_reader *rd, const cJSON *obj,
 				 struct instance_spec *in, const char *pointer);
+
+/* The schema_version 2 parts of a calibration profile: a parameter's
+ * "range" (quantity is an index into message_bytes, gemm_dim, copy_bytes,
+ * i.e. enum calib_range_quantity - 1), "provenance" (struct
+ * calib_provenance) and each entry of "fits" (struct calib_fit, less its
+ * "x" and "residuals" arrays, which cfg_read_calibration_fit reads). */
+struct cfg_calib_range {
+	int quantity;
+	double min, max;
+	int ranks_min, ranks_max;
+};
+extern const struct cfg_field cfg_calib_range_fields[];
+extern const struct cfg_field cfg_calib_provenance_fields[];
+extern const struct cfg_field cfg_calib_fit_fields[];
+
+/* Read one entry of a profile's "fits" (zeroing fit first). */
+enum sc_status cfg_read_calibration_fit(struct cfg_reader *rd, const cJSON *obj,
+					struct calib_fit *fit, const char *pointer);
+
+/* Read a profile's "fits" array into fits[0..max) (fits may be NULL to only
+ * check it); the count into *n. */
+enum sc_status cfg_read_calibration_fits(struct cfg_reader *rd, const cJSON *arr,
+					 struct calib_fit *fits, int max, int *n,
+					 const char *pointer);
 
 /* Read one calibration profile file. */
 enum sc_status calibration_load_file(const char *path, struct calibration *cal,

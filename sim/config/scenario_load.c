@@ -1,5 +1,6 @@
 /* scenario_load.c: strict scenario reading (see scenario_load.h). */
 #include "scenario_load.h"
+#include "scenario_storage.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -142,6 +143,10 @@ const struct cfg_field cfg_scenario_fields[] = {
 	CFG_F_OBJ(struct scenario, layout, REQ, cfg_layout_fields, "parallelism layout"),
 	CFG_F_CUSTOM(struct scenario, calibration, 0, read_calibration_ref, NULL,
 		     "calibration profile name (default: the GPU's)"),
+	CFG_F_OBJ(struct scenario, storage, 0, cfg_storage_cfg_fields,
+		  "data loading, checkpoints and failures (optional; see scenario_storage.h)"),
+	CFG_F_OBJ(struct scenario, stragglers, 0, cfg_straggler_fields,
+		  "per-GPU slowdown distribution (optional)"),
 	CFG_END
 };
 
@@ -250,6 +255,7 @@ enum sc_status scenario_read(const char *file, const cJSON *root,
 	sc->layout.ep = 1;
 	sc->layout.zero_stage = 1;
 	sc->layout.schedule = SCHED_1F1B;
+	scenario_storage_defaults(sc);
 	if ((st = cfg_read_object(&rd, root, cfg_scenario_fields, sc, "")) != SC_OK)
 		return st;
 
@@ -287,7 +293,9 @@ enum sc_status scenario_read(const char *file, const cJSON *root,
 					    denom, gpus);
 		sc->layout.dp = gpus / denom;
 	}
-	return scenario_check(sc, file, err);
+	if ((st = scenario_check(sc, file, err)) != SC_OK)
+		return st;
+	return scenario_storage_resolve(file, root, cat, sc, err);
 }
 
 enum sc_status scenario_load(const char *path, const struct catalog *cat,

@@ -27,6 +27,7 @@
 #include "sim/config/catalog_load.h"
 #include "sim/config/cfg_json.h"
 #include "sim/config/scenario_load.h"
+#include "sim/serve/serve_config.h"
 #include "sc_test.h"
 
 #define SCHEMA_DIR "configs/schema/"
@@ -507,6 +508,30 @@ static int compare_catalog_schema(const char *kind, const struct cfg_field *fiel
 	return mismatches;
 }
 
+/* A schema file holding several lists, { schema_version, KEY: [ items ],
+ * ... } (configs/resilience.json): KEY's items against fields. */
+static int compare_list_schema(const char *file, const char *key, const struct cfg_field *fields)
+{
+	char where[128];
+	const cJSON *doc, *items;
+
+	snprintf(where, sizeof(where), "%s#/%s/items", file, key);
+	doc = load_doc(file);
+	if (!doc) {
+		mismatches++;
+		return mismatches;
+	}
+	items = cJSON_GetObjectItemCaseSensitive(follow_pointer(doc, "/properties"), key);
+	items = resolve(items, &doc);
+	items = items ? cJSON_GetObjectItemCaseSensitive(items, "items") : NULL;
+	if (!items) {
+		mismatch(where, "no \"items\" schema for the %s array", key);
+		return mismatches;
+	}
+	compare_object(where, fields, items, doc);
+	return mismatches;
+}
+
 #define EXPECT_MATCH(expr) do { \
 	mismatches = 0; \
 	(void)(expr); \
@@ -522,6 +547,42 @@ static void test_catalog_schemas(void)
 	EXPECT_MATCH(compare_catalog_schema("models", cfg_model_fields));
 }
 
+/* configs/resilience.json: exactly the lists resilience_load() reads, all
+ * required, each list's items against its field table. */
+static void test_resilience_schema(void)
+{
+	static const char *const keys[] = { "schema_version", "profiles", "causes", "recovery",
+					     "host_links", NULL };
+	const cJSON *doc = load_doc("resilience.schema.json"), *props, *p;
+
+	CHECK(doc != NULL);
+	if (!doc)
+		return;
+	mismatches = 0;
+	props = cJSON_GetObjectItemCaseSensitive(doc, "properties");
+	if (!cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(doc, "additionalProperties")))
+		mismatch("resilience.schema.json#", "additionalProperties must be false");
+	for (int i = 0; keys[i]; i++) {
+		if (!cJSON_GetObjectItemCaseSensitive(props, keys[i]))
+			mismatch("resilience.schema.json#", "no property \"%s\"", keys[i]);
+		if (!in_string_array(cJSON_GetObjectItemCaseSensitive(doc, "required"), keys[i]))
+			mismatch("resilience.schema.json#", "\"%s\" is not required", keys[i]);
+	}
+	cJSON_ArrayForEach(p, props) {
+		bool known = false;
+		for (int i = 0; keys[i]; i++)
+			known |= strcmp(keys[i], p->string) == 0;
+		if (!known)
+			mismatch("resilience.schema.json#", "property \"%s\" is not read by the loader",
+				 p->string);
+	}
+	CHECK(mismatches == 0);
+	EXPECT_MATCH(compare_list_schema("resilience.schema.json", "profiles", cfg_failure_profile_fields));
+	EXPECT_MATCH(compare_list_schema("resilience.schema.json", "causes", cfg_failure_cause_fields));
+	EXPECT_MATCH(compare_list_schema("resilience.schema.json", "recovery", cfg_recovery_fields));
+	EXPECT_MATCH(compare_list_schema("resilience.schema.json", "host_links", cfg_host_link_fields));
+}
+
 static void test_scenario_schema(void)
 {
 	const cJSON *doc = load_doc("scenario.schema.json");
@@ -532,11 +593,49 @@ static void test_scenario_schema(void)
 }
 
 /* The calibration profile is read by cfg_read_calibration(): fixed metadata
- * keys (its local table) plus one entry per calib_params[] parameter. */
+ * keys (its local table) plus one entry per calib_params[] parameter, and
+ * the optional schema_version 2 parts ("provenance", "fits", and a "range"
+ * per parameter) read by exported tables. */
+static void compare_calibration_v2(const cJSON *doc, const cJSON *props)
+{
+	const cJSON *prov = cJSON_GetObjectItemCaseSensitive(props, "provenance");
+	const cJSON *fits = cJSON_GetObjectItemCaseSensitive(props, "fits");
+	const cJSON *items = fits ? cJSON_GetObjectItemCaseSensitive(fits, "items") : NULL;
+	cJSON *copy, *iprops;
+
+	if (!prov)
+		mismatch("calibration.schema.json#", "no property \"provenance\"");
+	else
+		compare_object("calibration.schema.json#/provenance", cfg_calib_provenance_fields,
+			       prov, doc);
+	if (!items) {
+		mismatch("calibration.schema.json#", "no property \"fits\" with \"items\"");
+		return;
+	}
+	/* "x" and "residuals" (number arrays) are read outside the table. */
+	copy = cJSON_Duplicate(items, true);
+	iprops = copy ? cJSON_GetObjectItemCaseSensitive(copy, "properties") : NULL;
+	for (int i = 0; i < 2; i++) {
+		const char *key = i ? "residuals" : "x";
+		const cJSON *a = iprops ? cJSON_GetObjectItemCaseSensitive(iprops, key) : NULL;
+		const cJSON *t = a ? cJSON_GetObjectItemCaseSensitive(a, "items") : NULL;
+		if (!a || !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(a, "type")) ||
+		    strcmp(cJSON_GetObjectItemCaseSensitive(a, "type")->valuestring, "array") != 0 ||
+		    !t || schema_types(t, doc) != T_NUMBER)
+			mismatch("calibration.schema.json#/fits/items", "\"%s\" must be an array of numbers", key);
+		if (iprops)
+			cJSON_DeleteItemFromObjectCaseSensitive(iprops, key);
+	}
+	if (copy)
+		compare_object("calibration.schema.json#/fits/items", cfg_calib_fit_fields, copy, doc);
+	cJSON_Delete(copy);
+}
+
 static void test_calibration_schema(void)
 {
 	static const char *const meta[] = { "schema_version", "name", "gpu_family",
 					    "description", "parameters", NULL };
+	static const char *const optional[] = { "provenance", "fits", NULL };
 	const cJSON *doc = load_doc("calibration.schema.json"), *props, *params, *pprops, *p;
 	char where[256];
 
@@ -557,10 +656,13 @@ static void test_calibration_schema(void)
 		bool known = false;
 		for (int i = 0; meta[i]; i++)
 			known |= strcmp(meta[i], p->string) == 0;
+		for (int i = 0; optional[i]; i++)
+			known |= strcmp(optional[i], p->string) == 0;
 		if (!known)
 			mismatch("calibration.schema.json#", "property \"%s\" is not read by the loader",
 				 p->string);
 	}
+	compare_calibration_v2(doc, props);
 	params = resolve(cJSON_GetObjectItemCaseSensitive(props, "parameters"), &doc);
 	pprops = params ? cJSON_GetObjectItemCaseSensitive(params, "properties") : NULL;
 	if (!pprops) {
@@ -577,6 +679,7 @@ static void test_calibration_schema(void)
 			  info->min, info->max, NULL },
 			{ "source", CFG_STRING, CFG_REQUIRED, 0, SC_CALIB_SOURCE_MAX, NULL, NULL, NULL,
 			  0, 0, NULL },
+			{ "range", CFG_OBJECT, 0, 0, 0, NULL, cfg_calib_range_fields, NULL, 0, 0, NULL },
 			CFG_END
 		};
 		const cJSON *pdoc = doc;
@@ -644,12 +747,27 @@ static void test_comparison_detects_drift(void)
 	}
 }
 
+/* Serving: the engine catalogue (configs/engines.json) and the serving
+ * scenario (scenarios/serve-*.json), read by sim/serve/serve_config.c. */
+static void test_serve_schemas(void)
+{
+	const cJSON *doc = load_doc("serve-scenario.schema.json");
+
+	EXPECT_MATCH(compare_catalog_schema("engines", cfg_engine_fields));
+	CHECK(doc != NULL);
+	if (doc)
+		EXPECT_MATCH(compare_object("serve-scenario.schema.json#", cfg_serve_scenario_fields,
+					    doc, doc));
+}
+
 int main(void)
 {
 	RUN(test_comparison_detects_drift);
 	RUN(test_catalog_schemas);
 	RUN(test_scenario_schema);
+	RUN(test_resilience_schema);
 	RUN(test_calibration_schema);
+	RUN(test_serve_schemas);
 	for (int i = 0; i < n_docs; i++)
 		cJSON_Delete(docs[i].doc);
 	return sc_test_summary();

@@ -1,0 +1,194 @@
+/* serving.h: the cost of LLM inference on one model replica.
+ *
+ * A replica is tp x pp GPUs serving one copy of the model (experts split
+ * over ep of the tp ranks).  This module answers, from the same op list and
+ * calibrated roofline as training (models/transformer, models/gpu,
+ * models/collective):
+ *  - how many bytes of KV cache one token costs (GQA, MLA, sliding windows)
+ *    and how many bytes of HBM are left for the KV cache after the weights,
+ *    the activation workspace and the framework's reserve;
+ *  - how long one engine iteration takes for a batch of prefill chunks and
+ *    decode steps: GEMMs with the M dimension = tokens in the iteration
+ *    (prefill is compute-bound, decode streams the weights from HBM), paged
+ *    attention over the KV cache, TP all-reduces on NVLink (or EFA), PP
+ *    sends, the logits of sampled tokens, a fixed per-iteration engine cost.
+ * Pure functions over caller-owned structs; srv_replica_init() copies what
+ * it needs, so the inputs may go away afterwards; nothing to free.
+ */
+#ifndef SC_SERVING_H
+#define SC_SERVING_H
+
+#include <stdbool.h>
+
+#include "calibration.h"
+#include "catalog.h"
+#include "gpu.h"
+#include "network.h"
+#include "scenario.h"
+#include "status.h"
+#include "transformer.h"
+
+/* Number formats of weights, activations and the KV cache, as serving
+ * engines name them.  mxfp4 and int4-awq are weight-only formats. */
+enum srv_format {
+	SRV_FMT_BF16,
+	SRV_FMT_FP16,
+	SRV_FMT_FP8,
+	SRV_FMT_NVFP4,
+	SRV_FMT_MXFP4,
+	SRV_FMT_INT4_AWQ,
+	SRV_FMT_COUNT
+};
+
+struct srv_precision {
+	enum srv_format weights;
+	enum srv_format activations;
+	enum srv_format kv_cache;
+};
+
+/* A model as served: the catalogue architecture plus two fields only some
+ * serving models carry. */
+struct srv_arch {
+	struct model_arch m;
+	int shared_expert_ffn_hidden;  /* 0 = moe_ffn_hidden */
+	bool parallel_attention;       /* attention and MLP from one norm (GPT-J, Falcon) */
+};
+
+/* One replica: tp x pp GPUs; MoE experts split over ep of the tp ranks
+ * (expert tensor parallel etp = tp / ep). */
+struct srv_layout {
+	int tp;
+	int pp;
+	int ep;
+};
+
+/* What an engine's memory fraction f covers.
+ * TOTAL: f x HBM holds weights, activation workspace, framework reserve and
+ *   the KV cache (vLLM gpu_memory_utilization);
+ * FREE: the KV cache gets f x what weights, workspace and reserve leave
+ *   (TensorRT-LLM free_gpu_memory_fraction, LMDeploy cache_max_entry_count);
+ * WEIGHTS_KV: f x HBM holds the weights and the KV cache, the rest is left
+ *   for activations and the framework (SGLang mem_fraction_static). */
+enum srv_mem_basis { SRV_MEM_TOTAL, SRV_MEM_FREE, SRV_MEM_WEIGHTS_KV };
+
+/* How the engine uses memory (a subset of the engine's settings). */
+struct srv_memory_opts {
+	double kv_mem_fraction;
+	enum srv_mem_basis basis;
+	int max_num_batched_tokens;    /* activation workspace is sized for this */
+	int max_num_seqs;              /* logits workspace */
+};
+
+/* Speculative decoding: draft_tokens proposed per step, each accepted with
+ * probability acceptance_rate (0 draft tokens: off). */
+struct srv_speculative {
+	int draft_tokens;
+	double acceptance_rate;
+};
+
+/* Everything the iteration model needs, precomputed once per replica. */
+struct srv_replica {
+	struct srv_arch arch;
+	struct gpu_spec gpu;
+	struct instance_spec instance;
+	struct fabric_spec fabric;
+	struct calibration cal;
+	struct srv_precision prec;
+	struct srv_layout lay;
+	struct srv_speculative spec;
+	enum gpu_dtype gemm_dtype;     /* tensor-core format of the GEMMs */
+	double weight_bytes_per_param; /* decoder GEMM weights */
+	double expert_weight_bytes_per_param;
+	double act_bytes;              /* bytes of one activation element into a GEMM */
+	double kv_elem_bytes;
+	struct tf_ops ops;             /* the op list of ONE token (T = 1) on one GPU */
+	struct net_span tp_span, pp_span;
+	int dense_layers, moe_layers;  /* whole model */
+	int window_dense, window_moe;  /* of those, sliding-window layers */
+	int allreduces_per_layer;      /* TP all-reduces per decoder layer */
+	/* KV cache, per GPU of the stage with the most layers */
+	double kv_bytes_per_token_full;   /* full-attention layers, per token */
+	double kv_bytes_per_token_window; /* sliding-window layers, per token (<= window) */
+	int window_tokens;                /* 0 = no sliding window */
+	/* memory per GPU, bytes */
+	double weights_bytes;
+	double workspace_bytes;
+	double reserve_bytes;
+	double kv_pool_bytes;          /* what the engine gives the KV cache */
+	double hbm_bytes;
+};
+
+/* One engine iteration's batch, in aggregate. */
+struct srv_batch {
+	double prefill_tokens;     /* prompt tokens computed this iteration (chunks) */
+	double prefill_pairs;      /* sum over chunks of query-key pairs, causal:
+				      c * p + c (c + 1) / 2 for c new tokens after p */
+	double prefill_pairs_win;  /* the same with keys limited to the window */
+	double prefill_ctx;        /* sum of p: cached tokens the chunks attend to */
+	double decode_seqs;        /* sequences taking a decode step */
+	double decode_ctx;         /* sum of their context lengths (keys read) */
+	double decode_ctx_win;     /* sum of min(context, window) */
+	double sampled;            /* sequences whose logits are computed */
+};
+
+/* Where an iteration's time goes (sums to total_s). */
+struct srv_iter_parts {
+	double gemm_s;
+	double attention_s;
+	double memory_s;           /* norms, activations, rotary, sampling */
+	double comm_s;             /* TP all-reduces, logits gather, PP sends */
+	double overhead_s;         /* kernel gaps and the per-iteration engine cost */
+	double total_s;
+	double weight_read_s;      /* of gemm_s: time bound by streaming weights */
+};
+
+const char *srv_format_name(enum srv_format f);
+
+/* Bytes per stored element (4-bit formats count their block scales:
+ * NVFP4 one FP8 scale per 16, MXFP4 one E8M0 per 32, AWQ an FP16 scale and
+ * zero per group of 128). */
+double srv_format_bytes(enum srv_format f);
+
+/* Bytes of KV cache one token costs in the whole model (all layers, not
+ * sharded) at kv element size kv_bytes; for sliding-window layers the full
+ * per-token cost is counted (the cap is per sequence, see srv_replica).
+ * GQA/MHA: 2 (K and V) x kv_heads x head_dim per layer; MLA: the
+ * compressed latent plus the shared rotary key, kv_lora_rank +
+ * qk_rope_head_dim per layer (DeepSeek-V2 report, section 2.1.4). */
+double srv_kv_bytes_per_token(const struct model_arch *m, double kv_bytes);
+
+/* Check and precompute a replica.  Fails with SC_EINVAL (pointer names the
+ * serving scenario key: "/replica/tp" ...) when the layout does not divide
+ * the model or exceeds the NVLink domain, SC_EUNSUPPORTED when the GPU
+ * lacks a number format, and SC_ERANGE (pointer "/replica") when the
+ * weights do not fit in HBM with room for one sequence of min_tokens.
+ * All inputs are copied. */
+enum sc_status srv_replica_init(struct srv_replica *r, const struct srv_arch *arch,
+				const struct gpu_spec *gpu, const struct instance_spec *inst,
+				const struct fabric_spec *fabric, const struct calibration *cal,
+				const struct srv_precision *prec, const struct srv_layout *lay,
+				const struct srv_memory_opts *mem, const struct srv_speculative *spec,
+				int min_tokens, struct sc_error *err);
+
+/* KV-cache bytes (per GPU) that a sequence of ctx tokens holds when memory
+ * is allocated in blocks of block_tokens. */
+double srv_kv_seq_bytes(const struct srv_replica *r, double ctx, int block_tokens);
+
+/* Time of one iteration of batch b; fills parts (may be NULL). */
+double srv_iteration_time(const struct srv_replica *r, const struct srv_batch *b,
+			  struct srv_iter_parts *parts);
+
+/* Expected tokens a sequence gains per decode step: 1 without speculative
+ * decoding, else (1 - a^(k+1)) / (1 - a) for k drafts accepted with
+ * probability a each (Leviathan et al. 2023, eq. 1). */
+double srv_tokens_per_step(const struct srv_speculative *spec);
+
+/* Bytes of KV cache a prompt of n tokens moves from a prefill replica to a
+ * decode replica, per GPU pair (each GPU sends its own shard). */
+double srv_kv_transfer_bytes(const struct srv_replica *r, double n);
+
+/* Time to move those bytes over span s (models/collective send/recv: the
+ * network model's alpha and bandwidth of the tier s crosses). */
+double srv_kv_transfer_time(const struct srv_replica *r, const struct net_span *s, double n);
+
+#endif

@@ -1,0 +1,132 @@
+/* rpt_util.c: escaping, wrapping and human number forms (see rpt_util.h). */
+#include "rpt_util.h"
+
+#include <math.h>
+#include <string.h>
+
+void rpt_csv_str(FILE *out, const char *s)
+{
+	if (!strpbrk(s, ",\"\n\r")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (const char *p = s; *p; p++) {
+		if (*p == '"')
+			fputc('"', out);
+		fputc(*p, out);
+	}
+	fputc('"', out);
+}
+
+void rpt_md_str(FILE *out, const char *s)
+{
+	for (const char *p = s; *p; p++) {
+		if (*p == '|')
+			fputs("\\|", out);
+		else if (*p == '\n' || *p == '\r')
+			fputc(' ', out);
+		else
+			fputc(*p, out);
+	}
+}
+
+void rpt_html_str(FILE *out, const char *s)
+{
+	for (const char *p = s; *p; p++) {
+		switch (*p) {
+		case '&': fputs("&amp;", out); break;
+		case '<': fputs("&lt;", out); break;
+		case '>': fputs("&gt;", out); break;
+		case '"': fputs("&quot;", out); break;
+		case '\'': fputs("&#39;", out); break;
+		default: fputc(*p, out);
+		}
+	}
+}
+
+void rpt_wrap(FILE *out, size_t first_len, const char *indent, const char *text, size_t width)
+{
+	size_t col = first_len, ind = strlen(indent);
+	int words_on_line = 0;
+	const char *p = text;
+
+	for (;;) {
+		size_t len;
+
+		while (*p == ' ' || *p == '\n')
+			p++;
+		if (!*p)
+			break;
+		len = strcspn(p, " \n");
+		if (words_on_line > 0 && col + 1 + len > width) {
+			fputc('\n', out);
+			fputs(indent, out);
+			col = ind;
+			words_on_line = 0;
+		}
+		if (words_on_line > 0) {
+			fputc(' ', out);
+			col++;
+		}
+		fwrite(p, 1, len, out);
+		col += len;
+		words_on_line++;
+		p += len;
+	}
+	fputc('\n', out);
+}
+
+const char *rpt_duration(double s, char *buf, size_t n)
+{
+	if (!(s >= 0) || !isfinite(s))
+		snprintf(buf, n, "-");
+	else if (s < 120)
+		snprintf(buf, n, "%.1f s", s);
+	else if (s < 2 * 3600)
+		snprintf(buf, n, "%.1f min", s / 60);
+	else if (s < 2 * 86400)
+		snprintf(buf, n, "%.1f h", s / 3600);
+	else
+		snprintf(buf, n, "%.1f days", s / 86400);
+	return buf;
+}
+
+const char *rpt_usd(double usd, char *buf, size_t n)
+{
+	double a = fabs(usd);
+
+	if (!isfinite(usd))
+		snprintf(buf, n, "-");
+	else if (a < 1e3)
+		snprintf(buf, n, "$%.2f", usd);
+	else if (a < 1e6)
+		snprintf(buf, n, "$%.1fk", usd / 1e3);
+	else if (a < 1e9)
+		snprintf(buf, n, "$%.2fM", usd / 1e6);
+	else
+		snprintf(buf, n, "$%.2fB", usd / 1e9);
+	return buf;
+}
+
+const char *rpt_thousands(double v, char *buf, size_t n)
+{
+	char digits[64];
+	size_t len, k = 0;
+	int neg = v < 0;
+
+	snprintf(digits, sizeof(digits), "%.0f", fabs(v));
+	len = strlen(digits);
+	if (n == 0)
+		return buf;
+	if (neg && k + 1 < n)
+		buf[k++] = '-';
+	for (size_t i = 0; i < len && k + 1 < n; i++) {
+		if (i > 0 && (len - i) % 3 == 0 && k + 1 < n)
+			buf[k++] = ',';
+		if (k + 1 < n)
+			buf[k++] = digits[i];
+	}
+	buf[k] = '\0';
+	return buf;
+}

@@ -1,0 +1,1 @@
+catalog failures --config-dir @TMP@/cfg

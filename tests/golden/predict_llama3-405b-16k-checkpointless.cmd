@@ -1,0 +1,1 @@
+predict scenarios/llama3-405b-16k-checkpointless.json

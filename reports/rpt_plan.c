@@ -1,0 +1,648 @@
+/* rpt_plan.c: plan and comparison renderers: text, JSON, CSV, Markdown
+ * (the HTML one is rpt_html.c).  See rpt_plan.h. */
+#include "rpt_plan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "../sim/config/cfg_json.h"
+#include "../sim/config/scenario_load.h"
+#include "rpt_plan_int.h"
+#include "rpt_util.h"
+
+static const double GiB = 1024.0 * 1024.0 * 1024.0;
+
+const char *rpt_layout_str(const struct search_row *row, char *buf, size_t n)
+{
+	const struct layout *l = &row->layout;
+
+	snprintf(buf, n, "tp%d cp%d pp%d vpp%d dp%d ep%d mb%d %s zero%d", l->tp, l->cp, l->pp, l->vpp,
+		 l->dp, l->ep, row->micro_batch_seqs, recompute_name(row->recompute),
+		 l->fsdp ? 3 : l->zero_stage);
+	return buf;
+}
+
+/* ---- shared wording (also used by rpt_html.c) ------------------------------------ */
+
+const char *rpt_plan_choice_text(enum plan_choice c)
+{
+	switch (c) {
+	case PLAN_CHOSEN_NODES: return "the node count asked for";
+	case PLAN_CHOSEN_DEADLINE: return "the cheapest node count that meets the deadline";
+	case PLAN_MISSED_DEADLINE: return "no node count meets the deadline: the fastest";
+	case PLAN_INFEASIBLE: return "no layout fits in memory at any node count";
+	}
+	return "";
+}
+
+void rpt_plan_basis(const struct rpt_plan_input *in, char *buf, size_t n)
+{
+	char d[32];
+	const struct plan_opts *o = in->opts;
+
+	if (o->deadline_s > 0)
+		snprintf(buf, n, "deadline %s: each instance type at its cheapest node count that meets it "
+			 "(%s), else its fastest", rpt_duration(o->deadline_s, d, sizeof(d)),
+			 plan_pricing_name(o->pricing));
+	else
+		snprintf(buf, n, "%d nodes of each instance type; the layout of each is the one that "
+			 "trains the budget soonest", o->nodes > 0 ? o->nodes : in->sc->cluster.nodes);
+}
+
+/* The decision, one sentence per line into lines (RPT_DECISION_MAX); returns
+ * how many. */
+int rpt_plan_decision(const struct rpt_plan_input *in, char lines[][RPT_LINE_MAX])
+{
+	const struct compare_result *r = in->res;
+	int k = 0;
+	char a[32], b[32];
+
+	if (r->fastest < 0) {
+		snprintf(lines[k++], RPT_LINE_MAX, "no instance type can train this model: no layout fits in memory");
+		return k;
+	}
+	{
+		const struct compare_entry *e = &r->entries[r->fastest];
+		const struct plan_point *p = plan_chosen(&e->plan);
+
+		if (r->fastest_runner_up >= 0) {
+			const struct compare_entry *e2 = &r->entries[r->fastest_runner_up];
+			const struct plan_point *p2 = plan_chosen(&e2->plan);
+
+			snprintf(lines[k++], RPT_LINE_MAX,
+				 "fastest: %s, %s on %d nodes, %.2fx faster than the runner-up %s (%s on %d nodes)",
+				 e->instance.name, rpt_duration(p->train[0].time_s, a, sizeof(a)), p->nodes,
+				 p2->train[0].time_s / p->train[0].time_s, e2->instance.name,
+				 rpt_duration(p2->train[0].time_s, b, sizeof(b)), p2->nodes);
+		} else {
+			snprintf(lines[k++], RPT_LINE_MAX, "fastest: %s, %s on %d nodes (the only one that fits)",
+				 e->instance.name, rpt_duration(p->train[0].time_s, a, sizeof(a)), p->nodes);
+		}
+	}
+	if (in->opts->deadline_s > 0) {
+		char names[RPT_LINE_MAX] = "";
+		size_t len = 0;
+		int missed = 0;
+
+		for (int i = 0; i < r->n; i++) {
+			if (r->entries[i].plan.choice != PLAN_MISSED_DEADLINE)
+				continue;
+			missed++;
+			len += (size_t)snprintf(names + len, len < sizeof(names) ? sizeof(names) - len : 0,
+						"%s%s", len ? ", " : "", r->entries[i].instance.name);
+		}
+		if (missed > 0 && len < sizeof(names))
+			snprintf(lines[k++], RPT_LINE_MAX, "%s %s the deadline at any node count of the sweep "
+				 "(shown at their fastest)", names, missed > 1 ? "miss" : "misses");
+	}
+	for (int pr = 0; pr < PRICING_COUNT; pr++) {
+		int w = r->cheapest[pr], w2 = r->cheapest_runner_up[pr];
+		const struct plan_point *p, *p2;
+
+		if (w < 0)
+			continue;
+		p = plan_chosen(&r->entries[w].plan);
+		if (w2 >= 0) {
+			p2 = plan_chosen(&r->entries[w2].plan);
+			snprintf(lines[k++], RPT_LINE_MAX,
+				 "cheapest %s: %s, %s (%.1f %% less than the runner-up %s, %s)",
+				 plan_pricing_name((enum plan_pricing)pr), r->entries[w].instance.name,
+				 rpt_usd(p->train[pr].usd_total, a, sizeof(a)),
+				 100.0 * (1.0 - p->train[pr].usd_total / p2->train[pr].usd_total),
+				 r->entries[w2].instance.name, rpt_usd(p2->train[pr].usd_total, b, sizeof(b)));
+		} else {
+			snprintf(lines[k++], RPT_LINE_MAX, "cheapest %s: %s, %s (the only one with such a price)",
+				 plan_pricing_name((enum plan_pricing)pr), r->entries[w].instance.name,
+				 rpt_usd(p->train[pr].usd_total, a, sizeof(a)));
+		}
+	}
+	return k;
+}
+
+/* Is (e, i) on the frontier? */
+bool rpt_plan_on_pareto(const struct compare_ref *f, int nf, int e, int i)
+{
+	for (int k = 0; k < nf; k++)
+		if (f[k].entry == e && f[k].point == i)
+			return true;
+	return false;
+}
+
+/* ---- text ------------------------------------------------------------------------ */
+
+static void header_text(FILE *out, const struct rpt_plan_input *in)
+{
+	const struct scenario *sc = in->sc;
+	char d[32];
+
+	fprintf(out, "scenario    %s\n", sc->name);
+	fprintf(out, "model       %s (%d layers, hidden %d%s)\n", sc->model.name, sc->model.layers,
+		sc->model.hidden, model_is_moe(&sc->model) ? ", MoE" : "");
+	fprintf(out, "training    seq %d  global batch %d  %s\n", sc->training.seq_len,
+		sc->training.global_batch_seqs, precision_name(sc->training.precision));
+	fprintf(out, "budget      %.4g tokens", in->opts->tokens);
+	if (in->opts->deadline_s > 0)
+		fprintf(out, ", deadline %s", rpt_duration(in->opts->deadline_s, d, sizeof(d)));
+	fprintf(out, ", costs %s\n", plan_pricing_name(in->opts->pricing));
+}
+
+static void prices_text(FILE *out, const struct compare_result *r)
+{
+	fprintf(out, "prices (USD per instance-hour, with the date each was read)\n");
+	for (int i = 0; i < r->n; i++) {
+		const struct instance_price *p = &r->entries[i].instance.price;
+		char cb[32];
+
+		if (p->capacity_block_usd_per_h > 0)
+			snprintf(cb, sizeof(cb), "$%.2f", p->capacity_block_usd_per_h);
+		else
+			snprintf(cb, sizeof(cb), "not offered");
+		fprintf(out, "  %-18s on-demand $%.2f, capacity block %s, %s, read %s\n",
+			r->entries[i].instance.name, p->on_demand_usd_per_h, cb, p->region, p->date);
+		fputs("    source: ", out);
+		rpt_wrap(out, 12, "            ", p->source, 100);
+	}
+}
+
+static void notes_text(FILE *out, const struct rpt_plan_input *in)
+{
+	const struct compare_result *r = in->res;
+
+	fprintf(out, "notes\n");
+	for (int i = 0; i < r->n; i++) {
+		const struct compare_entry *e = &r->entries[i];
+		const struct plan_point *p = plan_chosen(&e->plan);
+
+		fprintf(out, "  %-18s calibration %s (step times +/- %.0f %%)%s%s", e->instance.name,
+			e->calibration, e->uncertainty_rel * 100, e->note[0] ? "; " : "", e->note);
+		if (p)
+			fprintf(out, "; goodput %.0f %%", p->train[0].goodput * 100);
+		fputc('\n', out);
+	}
+	fprintf(out, "  time to train = budget / throughput / goodput (sim/plan/cost.c, plan_time_to_train)\n");
+}
+
+static void point_row_text(FILE *out, const struct compare_entry *e, const struct plan_point *p,
+			   bool name)
+{
+	char lay[96], t[32], od[32], cb[32];
+
+	if (name)
+		fprintf(out, "%-18s %-10s ", e->instance.name, e->gpu);
+	if (!p->feasible) {
+		fprintf(out, "%5d  %-44s\n", p->nodes, "no layout fits in memory");
+		return;
+	}
+	if (p->train[PRICING_CAPACITY_BLOCK].usd_per_h > 0)
+		rpt_usd(p->train[PRICING_CAPACITY_BLOCK].usd_total, cb, sizeof(cb));
+	else
+		snprintf(cb, sizeof(cb), "-");
+	fprintf(out, "%5d  %-44s %7.3f %12.5g %6.1f  %-15s %13s %10s %10s %8.3f\n", p->nodes,
+		rpt_layout_str(&p->best, lay, sizeof(lay)), p->best.step_time_s, p->best.tokens_per_s,
+		p->best.mfu * 100, bottleneck_name(p->best.bottleneck),
+		rpt_duration(p->train[0].time_s, t, sizeof(t)),
+		rpt_usd(p->train[PRICING_ON_DEMAND].usd_total, od, sizeof(od)), cb,
+		p->train[PRICING_ON_DEMAND].usd_per_mtoken);
+}
+
+static const char *point_head = "nodes  layout                                        step s     tokens/s  MFU %  "
+				"bottleneck      time to train  on-demand  cap-block  $/M tok\n";
+
+static void text(FILE *out, const struct rpt_plan_input *in)
+{
+	const struct compare_result *r = in->res;
+	char basis[256], lines[RPT_DECISION_MAX][RPT_LINE_MAX];
+	int nd;
+
+	header_text(out, in);
+	if (!in->compare) {
+		const struct compare_entry *e = &r->entries[0];
+		const struct plan_point *p = plan_chosen(&e->plan);
+		char lay[96], a[32], b[32];
+
+		fprintf(out, "instance    %s (%d x %s), fabric %s\n", e->instance.name,
+			e->instance.gpus_per_node, e->gpu, in->sc->cluster.fabric.name);
+		if (!p) {
+			fprintf(out, "plan        %s\n", rpt_plan_choice_text(e->plan.choice));
+		} else {
+			fprintf(out, "plan        %d nodes (%d GPUs): %s\n", p->nodes, p->gpus,
+				rpt_plan_choice_text(e->plan.choice));
+			fprintf(out, "layout      %s\n", rpt_layout_str(&p->best, lay, sizeof(lay)));
+			fprintf(out, "step        %.4g s, %.4g tokens/s, MFU %.1f %%, memory %.1f of %.1f GiB, "
+				"bottleneck %s\n", p->best.step_time_s, p->best.tokens_per_s, p->best.mfu * 100,
+				p->best.mem_total_bytes / GiB, p->best.mem_capacity_bytes / GiB,
+				bottleneck_name(p->best.bottleneck));
+			fprintf(out, "time        %s wall-clock, %.4g steps, goodput %.0f %% (+/- %.0f %% from "
+				"the step time)\n", rpt_duration(p->train[0].time_s, a, sizeof(a)),
+				p->train[0].steps, p->train[0].goodput * 100, e->uncertainty_rel * 100);
+			for (int pr = 0; pr < PRICING_COUNT; pr++) {
+				const struct plan_train *t = &p->train[pr];
+
+				if (!(t->usd_per_h > 0)) {
+					fprintf(out, "cost        %s: not offered for %s\n",
+						plan_pricing_name((enum plan_pricing)pr), e->instance.name);
+					continue;
+				}
+				fprintf(out, "cost        %s: %s ($%.4g per million tokens, %s/h for %d nodes)\n",
+					plan_pricing_name((enum plan_pricing)pr),
+					rpt_usd(t->usd_total, a, sizeof(a)), t->usd_per_mtoken,
+					rpt_usd(t->usd_per_h, b, sizeof(b)), p->nodes);
+			}
+			fprintf(out, "gpu-hours   %.4g\n", p->train[0].gpu_hours);
+		}
+		fprintf(out, "\nsweep (best layout at each node count)\n%s", point_head);
+		for (int i = 0; i < e->plan.n_points; i++) {
+			const struct plan_point *q = &e->plan.points[i];
+
+			point_row_text(out, e, q, false);
+		}
+		fputc('\n', out);
+		notes_text(out, in);
+		fputc('\n', out);
+		prices_text(out, r);
+		return;
+	}
+	rpt_plan_basis(in, basis, sizeof(basis));
+	fputs("basis       ", out);
+	rpt_wrap(out, 12, "            ", basis, 100);
+	fprintf(out, "\n%-18s %-10s %s", "instance", "gpu", point_head);
+	for (int i = 0; i < r->n; i++) {
+		const struct compare_entry *e = &r->entries[i];
+		const struct plan_point *p = plan_chosen(&e->plan);
+
+		if (p) {
+			point_row_text(out, e, p, true);
+		} else {
+			fprintf(out, "%-18s %-10s %5s  %s\n", e->instance.name, e->gpu, "-",
+				rpt_plan_choice_text(e->plan.choice));
+		}
+	}
+	nd = rpt_plan_decision(in, lines);
+	fprintf(out, "\ndecision\n");
+	for (int i = 0; i < nd; i++) {
+		fputs("  ", out);
+		rpt_wrap(out, 2, "    ", lines[i], 100);
+	}
+	fprintf(out, "\nscaling (best layout at each node count)\n%-18s %-10s %s", "instance", "gpu",
+		point_head);
+	for (int i = 0; i < r->n; i++)
+		for (int k = 0; k < r->entries[i].plan.n_points; k++)
+			point_row_text(out, &r->entries[i], &r->entries[i].plan.points[k], true);
+	fputc('\n', out);
+	notes_text(out, in);
+	fputc('\n', out);
+	prices_text(out, r);
+}
+
+/* ---- JSON ------------------------------------------------------------------------ */
+
+static cJSON *train_json(const struct plan_train *t)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	if (!o)
+		return NULL;
+	cJSON_AddNumberToObject(o, "time_s", t->time_s);
+	cJSON_AddNumberToObject(o, "productive_s", t->productive_s);
+	cJSON_AddNumberToObject(o, "goodput", t->goodput);
+	cJSON_AddNumberToObject(o, "steps", t->steps);
+	cJSON_AddNumberToObject(o, "gpu_hours", t->gpu_hours);
+	cJSON_AddNumberToObject(o, "usd_per_h", t->usd_per_h);
+	cJSON_AddNumberToObject(o, "usd_total", t->usd_total);
+	cJSON_AddNumberToObject(o, "usd_per_mtoken", t->usd_per_mtoken);
+	return o;
+}
+
+static cJSON *point_json(const struct plan_point *p, bool on_frontier)
+{
+	cJSON *o = cJSON_CreateObject(), *parts, *tr;
+
+	if (!o)
+		return NULL;
+	cJSON_AddNumberToObject(o, "nodes", p->nodes);
+	cJSON_AddNumberToObject(o, "gpus", p->gpus);
+	cJSON_AddBoolToObject(o, "feasible", p->feasible);
+	cJSON_AddNumberToObject(o, "layouts_searched", (double)p->layouts);
+	if (!p->feasible)
+		return o;
+	cJSON_AddItemToObject(o, "layout", cfg_to_json(cfg_layout_fields, &p->best.layout));
+	cJSON_AddNumberToObject(o, "micro_batch_seqs", p->best.micro_batch_seqs);
+	cJSON_AddStringToObject(o, "recompute", recompute_name(p->best.recompute));
+	cJSON_AddNumberToObject(o, "step_time_s", p->best.step_time_s);
+	cJSON_AddNumberToObject(o, "tokens_per_s", p->best.tokens_per_s);
+	cJSON_AddNumberToObject(o, "mfu", p->best.mfu);
+	cJSON_AddNumberToObject(o, "memory_total_bytes", p->best.mem_total_bytes);
+	cJSON_AddNumberToObject(o, "memory_capacity_bytes", p->best.mem_capacity_bytes);
+	cJSON_AddStringToObject(o, "bottleneck", bottleneck_name(p->best.bottleneck));
+	parts = cJSON_AddObjectToObject(o, "breakdown_s");
+	for (int i = 0; parts && i < PART_COUNT; i++)
+		cJSON_AddNumberToObject(parts, step_part_name((enum step_part)i), p->best.part_s[i]);
+	tr = cJSON_AddObjectToObject(o, "train");
+	for (int i = 0; tr && i < PRICING_COUNT; i++) {
+		if (p->train[i].usd_per_h > 0)
+			cJSON_AddItemToObject(tr, plan_pricing_name((enum plan_pricing)i), train_json(&p->train[i]));
+		else
+			cJSON_AddNullToObject(tr, plan_pricing_name((enum plan_pricing)i));
+	}
+	cJSON_AddBoolToObject(o, "meets_deadline", p->meets_deadline);
+	cJSON_AddBoolToObject(o, "pareto", on_frontier);
+	return o;
+}
+
+static cJSON *decision_json(const struct rpt_plan_input *in)
+{
+	const struct compare_result *r = in->res;
+	cJSON *o = cJSON_CreateObject(), *c;
+	char lines[RPT_DECISION_MAX][RPT_LINE_MAX];
+	int nd = rpt_plan_decision(in, lines);
+	cJSON *arr;
+
+	if (!o)
+		return NULL;
+	if (r->fastest >= 0)
+		cJSON_AddStringToObject(o, "fastest", r->entries[r->fastest].instance.name);
+	else
+		cJSON_AddNullToObject(o, "fastest");
+	if (r->fastest >= 0 && r->fastest_runner_up >= 0)
+		cJSON_AddNumberToObject(o, "fastest_speedup",
+					plan_chosen(&r->entries[r->fastest_runner_up].plan)->train[0].time_s /
+					plan_chosen(&r->entries[r->fastest].plan)->train[0].time_s);
+	c = cJSON_AddObjectToObject(o, "cheapest");
+	for (int p = 0; c && p < PRICING_COUNT; p++) {
+		int w = r->cheapest[p], w2 = r->cheapest_runner_up[p];
+		cJSON *x;
+
+		if (w < 0) {
+			cJSON_AddNullToObject(c, plan_pricing_name((enum plan_pricing)p));
+			continue;
+		}
+		x = cJSON_AddObjectToObject(c, plan_pricing_name((enum plan_pricing)p));
+		if (!x)
+			break;
+		cJSON_AddStringToObject(x, "instance", r->entries[w].instance.name);
+		cJSON_AddNumberToObject(x, "usd_total", plan_chosen(&r->entries[w].plan)->train[p].usd_total);
+		if (w2 >= 0)
+			cJSON_AddNumberToObject(x, "saving_vs_runner_up",
+						1.0 - plan_chosen(&r->entries[w].plan)->train[p].usd_total /
+						plan_chosen(&r->entries[w2].plan)->train[p].usd_total);
+	}
+	arr = cJSON_AddArrayToObject(o, "summary");
+	for (int i = 0; arr && i < nd; i++)
+		cJSON_AddItemToArray(arr, cJSON_CreateString(lines[i]));
+	return o;
+}
+
+static bool json(FILE *out, const struct rpt_plan_input *in)
+{
+	const struct compare_result *r = in->res;
+	const struct scenario *sc = in->sc;
+	struct compare_ref front[256];
+	int nf = compare_pareto(r, in->opts->pricing, front, 256);
+	cJSON *root = cJSON_CreateObject(), *ents;
+	char basis[256];
+	char *s;
+
+	if (!root)
+		return false;
+	cJSON_AddStringToObject(root, "report", in->compare ? "compare" : "plan");
+	cJSON_AddStringToObject(root, "stepcast_version", STEPCAST_VERSION);
+	cJSON_AddStringToObject(root, "scenario", sc->name);
+	cJSON_AddStringToObject(root, "model", sc->model.name);
+	cJSON_AddNumberToObject(root, "seq_len", sc->training.seq_len);
+	cJSON_AddNumberToObject(root, "global_batch_seqs", sc->training.global_batch_seqs);
+	cJSON_AddStringToObject(root, "precision", precision_name(sc->training.precision));
+	cJSON_AddNumberToObject(root, "tokens", in->opts->tokens);
+	cJSON_AddNumberToObject(root, "deadline_s", in->opts->deadline_s);
+	cJSON_AddStringToObject(root, "pricing", plan_pricing_name(in->opts->pricing));
+	rpt_plan_basis(in, basis, sizeof(basis));
+	if (in->compare)
+		cJSON_AddStringToObject(root, "basis", basis);
+	ents = cJSON_AddArrayToObject(root, "instances");
+	for (int i = 0; ents && i < r->n; i++) {
+		const struct compare_entry *e = &r->entries[i];
+		cJSON *o = cJSON_CreateObject(), *pts, *price;
+
+		if (!o)
+			break;
+		cJSON_AddStringToObject(o, "instance", e->instance.name);
+		cJSON_AddStringToObject(o, "gpu", e->gpu);
+		cJSON_AddNumberToObject(o, "gpus_per_node", e->instance.gpus_per_node);
+		cJSON_AddStringToObject(o, "calibration", e->calibration);
+		cJSON_AddNumberToObject(o, "uncertainty_rel", e->uncertainty_rel);
+		cJSON_AddStringToObject(o, "precision", precision_name(e->precision));
+		cJSON_AddStringToObject(o, "note", e->note);
+		price = cfg_to_json(cfg_price_fields, &e->instance.price);
+		if (price)
+			cJSON_AddItemToObject(o, "price", price);
+		cJSON_AddStringToObject(o, "choice", rpt_plan_choice_text(e->plan.choice));
+		if (plan_chosen(&e->plan))
+			cJSON_AddItemToObject(o, "chosen", point_json(plan_chosen(&e->plan),
+								    rpt_plan_on_pareto(front, nf, i, e->plan.chosen)));
+		else
+			cJSON_AddNullToObject(o, "chosen");
+		pts = cJSON_AddArrayToObject(o, "points");
+		for (int k = 0; pts && k < e->plan.n_points; k++)
+			cJSON_AddItemToArray(pts, point_json(&e->plan.points[k],
+							     rpt_plan_on_pareto(front, nf, i, k)));
+		cJSON_AddItemToArray(ents, o);
+	}
+	if (in->compare)
+		cJSON_AddItemToObject(root, "decision", decision_json(in));
+	s = cJSON_Print(root);
+	cJSON_Delete(root);
+	if (!s)
+		return false;
+	fprintf(out, "%s\n", s);
+	free(s);
+	return true;
+}
+
+/* ---- CSV ------------------------------------------------------------------------- */
+
+static void csv(FILE *out, const struct rpt_plan_input *in)
+{
+	const struct compare_result *r = in->res;
+	struct compare_ref front[256];
+	int nf = compare_pareto(r, in->opts->pricing, front, 256);
+
+	fprintf(out, "instance,gpu,nodes,gpus,chosen,feasible,tp,cp,pp,vpp,dp,ep,etp,micro_batch_seqs,"
+		"recompute,zero_stage,step_time_s,tokens_per_s,mfu,memory_total_bytes,bottleneck,"
+		"time_to_train_s,goodput,gpu_hours,usd_on_demand,usd_capacity_block,"
+		"usd_per_mtoken_on_demand,meets_deadline,pareto,price_date\n");
+	for (int i = 0; i < r->n; i++) {
+		const struct compare_entry *e = &r->entries[i];
+
+		for (int k = 0; k < e->plan.n_points; k++) {
+			const struct plan_point *p = &e->plan.points[k];
+			const struct layout *l = &p->best.layout;
+
+			rpt_csv_str(out, e->instance.name);
+			fputc(',', out);
+			rpt_csv_str(out, e->gpu);
+			fprintf(out, ",%d,%d,%s,%s", p->nodes, p->gpus, k == e->plan.chosen ? "true" : "false",
+				p->feasible ? "true" : "false");
+			if (!p->feasible) {
+				fprintf(out, ",,,,,,,,,,,,,,,,,,,,,,,false,false,%s\n", e->instance.price.date);
+				continue;
+			}
+			fprintf(out, ",%d,%d,%d,%d,%d,%d,%d,%d,%s,%d,%.10g,%.10g,%.10g,%.10g,%s,%.10g,%.10g,%.10g,%.10g,",
+				l->tp, l->cp, l->pp, l->vpp, l->dp, l->ep, l->etp > 0 ? l->etp : l->tp,
+				p->best.micro_batch_seqs, recompute_name(p->best.recompute),
+				l->fsdp ? 3 : l->zero_stage, p->best.step_time_s, p->best.tokens_per_s,
+				p->best.mfu, p->best.mem_total_bytes, bottleneck_name(p->best.bottleneck),
+				p->train[0].time_s, p->train[0].goodput, p->train[0].gpu_hours,
+				p->train[PRICING_ON_DEMAND].usd_total);
+			if (p->train[PRICING_CAPACITY_BLOCK].usd_per_h > 0)
+				fprintf(out, "%.10g", p->train[PRICING_CAPACITY_BLOCK].usd_total);
+			fprintf(out, ",%.10g,%s,%s,%s\n", p->train[PRICING_ON_DEMAND].usd_per_mtoken,
+				p->meets_deadline ? "true" : "false",
+				rpt_plan_on_pareto(front, nf, i, k) ? "true" : "false", e->instance.price.date);
+		}
+	}
+}
+
+/* ---- Markdown -------------------------------------------------------------------- */
+
+/* One point as a table row: with the instance's name and GPU first when
+ * name, with a Pareto column last when pareto_col. */
+static void md_point(FILE *out, const struct compare_entry *e, const struct plan_point *p,
+		     bool name, bool pareto_col, bool frontier)
+{
+	char lay[96], t[32], od[32], cb[32];
+
+	if (name)
+		fprintf(out, "| %s | %s ", e->instance.name, e->gpu);
+	if (!p->feasible) {
+		fprintf(out, "| %d | no layout fits in memory | | | | | | | | |%s\n", p->nodes,
+			pareto_col ? " |" : "");
+		return;
+	}
+	if (p->train[PRICING_CAPACITY_BLOCK].usd_per_h > 0)
+		rpt_usd(p->train[PRICING_CAPACITY_BLOCK].usd_total, cb, sizeof(cb));
+	else
+		snprintf(cb, sizeof(cb), "not offered");
+	fprintf(out, "| %d | %s | %.3f | %.4g | %.1f %% | %s | %s | %s | %s | %.3f |%s\n", p->nodes,
+		rpt_layout_str(&p->best, lay, sizeof(lay)), p->best.step_time_s, p->best.tokens_per_s,
+		p->best.mfu * 100, bottleneck_name(p->best.bottleneck),
+		rpt_duration(p->train[0].time_s, t, sizeof(t)),
+		rpt_usd(p->train[PRICING_ON_DEMAND].usd_total, od, sizeof(od)), cb,
+		p->train[PRICING_ON_DEMAND].usd_per_mtoken, pareto_col ? (frontier ? " yes |" : " |") : "");
+}
+
+static void md(FILE *out, const struct rpt_plan_input *in)
+{
+	const struct compare_result *r = in->res;
+	const struct scenario *sc = in->sc;
+	char basis[256], lines[RPT_DECISION_MAX][RPT_LINE_MAX], d[32];
+	struct compare_ref front[256];
+	int nf = compare_pareto(r, in->opts->pricing, front, 256);
+	static const char *cols = "| nodes | layout | step (s) | tokens/s | MFU | bottleneck | time to train | "
+				  "on-demand | capacity block | $/M tokens (on-demand) |";
+	static const char *rule = "|---:|---|---:|---:|---:|---|---:|---:|---:|---:|";
+
+	fprintf(out, "# %s: ", in->compare ? "Instance-type comparison" : "Capacity plan");
+	rpt_md_str(out, sc->name);
+	fprintf(out, "\n\n- model: %s (%d layers, hidden %d%s)\n", sc->model.name, sc->model.layers,
+		sc->model.hidden, model_is_moe(&sc->model) ? ", MoE" : "");
+	fprintf(out, "- training: seq %d, global batch %d, %s\n", sc->training.seq_len,
+		sc->training.global_batch_seqs, precision_name(sc->training.precision));
+	fprintf(out, "- budget: %.4g tokens", in->opts->tokens);
+	if (in->opts->deadline_s > 0)
+		fprintf(out, ", deadline %s", rpt_duration(in->opts->deadline_s, d, sizeof(d)));
+	fprintf(out, ", costs %s\n", plan_pricing_name(in->opts->pricing));
+	if (in->compare) {
+		rpt_plan_basis(in, basis, sizeof(basis));
+		fprintf(out, "- basis: %s\n", basis);
+		fprintf(out, "\n## Decision\n\n");
+		for (int i = 0, nd = rpt_plan_decision(in, lines); i < nd; i++)
+			fprintf(out, "- %s\n", lines[i]);
+		fprintf(out, "\n## Best layout per instance type\n\n| instance | gpu %s\n|---|---%s\n", cols, rule);
+		for (int i = 0; i < r->n; i++) {
+			const struct plan_point *p = plan_chosen(&r->entries[i].plan);
+
+			if (p)
+				md_point(out, &r->entries[i], p, true, false, false);
+			else
+				fprintf(out, "| %s | %s | - | %s | | | | | | | | |\n", r->entries[i].instance.name,
+					r->entries[i].gpu, rpt_plan_choice_text(r->entries[i].plan.choice));
+		}
+		fprintf(out, "\n## Scaling, cost and time (Pareto frontier under %s pricing marked)\n\n"
+			"| instance | gpu %s Pareto |\n|---|---%s---|\n", plan_pricing_name(in->opts->pricing),
+			cols, rule);
+		for (int i = 0; i < r->n; i++)
+			for (int k = 0; k < r->entries[i].plan.n_points; k++)
+				md_point(out, &r->entries[i], &r->entries[i].plan.points[k], true, true,
+					 rpt_plan_on_pareto(front, nf, i, k));
+	} else {
+		const struct compare_entry *e = &r->entries[0];
+		const struct plan_point *p = plan_chosen(&e->plan);
+		char lay[96], a[32];
+
+		fprintf(out, "- instance: %s (%d x %s), fabric %s\n", e->instance.name,
+			e->instance.gpus_per_node, e->gpu, sc->cluster.fabric.name);
+		fprintf(out, "\n## Plan\n\n");
+		if (!p) {
+			fprintf(out, "%s.\n", rpt_plan_choice_text(e->plan.choice));
+		} else {
+			fprintf(out, "- nodes: %d (%d GPUs), %s\n", p->nodes, p->gpus,
+				rpt_plan_choice_text(e->plan.choice));
+			fprintf(out, "- layout: %s\n", rpt_layout_str(&p->best, lay, sizeof(lay)));
+			fprintf(out, "- step: %.4g s, %.4g tokens/s, MFU %.1f %%, memory %.1f of %.1f GiB, "
+				"bottleneck %s\n", p->best.step_time_s, p->best.tokens_per_s, p->best.mfu * 100,
+				p->best.mem_total_bytes / GiB, p->best.mem_capacity_bytes / GiB,
+				bottleneck_name(p->best.bottleneck));
+			fprintf(out, "- time to train: %s (goodput %.0f %%; +/- %.0f %% from the step time)\n",
+				rpt_duration(p->train[0].time_s, d, sizeof(d)), p->train[0].goodput * 100,
+				e->uncertainty_rel * 100);
+			for (int pr = 0; pr < PRICING_COUNT; pr++)
+				if (p->train[pr].usd_per_h > 0)
+					fprintf(out, "- cost, %s: %s ($%.4g per million tokens)\n",
+						plan_pricing_name((enum plan_pricing)pr),
+						rpt_usd(p->train[pr].usd_total, a, sizeof(a)),
+						p->train[pr].usd_per_mtoken);
+			fprintf(out, "- GPU-hours: %.4g\n", p->train[0].gpu_hours);
+		}
+		fprintf(out, "\n## Sweep\n\n%s\n%s\n", cols, rule);
+		for (int k = 0; k < e->plan.n_points; k++)
+			md_point(out, e, &e->plan.points[k], false, false, false);
+	}
+	fprintf(out, "\n## Notes\n\n");
+	for (int i = 0; i < r->n; i++) {
+		const struct compare_entry *e = &r->entries[i];
+
+		fprintf(out, "- %s: calibration %s, step times +/- %.0f %%%s%s\n", e->instance.name,
+			e->calibration, e->uncertainty_rel * 100, e->note[0] ? "; " : "", e->note);
+	}
+	fprintf(out, "- time to train = budget / throughput / goodput (plan_time_to_train in sim/plan/cost.c); "
+		"failures and checkpoints are not in it yet\n");
+	fprintf(out, "\n## Prices\n\nUSD per instance-hour, with the date each was read.\n\n"
+		"| instance | on-demand | capacity block | region | date | source |\n|---|---:|---:|---|---|---|\n");
+	for (int i = 0; i < r->n; i++) {
+		const struct instance_price *p = &r->entries[i].instance.price;
+
+		fprintf(out, "| %s | $%.2f | ", r->entries[i].instance.name, p->on_demand_usd_per_h);
+		if (p->capacity_block_usd_per_h > 0)
+			fprintf(out, "$%.2f", p->capacity_block_usd_per_h);
+		else
+			fputs("not offered", out);
+		fputs(" | ", out);
+		rpt_md_str(out, p->region);
+		fprintf(out, " | %s | ", p->date);
+		rpt_md_str(out, p->source);
+		fputs(" |\n", out);
+	}
+}
+
+bool rpt_plan(FILE *out, const struct rpt_plan_input *in, enum rpt_plan_format fmt)
+{
+	switch (fmt) {
+	case RPT_PLAN_TEXT: text(out, in); return true;
+	case RPT_PLAN_JSON: return json(out, in);
+	case RPT_PLAN_CSV: csv(out, in); return true;
+	case RPT_PLAN_MD: md(out, in); return true;
+	case RPT_PLAN_HTML: rpt_plan_html(out, in); return true;
+	}
+	return false;
+}

@@ -1,0 +1,29 @@
+/* rpt_plan_int.h: wording shared by the plan/compare renderers (rpt_plan.c
+ * and rpt_html.c); not part of the reports' interface. */
+#ifndef SC_RPT_PLAN_INT_H
+#define SC_RPT_PLAN_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "rpt_plan.h"
+
+#define RPT_DECISION_MAX (2 + PRICING_COUNT)
+#define RPT_LINE_MAX 320
+
+/* What a plan's choice means, e.g. "the cheapest node count that meets the
+ * deadline" (static string). */
+const char *rpt_plan_choice_text(enum plan_choice c);
+
+/* On what basis the instance types are compared, into buf. */
+void rpt_plan_basis(const struct rpt_plan_input *in, char *buf, size_t n);
+
+/* The decision: which instance type wins on time and which on cost under
+ * each pricing model, and by how much; one sentence per line; returns how
+ * many lines. */
+int rpt_plan_decision(const struct rpt_plan_input *in, char lines[][RPT_LINE_MAX]);
+
+/* Is point `point` of entry `entry` among the nf frontier points f? */
+bool rpt_plan_on_pareto(const struct compare_ref *f, int nf, int entry, int point);
+
+#endif

@@ -1,0 +1,299 @@
+/* rpt_search.c: layout search renderers (see rpt_search.h). */
+#include "rpt_search.h"
+
+#include <stdlib.h>
+
+#include "rpt_util.h"
+
+static const double GiB = 1024.0 * 1024.0 * 1024.0;
+
+static double headroom(const struct search_row *r)
+{
+	return r->mem_capacity_bytes > 0
+	       ? (r->mem_capacity_bytes - r->mem_total_bytes) / r->mem_capacity_bytes : 0;
+}
+
+/* "0/1/2/3" style list of the bits set in mask, with names. */
+static void mask_list(char *buf, size_t n, unsigned mask, const char *const *names, int count)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < count; i++)
+		if (mask & (1u << i))
+			len += (size_t)snprintf(buf + len, len < n ? n - len : 0, "%s%s",
+						len ? "/" : "", names[i]);
+}
+
+static void space_text(const struct search_meta *m, char *buf, size_t n)
+{
+	static const char *const rc[] = { "none", "selective", "full" };
+	static const char *const zero[] = { "0", "1", "2", "3" };
+	char rcs[64], zs[32];
+
+	mask_list(rcs, sizeof(rcs), m->space.recompute_mask, rc, 3);
+	mask_list(zs, sizeof(zs), m->space.zero_mask, zero, 4);
+	snprintf(buf, n, "tp <= %d (NVLink domain %d), cp <= %d, pp <= %d, vpp <= %d (equal chunks), "
+		 "%sep <= %d, micro-batch <= %d (dividing %d), recompute %s, zero %s (3 = FSDP)",
+		 m->space.max_tp, m->nvlink_domain_gpus, m->space.max_cp, m->space.max_pp,
+		 m->space.max_vpp, m->moe ? "etp 1 or tp, " : "", m->space.max_ep,
+		 m->space.max_micro_batch, m->global_batch_seqs, rcs, zs);
+}
+
+static void price_text(FILE *out, const struct search_meta *m)
+{
+	char a[32], b[32];
+
+	fprintf(out, "price       %s %s/h per instance, %s/h for %d (%s, read %s)\n",
+		plan_pricing_name(m->pricing),
+		rpt_usd(m->pricing == PRICING_ON_DEMAND ? m->price.on_demand_usd_per_h
+			: m->price.capacity_block_usd_per_h, a, sizeof(a)),
+		rpt_usd(m->usd_per_h, b, sizeof(b)), m->nodes, m->price.region, m->price.date);
+	fprintf(out, "            on-demand $%.2f/h, capacity block %s per instance\n",
+		m->price.on_demand_usd_per_h,
+		m->price.capacity_block_usd_per_h > 0
+		? (snprintf(a, sizeof(a), "$%.2f/h", m->price.capacity_block_usd_per_h), a)
+		: "not offered");
+	fputs("price from  ", out);
+	rpt_wrap(out, 12, "            ", m->price.source, 100);
+}
+
+static void text(FILE *out, const struct search_meta *m, const struct search_result *res)
+{
+	char sp[512], d[32], u[32];
+
+	fprintf(out, "scenario    %s\n", m->scenario);
+	fprintf(out, "model       %s (%d layers, hidden %d%s)\n", m->model, m->layers, m->hidden,
+		m->moe ? ", MoE" : "");
+	fprintf(out, "cluster     %d x %s = %d x %s, fabric %s\n", m->nodes, m->instance, m->gpus,
+		m->gpu, m->fabric);
+	fprintf(out, "training    seq %d  global batch %d  %s", m->seq_len, m->global_batch_seqs,
+		precision_name(m->precision));
+	if (m->tokens > 0)
+		fprintf(out, "  budget %.4g tokens", m->tokens);
+	fprintf(out, "\ncalibration %s\n", m->calibration);
+	fprintf(out, "objective   %s (best %d)\n", search_objective_name(m->objective), m->top);
+	price_text(out, m);
+	space_text(m, sp, sizeof(sp));
+	fputs("space       ", out);
+	rpt_wrap(out, 12, "            ", sp, 100);
+	if (m->shards > 1)
+		fprintf(out, "shard       %d of %d (every %d-th layout from the %d-th)\n", m->shard, m->shards,
+			m->shards, m->shard);
+	fprintf(out, "layouts     %lld valid: %lld out of memory, %lld predicted, %lld rejected\n\n",
+		res->stats.layouts, res->stats.oom, res->stats.predicted, res->stats.rejected);
+	if (res->n_rows == 0) {
+		fprintf(out, "no layout fits: every valid layout runs out of GPU memory\n");
+		return;
+	}
+	fprintf(out, "rank  tp  cp  pp vpp    dp  ep etp  mbs recompute zero   step s     tokens/s  "
+		"MFU %%  mem GiB free %%  bottleneck       $/M tok%s\n",
+		m->tokens > 0 ? "    time to train  cost to train" : "");
+	for (int i = 0; i < res->n_rows; i++) {
+		const struct search_row *r = &res->rows[i];
+		const struct layout *l = &r->layout;
+
+		fprintf(out, "%4d %3d %3d %3d %3d %5d %3d %3d %4d %-9s %4d %8.3f %12.5g %6.1f %8.1f %6.1f  %-15s %8.3f",
+			i + 1, l->tp, l->cp, l->pp, l->vpp, l->dp, l->ep, l->etp > 0 ? l->etp : l->tp,
+			r->micro_batch_seqs, recompute_name(r->recompute), l->fsdp ? 3 : l->zero_stage,
+			r->step_time_s, r->tokens_per_s, r->mfu * 100, r->mem_total_bytes / GiB,
+			headroom(r) * 100, bottleneck_name(r->bottleneck),
+			r->train.tokens > 0 ? r->train.usd_per_mtoken : r->usd_per_mtoken);
+		if (m->tokens > 0)
+			fprintf(out, "  %13s  %13s", rpt_duration(r->train.time_s, d, sizeof(d)),
+				rpt_usd(r->train.usd_total, u, sizeof(u)));
+		fputc('\n', out);
+	}
+}
+
+static bool json(FILE *out, const struct search_meta *m, const struct search_result *res,
+		 bool lines)
+{
+	cJSON *meta = search_meta_to_json(m), *stats = search_stats_to_json(&res->stats);
+	char *s;
+
+	if (!meta || !stats) {
+		cJSON_Delete(meta);
+		cJSON_Delete(stats);
+		return false;
+	}
+	if (lines) {
+		cJSON *head = cJSON_CreateObject(), *tail;
+
+		if (!head || !cJSON_AddNumberToObject(head, "stepcast_search", SEARCH_PART_VERSION) ||
+		    !cJSON_AddItemToObject(head, "meta", meta)) {
+			cJSON_Delete(head);
+			cJSON_Delete(meta);
+			cJSON_Delete(stats);
+			return false;
+		}
+		tail = cJSON_CreateObject();
+		if (!tail) {
+			cJSON_Delete(head);
+			cJSON_Delete(stats);
+			return false;
+		}
+		s = cJSON_PrintUnformatted(head);
+		cJSON_Delete(head);
+		if (!s) {
+			cJSON_Delete(tail);
+			cJSON_Delete(stats);
+			return false;
+		}
+		fprintf(out, "%s\n", s);
+		free(s);
+		for (int i = 0; i < res->n_rows; i++) {
+			cJSON *row = search_row_to_json(&res->rows[i]);
+
+			s = row ? cJSON_PrintUnformatted(row) : NULL;
+			cJSON_Delete(row);
+			if (!s) {
+				cJSON_Delete(tail);
+				cJSON_Delete(stats);
+				return false;
+			}
+			fprintf(out, "%s\n", s);
+			free(s);
+		}
+		if (!cJSON_AddItemToObject(tail, "stats", stats)) {
+			cJSON_Delete(tail);
+			cJSON_Delete(stats);
+			return false;
+		}
+		s = cJSON_PrintUnformatted(tail);
+		cJSON_Delete(tail);
+		if (!s)
+			return false;
+		fprintf(out, "%s\n", s);
+		free(s);
+		return true;
+	}
+	{
+		cJSON *root = cJSON_CreateObject(), *rows;
+
+		if (!root || !cJSON_AddItemToObject(root, "meta", meta)) {
+			cJSON_Delete(root);
+			cJSON_Delete(meta);
+			cJSON_Delete(stats);
+			return false;
+		}
+		if (!cJSON_AddItemToObject(root, "stats", stats)) {
+			cJSON_Delete(root);
+			cJSON_Delete(stats);
+			return false;
+		}
+		rows = cJSON_AddArrayToObject(root, "rows");
+		for (int i = 0; rows && i < res->n_rows; i++) {
+			cJSON *row = search_row_to_json(&res->rows[i]);
+
+			if (!row || !cJSON_AddItemToArray(rows, row)) {
+				cJSON_Delete(row);
+				rows = NULL;
+			}
+		}
+		s = rows ? cJSON_Print(root) : NULL;
+		cJSON_Delete(root);
+		if (!s)
+			return false;
+		fprintf(out, "%s\n", s);
+		free(s);
+		return true;
+	}
+}
+
+static void csv(FILE *out, const struct search_meta *m, const struct search_result *res)
+{
+	(void)m;
+	fprintf(out, "rank,index,tp,cp,pp,vpp,dp,ep,etp,micro_batch_seqs,recompute,zero_stage,fsdp,"
+		"schedule,step_time_s,tokens_per_s,mfu,memory_total_bytes,memory_capacity_bytes,"
+		"memory_headroom,bottleneck");
+	for (int i = 0; i < PART_COUNT; i++)
+		fprintf(out, ",%s_s", step_part_name((enum step_part)i));
+	fprintf(out, ",usd_per_h,usd_per_mtoken,time_to_train_s,gpu_hours,usd_to_train,goodput\n");
+	for (int i = 0; i < res->n_rows; i++) {
+		const struct search_row *r = &res->rows[i];
+		const struct layout *l = &r->layout;
+
+		fprintf(out, "%d,%lld,%d,%d,%d,%d,%d,%d,%d,%d,%s,%d,%s,%s,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%s",
+			i + 1, r->index, l->tp, l->cp, l->pp, l->vpp, l->dp, l->ep,
+			l->etp > 0 ? l->etp : l->tp, r->micro_batch_seqs, recompute_name(r->recompute),
+			l->fsdp ? 3 : l->zero_stage, l->fsdp ? "true" : "false",
+			schedule_name(l->schedule), r->step_time_s, r->tokens_per_s, r->mfu,
+			r->mem_total_bytes, r->mem_capacity_bytes, headroom(r),
+			bottleneck_name(r->bottleneck));
+		for (int k = 0; k < PART_COUNT; k++)
+			fprintf(out, ",%.10g", r->part_s[k]);
+		fprintf(out, ",%.10g,%.10g,%.10g,%.10g,%.10g,%.10g\n", m->usd_per_h,
+			r->train.tokens > 0 ? r->train.usd_per_mtoken : r->usd_per_mtoken,
+			r->train.time_s, r->train.gpu_hours, r->train.usd_total, r->train.goodput);
+	}
+}
+
+static void md(FILE *out, const struct search_meta *m, const struct search_result *res)
+{
+	char sp[512], d[32], u[32], a[32];
+
+	fputs("# Layout search: ", out);
+	rpt_md_str(out, m->scenario);
+	fprintf(out, "\n\n");
+	fprintf(out, "- model: %s (%d layers, hidden %d%s)\n", m->model, m->layers, m->hidden,
+		m->moe ? ", MoE" : "");
+	fprintf(out, "- cluster: %d x %s = %d x %s, fabric %s\n", m->nodes, m->instance, m->gpus,
+		m->gpu, m->fabric);
+	fprintf(out, "- training: seq %d, global batch %d, %s", m->seq_len, m->global_batch_seqs,
+		precision_name(m->precision));
+	if (m->tokens > 0)
+		fprintf(out, ", budget %.4g tokens", m->tokens);
+	fprintf(out, "\n- calibration: %s\n", m->calibration);
+	fprintf(out, "- objective: %s (best %d)\n", search_objective_name(m->objective), m->top);
+	fprintf(out, "- price: %s %s/h per instance (%s, read %s); source: ",
+		plan_pricing_name(m->pricing),
+		rpt_usd(m->pricing == PRICING_ON_DEMAND ? m->price.on_demand_usd_per_h
+			: m->price.capacity_block_usd_per_h, a, sizeof(a)),
+		m->price.region, m->price.date);
+	rpt_md_str(out, m->price.source);
+	space_text(m, sp, sizeof(sp));
+	fprintf(out, "\n- space: %s\n", sp);
+	if (m->shards > 1)
+		fprintf(out, "- shard: %d of %d\n", m->shard, m->shards);
+	fprintf(out, "- layouts: %lld valid, %lld out of memory, %lld predicted, %lld rejected\n\n",
+		res->stats.layouts, res->stats.oom, res->stats.predicted, res->stats.rejected);
+	if (res->n_rows == 0) {
+		fprintf(out, "No layout fits: every valid layout runs out of GPU memory.\n");
+		return;
+	}
+	fprintf(out, "| rank | tp | cp | pp | vpp | dp | ep | etp | micro-batch | recompute | zero | "
+		"step (s) | tokens/s | MFU | memory (GiB) | headroom | bottleneck | $/M tokens |%s\n",
+		m->tokens > 0 ? " time to train | cost to train |" : "");
+	fprintf(out, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---|---:|%s\n",
+		m->tokens > 0 ? "---:|---:|" : "");
+	for (int i = 0; i < res->n_rows; i++) {
+		const struct search_row *r = &res->rows[i];
+		const struct layout *l = &r->layout;
+
+		fprintf(out, "| %d | %d | %d | %d | %d | %d | %d | %d | %d | %s | %d | %.3f | %.5g | %.1f %% | "
+			"%.1f | %.1f %% | %s | %.3f |",
+			i + 1, l->tp, l->cp, l->pp, l->vpp, l->dp, l->ep, l->etp > 0 ? l->etp : l->tp,
+			r->micro_batch_seqs, recompute_name(r->recompute), l->fsdp ? 3 : l->zero_stage,
+			r->step_time_s, r->tokens_per_s, r->mfu * 100, r->mem_total_bytes / GiB,
+			headroom(r) * 100, bottleneck_name(r->bottleneck),
+			r->train.tokens > 0 ? r->train.usd_per_mtoken : r->usd_per_mtoken);
+		if (m->tokens > 0)
+			fprintf(out, " %s | %s |", rpt_duration(r->train.time_s, d, sizeof(d)),
+				rpt_usd(r->train.usd_total, u, sizeof(u)));
+		fputc('\n', out);
+	}
+}
+
+bool rpt_search(FILE *out, const struct search_meta *meta, const struct search_result *res,
+		enum rpt_search_format fmt)
+{
+	switch (fmt) {
+	case RPT_SEARCH_TEXT: text(out, meta, res); return true;
+	case RPT_SEARCH_JSON: return json(out, meta, res, false);
+	case RPT_SEARCH_JSONL: return json(out, meta, res, true);
+	case RPT_SEARCH_CSV: csv(out, meta, res); return true;
+	case RPT_SEARCH_MD: md(out, meta, res); return true;
+	}
+	return false;
+}

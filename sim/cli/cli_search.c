@@ -1,0 +1,333 @@
+/* cli_search.c: helpers of the capacity-planning commands (see cli_search.h). */
+#include "cli_search.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../sim/plan/cost.h"
+#include "../config/scenario_load.h"
+
+bool cli_parse_int(const char *cmd, const char *opt, const char *arg, int min, int max, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (end == arg || *end != '\0' || errno == ERANGE || v < min || v > max) {
+		cli_usage_error(cmd, "%s needs an integer from %d to %d (got '%s')", opt, min, max, arg);
+		return false;
+	}
+	*out = (int)v;
+	return true;
+}
+
+bool cli_parse_tokens(const char *cmd, const char *arg, double *out)
+{
+	struct sc_error err;
+
+	if (plan_parse_tokens(arg, out, &err) != SC_OK) {
+		cli_usage_error(cmd, "%s", err.message);
+		return false;
+	}
+	return true;
+}
+
+bool cli_parse_duration(const char *cmd, const char *opt, const char *arg, double *out_s)
+{
+	struct sc_error err;
+
+	if (plan_parse_duration(arg, out_s, &err) != SC_OK) {
+		cli_usage_error(cmd, "%s: %s", opt, err.message);
+		return false;
+	}
+	return true;
+}
+
+bool cli_parse_shard(const char *cmd, const char *arg, int *k, int *n)
+{
+	char *end, *slash;
+	long a, b;
+
+	errno = 0;
+	a = strtol(arg, &slash, 10);
+	if (slash == arg || *slash != '/' || errno == ERANGE)
+		goto bad;
+	b = strtol(slash + 1, &end, 10);
+	if (end == slash + 1 || *end != '\0' || errno == ERANGE)
+		goto bad;
+	if (b < 1 || b > INT_MAX || a < 0 || a >= b)
+		goto bad;
+	*k = (int)a;
+	*n = (int)b;
+	return true;
+bad:
+	cli_usage_error(cmd, "--shard needs K/N with 0 <= K < N (got '%s')", arg);
+	return false;
+}
+
+/* A Slurm variable as a non-negative integer; *present false when unset. */
+static bool slurm_int(const char *name, long *v, bool *present)
+{
+	const char *s = getenv(name);
+	char *end;
+
+	*present = s && s[0];
+	if (!*present)
+		return true;
+	errno = 0;
+	*v = strtol(s, &end, 10);
+	return end != s && *end == '\0' && errno != ERANGE && *v >= 0 && *v <= INT_MAX;
+}
+
+int cli_slurm_shard(const char *cmd, int *k, int *n)
+{
+	static const char *const names[] = { "SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_MIN",
+					      "SLURM_ARRAY_TASK_STEP", "SLURM_ARRAY_TASK_COUNT" };
+	long v[4] = { 0, 0, 1, 0 };
+	bool have[4];
+
+	for (int i = 0; i < 4; i++) {
+		long x;
+
+		if (!slurm_int(names[i], &x, &have[i])) {
+			fprintf(stderr, "stepcast: %s: error: %s='%s' is not a non-negative integer\n", cmd,
+				names[i], getenv(names[i]));
+			return EXIT_USAGE;
+		}
+		if (have[i])
+			v[i] = x;
+	}
+	if (!have[0] || !have[3])
+		return EXIT_OK;
+	if (v[2] < 1 || v[0] < v[1] || (v[0] - v[1]) % v[2] != 0 || v[3] < 1 ||
+	    (v[0] - v[1]) / v[2] >= v[3]) {
+		fprintf(stderr, "stepcast: %s: error: Slurm array task %ld (min %ld, step %ld, count %ld) "
+			"is not one of the array's tasks\n", cmd, v[0], v[1], v[2], v[3]);
+		return EXIT_USAGE;
+	}
+	*k = (int)((v[0] - v[1]) / v[2]);
+	*n = (int)v[3];
+	return EXIT_OK;
+}
+
+bool cli_parse_int_list(const char *cmd, const char *opt, const char *arg, int *out, int max,
+			int *n)
+{
+	const char *p = arg;
+
+	*n = 0;
+	while (*p) {
+		char *end;
+		long v;
+
+		errno = 0;
+		v = strtol(p, &end, 10);
+		if (end == p || (*end != ',' && *end != '\0') || errno == ERANGE || v < 1 || v > INT_MAX ||
+		    *n >= max) {
+			cli_usage_error(cmd, "%s takes up to %d positive integers separated by commas (got '%s')",
+					opt, max, arg);
+			return false;
+		}
+		out[(*n)++] = (int)v;
+		p = *end == ',' ? end + 1 : end;
+	}
+	if (*n == 0) {
+		cli_usage_error(cmd, "%s needs at least one value", opt);
+		return false;
+	}
+	return true;
+}
+
+bool cli_parse_recompute_list(const char *cmd, const char *arg, unsigned *mask)
+{
+	static const char *const names[] = { "none", "selective", "full" };
+	const char *p = arg;
+
+	*mask = 0;
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		bool ok = false;
+
+		for (int i = 0; i < 3; i++) {
+			if (strlen(names[i]) == len && strncmp(p, names[i], len) == 0) {
+				*mask |= 1u << i;
+				ok = true;
+			}
+		}
+		if (!ok) {
+			cli_usage_error(cmd, "--recompute takes a list of none, selective and full (got '%s')", arg);
+			return false;
+		}
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	if (!*mask) {
+		cli_usage_error(cmd, "--recompute needs at least one mode");
+		return false;
+	}
+	return true;
+}
+
+bool cli_parse_zero_list(const char *cmd, const char *arg, unsigned *mask)
+{
+	const char *p = arg;
+
+	*mask = 0;
+	while (*p) {
+		if (p[0] < '0' || p[0] > '3' || (p[1] != ',' && p[1] != '\0')) {
+			cli_usage_error(cmd, "--zero takes a list of stages 0 to 3 (got '%s')", arg);
+			return false;
+		}
+		*mask |= 1u << (p[0] - '0');
+		p += p[1] == ',' ? 2 : 1;
+	}
+	if (!*mask) {
+		cli_usage_error(cmd, "--zero needs at least one stage");
+		return false;
+	}
+	return true;
+}
+
+int cli_load_scenario(const char *cmd, const char *dir, const char *path, const char *calib,
+		      struct scenario *sc, struct catalog *keep)
+{
+	struct catalog cat;
+	struct sc_error err;
+	int code;
+
+	(void)cmd;
+	if ((code = cli_load_catalog(dir, &cat)) != EXIT_OK)
+		return code;
+	sc_error_clear(&err);
+	if (scenario_load(path, &cat, sc, &err) != SC_OK) {
+		catalog_free(&cat);
+		return cli_fail(&err);
+	}
+	if (calib) {
+		const struct calibration *cal = catalog_calibration(&cat, calib);
+
+		if (!cal) {
+			catalog_unknown(&cat, "calibration", calib, "--calibration", NULL, &err);
+			catalog_free(&cat);
+			return cli_fail(&err);
+		}
+		sc->calibration = *cal;
+	}
+	if (keep)
+		*keep = cat;
+	else
+		catalog_free(&cat);
+	return EXIT_OK;
+}
+
+int cli_output_open(struct cli_output *o, const char *path)
+{
+	int fd;
+
+	memset(o, 0, sizeof(*o));
+	o->path = path;
+	if (!path) {
+		o->f = stdout;
+		return EXIT_OK;
+	}
+	if ((size_t)snprintf(o->tmp, sizeof(o->tmp), "%s.tmp.XXXXXX", path) >= sizeof(o->tmp)) {
+		fprintf(stderr, "stepcast: error: %s: path too long\n", path);
+		return EXIT_IO;
+	}
+	fd = mkstemp(o->tmp);
+	if (fd >= 0) {
+		/* mkstemp makes the file 0600; a report gets the usual mode */
+		mode_t um = umask(0);
+
+		umask(um);
+		(void)fchmod(fd, 0666 & ~um);
+	}
+	if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
+		fprintf(stderr, "stepcast: error: %s: cannot write: %s\n", path, strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(o->tmp);
+		}
+		return EXIT_IO;
+	}
+	return EXIT_OK;
+}
+
+int cli_output_close(struct cli_output *o, bool ok)
+{
+	if (!o->path)
+		return ok ? cli_finish(EXIT_OK) : EXIT_INTERNAL;
+	if (fflush(o->f) != 0 || ferror(o->f) || fsync(fileno(o->f)) != 0) {
+		if (ok)
+			fprintf(stderr, "stepcast: error: %s: could not write the output\n", o->tmp);
+		ok = false;
+	}
+	if (fclose(o->f) != 0 && ok) {
+		fprintf(stderr, "stepcast: error: %s: could not write the output\n", o->tmp);
+		ok = false;
+	}
+	if (!ok) {
+		unlink(o->tmp);
+		return EXIT_IO;
+	}
+	if (rename(o->tmp, o->path) != 0) {
+		fprintf(stderr, "stepcast: error: %s: cannot rename %s into place: %s\n", o->path, o->tmp,
+			strerror(errno));
+		unlink(o->tmp);
+		return EXIT_IO;
+	}
+	return EXIT_OK;
+}
+
+int cli_write_search(const char *path, const struct search_meta *meta,
+		     const struct search_result *res, enum cli_format fmt)
+{
+	struct cli_output o;
+	enum rpt_search_format rf;
+	int code;
+	bool ok;
+
+	switch (fmt) {
+	case FMT_JSON: rf = RPT_SEARCH_JSON; break;
+	case FMT_JSONL: rf = RPT_SEARCH_JSONL; break;
+	case FMT_CSV: rf = RPT_SEARCH_CSV; break;
+	case FMT_MD: rf = RPT_SEARCH_MD; break;
+	default: rf = RPT_SEARCH_TEXT; break;
+	}
+	if ((code = cli_output_open(&o, path)) != EXIT_OK)
+		return code;
+	ok = rpt_search(o.f, meta, res, rf);
+	if (!ok)
+		fprintf(stderr, "stepcast: error: out of memory\n");
+	code = cli_output_close(&o, ok);
+	return !ok && code == EXIT_IO ? EXIT_INTERNAL : code;
+}
+
+int cli_write_plan(const char *path, const struct rpt_plan_input *in, enum cli_format fmt)
+{
+	struct cli_output o;
+	enum rpt_plan_format rf;
+	int code;
+	bool ok;
+
+	switch (fmt) {
+	case FMT_JSON: rf = RPT_PLAN_JSON; break;
+	case FMT_CSV: rf = RPT_PLAN_CSV; break;
+	case FMT_MD: rf = RPT_PLAN_MD; break;
+	case FMT_HTML: rf = RPT_PLAN_HTML; break;
+	default: rf = RPT_PLAN_TEXT; break;
+	}
+	if ((code = cli_output_open(&o, path)) != EXIT_OK)
+		return code;
+	ok = rpt_plan(o.f, in, rf);
+	if (!ok)
+		fprintf(stderr, "stepcast: error: out of memory\n");
+	code = cli_output_close(&o, ok);
+	return !ok && code == EXIT_IO ? EXIT_INTERNAL : code;
+}

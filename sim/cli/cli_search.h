@@ -1,0 +1,67 @@
+/* cli_search.h: command-line helpers of the capacity-planning commands
+ * (search, plan, compare, merge): option values (integers, token budgets,
+ * durations, shards, recompute and ZeRO lists), the Slurm job-array shard,
+ * loading a scenario with a calibration override, and writing a report to a
+ * file atomically (a temporary file in the same directory, renamed when
+ * complete).  Parsers print a usage error and return false on bad input;
+ * functions returning int return an exit code (EXIT_OK on success).
+ */
+#ifndef SC_CLI_SEARCH_H
+#define SC_CLI_SEARCH_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "../../models/scenario.h"
+#include "../../reports/rpt_plan.h"
+#include "../../reports/rpt_search.h"
+#include "cli.h"
+
+bool cli_parse_int(const char *cmd, const char *opt, const char *arg, int min, int max, int *out);
+bool cli_parse_tokens(const char *cmd, const char *arg, double *out);
+bool cli_parse_duration(const char *cmd, const char *opt, const char *arg, double *out_s);
+
+/* "K/N" with 0 <= K < N. */
+bool cli_parse_shard(const char *cmd, const char *arg, int *k, int *n);
+
+/* The shard of a Slurm job array task, when SLURM_ARRAY_TASK_ID and
+ * SLURM_ARRAY_TASK_COUNT are set: K = (ID - MIN) / STEP (MIN 0 and STEP 1
+ * when unset), N = COUNT.  Leaves *k, *n alone when not in an array. */
+int cli_slurm_shard(const char *cmd, int *k, int *n);
+
+/* "none,selective,full" into a bit mask of 1 << enum sc_recompute. */
+bool cli_parse_recompute_list(const char *cmd, const char *arg, unsigned *mask);
+/* "0,1,2,3" into a bit mask of 1 << stage. */
+bool cli_parse_zero_list(const char *cmd, const char *arg, unsigned *mask);
+
+/* Load the catalogue (dir, NULL = default) and the scenario at path into
+ * sc, with calibration profile calib (NULL = the scenario's).  Prints errors.
+ * With keep, the catalogue is moved there on success (the caller
+ * catalog_free()s it); else freed. */
+int cli_load_scenario(const char *cmd, const char *dir, const char *path, const char *calib,
+		      struct scenario *sc, struct catalog *keep);
+
+/* "16,32,64" into up to max positive integers; returns false (after a usage
+ * error) on bad input. */
+bool cli_parse_int_list(const char *cmd, const char *opt, const char *arg, int *out, int max,
+			int *n);
+
+/* An output file written atomically.  cli_output_open returns stdout when
+ * path is NULL; cli_output_close flushes, checks and renames (or removes the
+ * temporary file when ok is false) and returns an exit code. */
+struct cli_output {
+	FILE *f;
+	const char *path;
+	char tmp[4096];
+};
+int cli_output_open(struct cli_output *o, const char *path);
+int cli_output_close(struct cli_output *o, bool ok);
+
+/* Render a search to path (NULL: stdout) in fmt. */
+int cli_write_search(const char *path, const struct search_meta *meta,
+		     const struct search_result *res, enum cli_format fmt);
+
+/* Render a plan or comparison to path (NULL: stdout) in fmt. */
+int cli_write_plan(const char *path, const struct rpt_plan_input *in, enum cli_format fmt);
+
+#endif

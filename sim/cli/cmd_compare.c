@@ -1,0 +1,191 @@
+/* cmd_compare.c: `stepcast compare SCENARIO --instances A,B,...`: the best
+ * layout, time and cost of the scenario on each instance type, which one
+ * wins on time and which on cost, and a report with charts. */
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../plan/plan.h"
+#include "cli.h"
+#include "cli_search.h"
+#include "cli_serve.h"
+
+static void compare_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: stepcast compare SCENARIO [--instances A,B,...] [--tokens N]\n"
+		"                        [--deadline D | --nodes N] [--sweep LIST] [--pricing P]\n"
+		"                        [--format FMT] [--output FILE]\n"
+		"\n"
+		"Train SCENARIO's model on each instance type: the same model, training settings\n"
+		"and token budget, the best layout of each (searched), its step time, throughput,\n"
+		"time to train, cost on-demand and with capacity blocks, cost per million tokens\n"
+		"and bottleneck; then which instance type wins on time and which on cost, and by\n"
+		"how much.  Each instance type uses its GPU's default calibration profile (the\n"
+		"scenario's when the GPU is the same) and BF16 where its GPU lacks the scenario's\n"
+		"precision.  The node sweep gives the scaling and cost-versus-time charts of\n"
+		"--format html (one self-contained file, inline SVG, no script).\n"
+		"\n"
+		"options:\n"
+		"  -I, --instances LIST  instance types, e.g. p5.48xlarge,p5en.48xlarge (default: every\n"
+		"                        instance type in the catalogue)\n"
+		"  -t, --tokens N        token budget, e.g. 15T (default: the scenario's)\n"
+		"  -N, --nodes N         compare at N nodes of each (default: the scenario's count)\n"
+		"  -d, --deadline D      compare each at its cheapest node count that meets D\n"
+		"  -S, --sweep LIST      node counts for the charts (default: N/8, N/4, N/2, N, 2N, 4N)\n"
+		"  -p, --pricing P       on-demand (default) or capacity-block: the cost the charts\n"
+		"                        and the deadline choice use (both are always reported)\n"
+		"  -f, --format FMT      text (default), json, csv, md or html\n"
+		"  -O, --output FILE     write to FILE (a temporary file renamed when complete)\n"
+		"  -V, --serving         SCENARIO is a serving scenario (scenarios/serve-*.json):\n"
+		"                        the cheapest replica layout and count of each instance\n"
+		"                        type at its Poisson rate and p99 SLOs, and which wins\n"
+		"                        (text, json, csv or md)\n"
+		"  -c, --config-dir DIR  catalogue directory (default: $STEPCAST_CONFIG_DIR, else the\n"
+		"                        configs/ of the source tree)\n"
+		"  -h, --help            show this help\n");
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "instances", required_argument, NULL, 'I' },
+		{ "tokens", required_argument, NULL, 't' },
+		{ "nodes", required_argument, NULL, 'N' },
+		{ "deadline", required_argument, NULL, 'd' },
+		{ "sweep", required_argument, NULL, 'S' },
+		{ "pricing", required_argument, NULL, 'p' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'O' },
+		{ "config-dir", required_argument, NULL, 'c' },
+		{ "serving", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	enum cli_format fmt = FMT_TEXT;
+	const char *dir = NULL, *path, *output = NULL, *list = NULL;
+	char names_buf[COMPARE_MAX_INSTANCES * SC_NAME_MAX];
+	const char *names[COMPARE_MAX_INSTANCES];
+	int n_names = 0;
+	struct plan_opts po;
+	struct compare_result cr;
+	struct rpt_plan_input in;
+	struct catalog cat;
+	static struct scenario sc;
+	struct sc_error err;
+	int c, code;
+	bool serving = false;
+
+	plan_opts_default(&po);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":I:t:N:d:S:p:f:O:c:Vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'I':
+			list = optarg;
+			break;
+		case 't':
+			if (!cli_parse_tokens("compare", optarg, &po.tokens))
+				return EXIT_USAGE;
+			break;
+		case 'N':
+			if (!cli_parse_int("compare", "--nodes", optarg, 1, INT_MAX, &po.nodes))
+				return EXIT_USAGE;
+			break;
+		case 'd':
+			if (!cli_parse_duration("compare", "--deadline", optarg, &po.deadline_s))
+				return EXIT_USAGE;
+			break;
+		case 'S':
+			if (!cli_parse_int_list("compare", "--sweep", optarg, po.sweep, PLAN_MAX_SWEEP - 1,
+						&po.n_sweep))
+				return EXIT_USAGE;
+			break;
+		case 'p':
+			if (!plan_pricing_parse(optarg, &po.pricing))
+				return cli_usage_error("compare", "unknown pricing '%s' (expected on-demand or "
+						       "capacity-block)", optarg);
+			break;
+		case 'f':
+			if (!cli_parse_format("compare", optarg,
+					      1u << FMT_TEXT | 1u << FMT_JSON | 1u << FMT_CSV | 1u << FMT_MD |
+					      1u << FMT_HTML, &fmt))
+				return EXIT_USAGE;
+			break;
+		case 'O':
+			output = optarg;
+			break;
+		case 'c':
+			dir = optarg;
+			break;
+		case 'V':
+			serving = true;
+			break;
+		case 'h':
+			compare_usage(stdout);
+			return cli_finish(EXIT_OK);
+		case ':':
+			return cli_usage_error("compare", "option '%s' needs a value", argv[optind - 1]);
+		default:
+			return cli_usage_error("compare", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return cli_usage_error("compare", "missing SCENARIO file");
+	path = argv[optind++];
+	if (optind < argc)
+		return cli_usage_error("compare", "unexpected argument '%s'", argv[optind]);
+	if (serving) {
+		if (fmt == FMT_HTML)
+			return cli_usage_error("compare", "--serving writes text, json, csv or md");
+		return cli_finish(cli_compare_serving(path, list, fmt, dir, output));
+	}
+	if (po.deadline_s > 0 && po.nodes > 0)
+		return cli_usage_error("compare", "give --deadline or --nodes, not both");
+	if (list) {
+		size_t len = strlen(list);
+		char *p;
+
+		if (len >= sizeof(names_buf))
+			return cli_usage_error("compare", "--instances: list too long");
+		memcpy(names_buf, list, len + 1);
+		for (p = strtok(names_buf, ","); p; p = strtok(NULL, ",")) {
+			if (n_names >= COMPARE_MAX_INSTANCES)
+				return cli_usage_error("compare", "--instances takes at most %d instance types",
+						       COMPARE_MAX_INSTANCES);
+			names[n_names++] = p;
+		}
+		if (n_names == 0)
+			return cli_usage_error("compare", "--instances needs at least one instance type");
+	}
+
+	if ((code = cli_load_scenario("compare", dir, path, NULL, &sc, &cat)) != EXIT_OK)
+		return code;
+	if (!list) {
+		for (int i = 0; i < cat.n_instances && n_names < COMPARE_MAX_INSTANCES; i++)
+			names[n_names++] = cat.instances[i].name;
+	}
+	if (!(po.tokens > 0))
+		po.tokens = sc.training.tokens_to_train;
+	if (!(po.tokens > 0)) {
+		catalog_free(&cat);
+		return cli_usage_error("compare", "no token budget: give --tokens or "
+				       "training.tokens_to_train in the scenario");
+	}
+	sc_error_clear(&err);
+	if (compare_run(&sc, &cat, names, n_names, &po, &cr, &err) != SC_OK) {
+		compare_result_free(&cr);
+		catalog_free(&cat);
+		return cli_fail(&err);
+	}
+	catalog_free(&cat);
+	in.sc = &sc;
+	in.opts = &po;
+	in.res = &cr;
+	in.compare = true;
+	code = cli_write_plan(output, &in, fmt);
+	compare_result_free(&cr);
+	return code;
+}

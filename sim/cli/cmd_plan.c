@@ -1,0 +1,219 @@
+/* cmd_plan.c: `stepcast plan SCENARIO`: the node count, layout, wall-clock
+ * time and cost to train a token budget on one instance type, by a
+ * deadline or on a given number of nodes. */
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../plan/plan.h"
+#include "cli.h"
+#include "cli_search.h"
+
+static void plan_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: stepcast plan SCENARIO [--tokens N] [--deadline D | --nodes N]\n"
+		"                     [--instance NAME] [--pricing P] [--max-nodes N] [--sweep LIST]\n"
+		"                     [--format FMT] [--output FILE]\n"
+		"\n"
+		"Plan training SCENARIO's model on a budget of tokens: at each node count of a\n"
+		"sweep, search the layouts and keep the one that trains the budget soonest; then\n"
+		"choose the node count: the one given with --nodes, or the cheapest that meets\n"
+		"--deadline (the fastest when none does).  Reports the layout, wall-clock time,\n"
+		"total cost on-demand and with capacity blocks, cost per million tokens and\n"
+		"GPU-hours, and the whole sweep.  Without --deadline and --nodes the plan is at\n"
+		"the scenario's node count.\n"
+		"\n"
+		"options:\n"
+		"  -t, --tokens N       token budget, e.g. 15T or 1.5e13 (default: the scenario's\n"
+		"                       training.tokens_to_train)\n"
+		"  -d, --deadline D     wall-clock limit, e.g. 90d, 36h, 2w (a bare number is days)\n"
+		"  -N, --nodes N        plan on N instances\n"
+		"  -i, --instance NAME  plan on this instance type instead of the scenario's\n"
+		"  -p, --pricing P      on-demand (default) or capacity-block: the cost the deadline\n"
+		"                       plan minimises\n"
+		"  -M, --max-nodes N    top of the node sweep (default 4096): 1, 2, 3, 4, 6, 8, 12, ...\n"
+		"  -S, --sweep LIST     the node counts to try instead, e.g. 64,128,256\n"
+		"  -f, --format FMT     text (default), json, csv, md or html\n"
+		"  -O, --output FILE    write to FILE (a temporary file renamed when complete)\n"
+		"  -k, --calibration NAME  use this calibration profile instead of the scenario's\n"
+		"  -c, --config-dir DIR catalogue directory (default: $STEPCAST_CONFIG_DIR, else the\n"
+		"                       configs/ of the source tree)\n"
+		"  -h, --help           show this help\n"
+		"\n"
+		"Exit 1 when no node count meets the deadline or no layout fits (the report says\n"
+		"so).  The time to train counts data stalls, checkpoints, failures and restarts\n"
+		"(goodput) when the scenario has a \"storage\" object, else every step (goodput 100 %%).\n");
+}
+
+int cmd_plan(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "tokens", required_argument, NULL, 't' },
+		{ "deadline", required_argument, NULL, 'd' },
+		{ "nodes", required_argument, NULL, 'N' },
+		{ "instance", required_argument, NULL, 'i' },
+		{ "pricing", required_argument, NULL, 'p' },
+		{ "max-nodes", required_argument, NULL, 'M' },
+		{ "sweep", required_argument, NULL, 'S' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'O' },
+		{ "calibration", required_argument, NULL, 'k' },
+		{ "config-dir", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	enum cli_format fmt = FMT_TEXT;
+	const char *dir = NULL, *path, *calib = NULL, *output = NULL, *instance = NULL;
+	struct plan_opts po;
+	struct compare_result cr;
+	struct compare_entry entry;
+	struct rpt_plan_input in;
+	struct catalog cat;
+	static struct scenario sc, target;
+	struct sc_error err;
+	int c, code;
+
+	plan_opts_default(&po);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":t:d:N:i:p:M:S:f:O:k:c:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			if (!cli_parse_tokens("plan", optarg, &po.tokens))
+				return EXIT_USAGE;
+			break;
+		case 'd':
+			if (!cli_parse_duration("plan", "--deadline", optarg, &po.deadline_s))
+				return EXIT_USAGE;
+			break;
+		case 'N':
+			if (!cli_parse_int("plan", "--nodes", optarg, 1, INT_MAX, &po.nodes))
+				return EXIT_USAGE;
+			break;
+		case 'i':
+			instance = optarg;
+			break;
+		case 'p':
+			if (!plan_pricing_parse(optarg, &po.pricing))
+				return cli_usage_error("plan", "unknown pricing '%s' (expected on-demand or "
+						       "capacity-block)", optarg);
+			break;
+		case 'M':
+			if (!cli_parse_int("plan", "--max-nodes", optarg, 1, 1 << 20, &po.max_nodes))
+				return EXIT_USAGE;
+			break;
+		case 'S':
+			if (!cli_parse_int_list("plan", "--sweep", optarg, po.sweep, PLAN_MAX_SWEEP, &po.n_sweep))
+				return EXIT_USAGE;
+			break;
+		case 'f':
+			if (!cli_parse_format("plan", optarg,
+					      1u << FMT_TEXT | 1u << FMT_JSON | 1u << FMT_CSV | 1u << FMT_MD |
+					      1u << FMT_HTML, &fmt))
+				return EXIT_USAGE;
+			break;
+		case 'O':
+			output = optarg;
+			break;
+		case 'k':
+			calib = optarg;
+			break;
+		case 'c':
+			dir = optarg;
+			break;
+		case 'h':
+			plan_usage(stdout);
+			return cli_finish(EXIT_OK);
+		case ':':
+			return cli_usage_error("plan", "option '%s' needs a value", argv[optind - 1]);
+		default:
+			return cli_usage_error("plan", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return cli_usage_error("plan", "missing SCENARIO file");
+	path = argv[optind++];
+	if (optind < argc)
+		return cli_usage_error("plan", "unexpected argument '%s'", argv[optind]);
+	if (po.deadline_s > 0 && po.nodes > 0)
+		return cli_usage_error("plan", "give --deadline or --nodes, not both");
+	if ((po.max_nodes > 0 || po.n_sweep > 0) && po.deadline_s <= 0 && po.nodes <= 0)
+		return cli_usage_error("plan", "--max-nodes and --sweep need --deadline (else the plan "
+				       "is at one node count)");
+	if (po.max_nodes > 0 && po.n_sweep > 0)
+		return cli_usage_error("plan", "give --max-nodes or --sweep, not both");
+
+	if ((code = cli_load_scenario("plan", dir, path, calib, &sc, &cat)) != EXIT_OK)
+		return code;
+	memset(&entry, 0, sizeof(entry));
+	sc_error_clear(&err);
+	if (instance) {
+		const struct instance_spec *inst = catalog_instance(&cat, instance);
+
+		if (!inst) {
+			catalog_unknown(&cat, "instance", instance, "--instance", NULL, &err);
+			catalog_free(&cat);
+			return cli_fail(&err);
+		}
+		if (compare_retarget(&sc, &cat, inst, &target, &entry, &err) != SC_OK) {
+			catalog_free(&cat);
+			return cli_fail(&err);
+		}
+		if (calib) {
+			/* an explicit profile must be for the instance's GPU family */
+			const struct calibration *k = catalog_calibration(&cat, calib);
+
+			if (k && strcmp(k->gpu_family, target.cluster.gpu.family) != 0) {
+				code = cli_usage_error("plan", "--calibration %s is for %s GPUs, but %s has %s (%s)",
+						       calib, k->gpu_family, inst->name, target.cluster.gpu.name,
+						       target.cluster.gpu.family);
+				catalog_free(&cat);
+				return code;
+			}
+			if (k) {
+				target.calibration = *k;
+				compare_entry_describe(&entry, &target);
+			}
+		}
+	} else {
+		target = sc;
+		compare_entry_describe(&entry, &target);
+	}
+	catalog_free(&cat);
+	if (!(po.tokens > 0))
+		po.tokens = sc.training.tokens_to_train;
+	if (!(po.tokens > 0))
+		return cli_usage_error("plan", "no token budget: give --tokens or training.tokens_to_train "
+				       "in the scenario");
+	if (po.deadline_s <= 0 && po.nodes <= 0)
+		po.nodes = target.cluster.nodes;
+
+	if (plan_run(&target, &po, &entry.plan, &err) != SC_OK) {
+		plan_result_free(&entry.plan);
+		if (!err.file[0])
+			snprintf(err.file, sizeof(err.file), "%s", path);
+		return cli_fail(&err);
+	}
+	memset(&cr, 0, sizeof(cr));
+	cr.entries = &entry;
+	cr.n = 1;
+	cr.fastest = cr.fastest_runner_up = -1;
+	for (int p = 0; p < PRICING_COUNT; p++)
+		cr.cheapest[p] = cr.cheapest_runner_up[p] = -1;
+	in.sc = &target;
+	in.opts = &po;
+	in.res = &cr;
+	in.compare = false;
+	code = cli_write_plan(output, &in, fmt);
+	if (code == EXIT_OK && (entry.plan.choice == PLAN_MISSED_DEADLINE ||
+				entry.plan.choice == PLAN_INFEASIBLE)) {
+		fprintf(stderr, "stepcast: plan: %s\n", entry.plan.choice == PLAN_INFEASIBLE
+			? "no layout fits in memory" : "no node count meets the deadline");
+		code = EXIT_CHECK_FAILED;
+	}
+	plan_result_free(&entry.plan);
+	return code;
+}

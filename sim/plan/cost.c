@@ -1,0 +1,145 @@
+/* cost.c: prices, the time-to-train hook and budget parsing (see cost.h). */
+#include "cost.h"
+
+#include "../analytic/goodput.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *plan_pricing_name(enum plan_pricing p)
+{
+	switch (p) {
+	case PRICING_ON_DEMAND: return "on-demand";
+	case PRICING_CAPACITY_BLOCK: return "capacity-block";
+	case PRICING_COUNT: break;
+	}
+	return "unknown";
+}
+
+bool plan_pricing_parse(const char *s, enum plan_pricing *out)
+{
+	for (int i = 0; i < PRICING_COUNT; i++) {
+		if (strcmp(s, plan_pricing_name((enum plan_pricing)i)) == 0) {
+			*out = (enum plan_pricing)i;
+			return true;
+		}
+	}
+	return false;
+}
+
+double plan_instance_usd_per_h(const struct instance_spec *inst, enum plan_pricing p)
+{
+	switch (p) {
+	case PRICING_ON_DEMAND: return inst->price.on_demand_usd_per_h;
+	case PRICING_CAPACITY_BLOCK: return inst->price.capacity_block_usd_per_h;
+	case PRICING_COUNT: break;
+	}
+	return 0;
+}
+
+/* Without a "storage" or "stragglers" object every step is productive:
+ * time = tokens / throughput, the first-order answer published planners give
+ * (e.g. the Llama 3 paper's 54-day estimate divides tokens by throughput
+ * before interruptions).  With one, the goodput model (sim/analytic/
+ * goodput.h: data stalls, stragglers, checkpoints at their interval,
+ * failures at the job's size, restarts and restores) gives the calendar:
+ * productive_s counts the ideal step (without those parts) over the steps,
+ * time_s = productive_s / goodput.  A scenario the goodput model rejects
+ * (it cannot reach here from sim_step_predict, which runs the same model)
+ * gets an infinite time, so no plan chooses it. */
+void plan_time_to_train(const struct scenario *sc, const struct step_result *r,
+			double tokens, double usd_per_h, struct plan_train *out)
+{
+	double tokens_per_step = (double)sc->training.global_batch_seqs * sc->training.seq_len;
+
+	memset(out, 0, sizeof(*out));
+	out->tokens = tokens;
+	if (!(r->tokens_per_s > 0) || !(tokens > 0))
+		return;
+	if (sc->storage.enabled || sc->stragglers.enabled) {
+		struct goodput_result g;
+		struct sc_error err;
+
+		sc_error_clear(&err);
+		if (sim_goodput(sc, r, &g, &err) == SC_OK && g.goodput > 0) {
+			out->productive_s = tokens / tokens_per_step * g.base_step_s;
+			out->time_s = out->productive_s / g.goodput;
+		} else {
+			out->productive_s = tokens / r->tokens_per_s;
+			out->time_s = INFINITY;
+		}
+	} else {
+		out->productive_s = tokens / r->tokens_per_s;
+		out->time_s = out->productive_s;
+	}
+	out->goodput = out->productive_s / out->time_s;
+	out->steps = tokens / tokens_per_step;
+	out->gpu_hours = out->time_s * scenario_gpus(sc) / 3600.0;
+	out->usd_per_h = usd_per_h;
+	out->usd_total = usd_per_h * out->time_s / 3600.0;
+	out->usd_per_mtoken = out->usd_total / tokens * 1e6;
+}
+
+/* A finite positive number followed by one optional unit letter (or none);
+ * returns the letter (0 when none) or -1 on a syntax error. */
+static int number_unit(const char *s, double *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(s, &end);
+	if (end == s || errno == ERANGE || !isfinite(*v) || !(*v > 0))
+		return -1;
+	if (*end == '\0')
+		return 0;
+	if (end[1] != '\0')
+		return -1;
+	return (unsigned char)*end;
+}
+
+enum sc_status plan_parse_tokens(const char *s, double *out, struct sc_error *err)
+{
+	double v;
+	int u = number_unit(s, &v);
+
+	switch (u) {
+	case 0: break;
+	case 'K': case 'k': v *= 1e3; break;
+	case 'M': v *= 1e6; break;
+	case 'B': case 'G': v *= 1e9; break;
+	case 'T': v *= 1e12; break;
+	default:
+		return sc_error_set(err, SC_EINVAL, NULL, NULL,
+				    "token count \"%s\" is not a positive number with an optional K, M, B or T suffix",
+				    s);
+	}
+	if (!isfinite(v))
+		return sc_error_set(err, SC_EINVAL, NULL, NULL, "token count \"%s\" is too large", s);
+	*out = v;
+	return SC_OK;
+}
+
+enum sc_status plan_parse_duration(const char *s, double *out_s, struct sc_error *err)
+{
+	double v;
+	int u = number_unit(s, &v);
+
+	switch (u) {
+	case 's': break;
+	case 'm': v *= 60; break;
+	case 'h': v *= 3600; break;
+	case 0:
+	case 'd': v *= 86400; break;
+	case 'w': v *= 7 * 86400; break;
+	default:
+		return sc_error_set(err, SC_EINVAL, NULL, NULL,
+				    "duration \"%s\" is not a positive number with a unit s, m, h, d or w",
+				    s);
+	}
+	if (!isfinite(v))
+		return sc_error_set(err, SC_EINVAL, NULL, NULL, "duration \"%s\" is too large", s);
+	*out_s = v;
+	return SC_OK;
+}

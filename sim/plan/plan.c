@@ -1,0 +1,405 @@
+/* plan.c: node-count sweeps, deadline plans and instance comparisons (see
+ * plan.h). */
+#include "plan.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../models/gpu.h"
+
+void plan_opts_default(struct plan_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->pricing = PRICING_ON_DEMAND;
+}
+
+void plan_result_free(struct plan_result *res)
+{
+	free(res->points);
+	memset(res, 0, sizeof(*res));
+	res->chosen = -1;
+}
+
+const struct plan_point *plan_chosen(const struct plan_result *res)
+{
+	return res->chosen >= 0 && res->chosen < res->n_points ? &res->points[res->chosen] : NULL;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The node counts to evaluate, ascending and distinct, into out
+ * (PLAN_MAX_SWEEP + 1 entries); returns how many. */
+static int sweep_of(const struct plan_opts *o, int *out)
+{
+	int n = 0, k = 0;
+
+	for (int i = 0; i < o->n_sweep && n < PLAN_MAX_SWEEP; i++)
+		if (o->sweep[i] > 0)
+			out[n++] = o->sweep[i];
+	if (o->nodes > 0)
+		out[n++] = o->nodes;
+	if (n == 0) {
+		/* 1, 2, 3, 4, 6, 8, 12, ...: powers of two and 1.5 x them, the
+		 * cluster sizes a global batch of 2^k sequences divides */
+		int max = o->max_nodes > 0 ? o->max_nodes : PLAN_DEFAULT_MAX_NODES;
+
+		for (long long p = 1; p <= max && n < PLAN_MAX_SWEEP; p *= 2) {
+			out[n++] = (int)p;
+			if (p >= 2 && p * 3 / 2 <= max && n < PLAN_MAX_SWEEP)
+				out[n++] = (int)(p * 3 / 2);
+		}
+	}
+	qsort(out, (size_t)n, sizeof(int), cmp_int);
+	for (int i = 0; i < n; i++)
+		if (k == 0 || out[i] != out[k - 1])
+			out[k++] = out[i];
+	return k;
+}
+
+/* Time and cost of the point's best layout under every pricing model (the
+ * layout predicted again in full, so that the time-to-train hook sees the
+ * whole step_result). */
+static enum sc_status point_train(const struct scenario *sc, struct plan_point *pt, double tokens,
+				  struct sc_error *err)
+{
+	struct scenario *s = malloc(sizeof(*s));
+	struct step_result r;
+	enum sc_status st;
+
+	if (!s)
+		return sc_error_set(err, SC_ENOMEM, NULL, NULL, "out of memory");
+	search_row_scenario(sc, &pt->best, s);
+	st = sim_step_predict(s, &r, err);
+	for (int p = 0; st == SC_OK && p < PRICING_COUNT; p++) {
+		double usd_h = plan_instance_usd_per_h(&sc->cluster.instance, (enum plan_pricing)p) *
+			       sc->cluster.nodes;
+
+		plan_time_to_train(s, &r, tokens, usd_h, &pt->train[p]);
+	}
+	free(s);
+	return st;
+}
+
+enum sc_status plan_run(const struct scenario *sc, const struct plan_opts *o,
+			struct plan_result *res, struct sc_error *err)
+{
+	int counts[PLAN_MAX_SWEEP + 1], n;
+	struct scenario *s;
+	struct search_opts so;
+	struct search_result sr;
+	enum sc_status st = SC_OK;
+	double best_cost = 0;
+
+	memset(res, 0, sizeof(*res));
+	res->chosen = -1;
+	sc_error_clear(err);
+	if (!(o->tokens > 0))
+		return sc_error_set(err, SC_EINVAL, NULL, "/training/tokens_to_train",
+				    "a plan needs a token budget (training.tokens_to_train or --tokens)");
+	if (o->pricing == PRICING_CAPACITY_BLOCK &&
+	    !(sc->cluster.instance.price.capacity_block_usd_per_h > 0))
+		return sc_error_set(err, SC_EINVAL, NULL, "/cluster/instance/price",
+				    "instance \"%s\" has no capacity-block price", sc->cluster.instance.name);
+	n = sweep_of(o, counts);
+	res->points = calloc((size_t)n, sizeof(*res->points));
+	s = malloc(sizeof(*s));
+	if (!res->points || !s) {
+		free(s);
+		return sc_error_set(err, SC_ENOMEM, NULL, NULL, "out of memory");
+	}
+	res->n_points = n;
+	search_opts_default(&so);
+	so.space = o->space;
+	so.objective = SEARCH_TIME_TO_TRAIN;
+	so.top = 1;
+	so.tokens = o->tokens;
+	so.pricing = PRICING_ON_DEMAND;
+	if ((st = search_result_init(&sr, 1, err)) != SC_OK) {
+		free(s);
+		return st;
+	}
+	*s = *sc;
+	for (int i = 0; i < n && st == SC_OK; i++) {
+		struct plan_point *pt = &res->points[i];
+
+		s->cluster.nodes = counts[i];
+		pt->nodes = counts[i];
+		pt->gpus = scenario_gpus(s);
+		sr.n_rows = 0;
+		memset(&sr.stats, 0, sizeof(sr.stats));
+		st = search_run(s, &so, &sr, err);
+		if (st != SC_OK)
+			break;
+		pt->layouts = sr.stats.layouts;
+		pt->feasible = sr.n_rows > 0;
+		if (!pt->feasible)
+			continue;
+		pt->best = sr.rows[0];
+		if ((st = point_train(s, pt, o->tokens, err)) != SC_OK)
+			break;
+		pt->meets_deadline = o->deadline_s > 0 && pt->train[o->pricing].time_s <= o->deadline_s;
+	}
+	search_result_free(&sr);
+	free(s);
+	if (st != SC_OK)
+		return st;
+
+	/* the choice */
+	if (o->nodes > 0) {
+		for (int i = 0; i < n; i++)
+			if (res->points[i].nodes == o->nodes && res->points[i].feasible)
+				res->chosen = i;
+		res->choice = res->chosen >= 0 ? PLAN_CHOSEN_NODES : PLAN_INFEASIBLE;
+		return SC_OK;
+	}
+	for (int i = 0; i < n; i++) {
+		const struct plan_point *pt = &res->points[i];
+		double cost = pt->train[o->pricing].usd_total;
+
+		if (!pt->feasible || (o->deadline_s > 0 && !pt->meets_deadline))
+			continue;
+		if (res->chosen < 0 || cost < best_cost) {
+			res->chosen = i;
+			best_cost = cost;
+		}
+	}
+	if (res->chosen >= 0) {
+		res->choice = PLAN_CHOSEN_DEADLINE;
+		return SC_OK;
+	}
+	/* nothing meets the deadline: the fastest */
+	for (int i = 0; i < n; i++) {
+		const struct plan_point *pt = &res->points[i];
+
+		if (pt->feasible && (res->chosen < 0 || pt->train[o->pricing].time_s <
+				     res->points[res->chosen].train[o->pricing].time_s))
+			res->chosen = i;
+	}
+	res->choice = res->chosen >= 0 ? PLAN_MISSED_DEADLINE : PLAN_INFEASIBLE;
+	return SC_OK;
+}
+
+/* ---- compare ------------------------------------------------------------------- */
+
+void compare_result_free(struct compare_result *res)
+{
+	for (int i = 0; i < res->n && res->entries; i++)
+		plan_result_free(&res->entries[i].plan);
+	free(res->entries);
+	memset(res, 0, sizeof(*res));
+}
+
+void compare_entry_describe(struct compare_entry *e, const struct scenario *sc)
+{
+	e->instance = sc->cluster.instance;
+	snprintf(e->gpu, sizeof(e->gpu), "%s", sc->cluster.gpu.name);
+	snprintf(e->calibration, sizeof(e->calibration), "%s", sc->calibration.name);
+	e->precision = sc->training.precision;
+	e->uncertainty_rel = sc->calibration.uncertainty_rel;
+}
+
+enum sc_status compare_retarget(const struct scenario *sc, const struct catalog *cat,
+				const struct instance_spec *inst, struct scenario *out,
+				struct compare_entry *e, struct sc_error *err)
+{
+	const struct gpu_spec *gpu = catalog_gpu(cat, inst->gpu);
+	enum gpu_dtype dt;
+
+	*out = *sc;
+	if (!gpu)
+		return catalog_unknown(cat, "gpu", inst->gpu, NULL, NULL, err);
+	out->cluster.instance = *inst;
+	out->cluster.gpu = *gpu;
+	if (strcmp(sc->calibration.gpu_family, gpu->family) != 0 ||
+	    strcmp(sc->cluster.gpu.name, gpu->name) != 0) {
+		const struct calibration *cal = catalog_calibration(cat, gpu->calibration);
+
+		if (!cal)
+			return catalog_unknown(cat, "calibration", gpu->calibration, NULL, NULL, err);
+		if (strcmp(cal->name, sc->calibration.name) != 0)
+			out->calibration = *cal;
+	}
+	if (gpu_training_dtype(gpu, sc->training.precision, &dt, NULL) != SC_OK) {
+		snprintf(e->note, sizeof(e->note), "bf16: %s has no %s tensor cores", gpu->name,
+			 precision_name(sc->training.precision));
+		out->training.precision = PREC_BF16;
+	}
+	compare_entry_describe(e, out);
+	return SC_OK;
+}
+
+/* Index of the best and second best entries by key (lower wins), over
+ * entries with a chosen point; -1 when absent. */
+static void rank2(const struct compare_result *res, int pricing, bool by_time, bool only_meeting,
+		  int *best, int *second)
+{
+	*best = *second = -1;
+	for (int i = 0; i < res->n; i++) {
+		const struct plan_point *pt = plan_chosen(&res->entries[i].plan);
+		double k;
+
+		if (!pt || (only_meeting && res->entries[i].plan.choice != PLAN_CHOSEN_DEADLINE))
+			continue;
+		k = by_time ? pt->train[0].time_s : pt->train[pricing].usd_total;
+		if (!by_time && !(pt->train[pricing].usd_per_h > 0))
+			continue;   /* not offered under this pricing */
+		if (*best < 0) {
+			*best = i;
+			continue;
+		}
+		{
+			const struct plan_point *b = plan_chosen(&res->entries[*best].plan);
+			double kb = by_time ? b->train[0].time_s : b->train[pricing].usd_total;
+
+			if (k < kb) {
+				*second = *best;
+				*best = i;
+			} else if (*second < 0) {
+				*second = i;
+			} else {
+				const struct plan_point *s2 = plan_chosen(&res->entries[*second].plan);
+				double ks = by_time ? s2->train[0].time_s : s2->train[pricing].usd_total;
+
+				if (k < ks)
+					*second = i;
+			}
+		}
+	}
+}
+
+enum sc_status compare_run(const struct scenario *sc, const struct catalog *cat,
+			   const char *const *names, int n, const struct plan_opts *o,
+			   struct compare_result *res, struct sc_error *err)
+{
+	struct scenario *s;
+	struct plan_opts po = *o;
+	enum sc_status st = SC_OK;
+	int base = o->nodes > 0 ? o->nodes : sc->cluster.nodes;
+
+	memset(res, 0, sizeof(*res));
+	sc_error_clear(err);
+	if (n < 1 || n > COMPARE_MAX_INSTANCES)
+		return sc_error_set(err, SC_EINVAL, NULL, NULL,
+				    "compare takes 1 to %d instance types (got %d)", COMPARE_MAX_INSTANCES, n);
+	for (int i = 0; i < n; i++) {
+		if (!catalog_instance(cat, names[i]))
+			return catalog_unknown(cat, "instance", names[i], "--instances", NULL, err);
+		for (int j = 0; j < i; j++)
+			if (strcmp(names[i], names[j]) == 0)
+				return sc_error_set(err, SC_EINVAL, "--instances", NULL,
+						    "instance \"%s\" is listed twice", names[i]);
+	}
+	if (o->deadline_s > 0) {
+		po.nodes = 0;        /* each instance at its own count */
+	} else {
+		po.nodes = base;
+	}
+	if (po.n_sweep == 0 && o->deadline_s <= 0) {
+		/* the scaling points around the compared count (with a deadline:
+		 * plan_run's ladder, up to o->max_nodes) */
+		static const double f[] = { 0.125, 0.25, 0.5, 1, 2, 4 };
+
+		for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+			int c = (int)floor(base * f[i]);
+
+			if (c >= 1)
+				po.sweep[po.n_sweep++] = c;
+		}
+	}
+	res->entries = calloc((size_t)n, sizeof(*res->entries));
+	s = malloc(sizeof(*s));
+	if (!res->entries || !s) {
+		free(s);
+		return sc_error_set(err, SC_ENOMEM, NULL, NULL, "out of memory");
+	}
+	res->n = n;
+	for (int i = 0; i < n && st == SC_OK; i++) {
+		struct compare_entry *e = &res->entries[i];
+		struct plan_opts eo = po;
+
+		e->plan.chosen = -1;
+		st = compare_retarget(sc, cat, catalog_instance(cat, names[i]), s, e, err);
+		if (st != SC_OK)
+			break;
+		/* capacity block not offered: plan on-demand, show it as absent */
+		if (eo.pricing == PRICING_CAPACITY_BLOCK && !(e->instance.price.capacity_block_usd_per_h > 0))
+			eo.pricing = PRICING_ON_DEMAND;
+		st = plan_run(s, &eo, &e->plan, err);
+		if (st != SC_OK && err && !err->file[0])
+			snprintf(err->file, sizeof(err->file), "%s", names[i]);
+	}
+	free(s);
+	if (st != SC_OK)
+		return st;
+	/* with a deadline, the cheapest among those that meet it (when any does) */
+	{
+		bool any = false;
+
+		for (int i = 0; i < n; i++)
+			any |= res->entries[i].plan.choice == PLAN_CHOSEN_DEADLINE;
+		rank2(res, 0, true, false, &res->fastest, &res->fastest_runner_up);
+		for (int p = 0; p < PRICING_COUNT; p++)
+			rank2(res, p, false, o->deadline_s > 0 && any, &res->cheapest[p],
+			      &res->cheapest_runner_up[p]);
+	}
+	return SC_OK;
+}
+
+int compare_pareto(const struct compare_result *res, enum plan_pricing p,
+		   struct compare_ref *out, int max)
+{
+	int n = 0;
+
+	for (int e = 0; e < res->n; e++) {
+		const struct plan_result *pr = &res->entries[e].plan;
+
+		for (int i = 0; i < pr->n_points; i++) {
+			const struct plan_point *a = &pr->points[i];
+			bool dominated = false;
+
+			if (!a->feasible || !(a->train[p].usd_per_h > 0))
+				continue;
+			for (int f = 0; f < res->n && !dominated; f++) {
+				const struct plan_result *q = &res->entries[f].plan;
+
+				for (int j = 0; j < q->n_points && !dominated; j++) {
+					const struct plan_point *b = &q->points[j];
+
+					if ((f == e && j == i) || !b->feasible || !(b->train[p].usd_per_h > 0))
+						continue;
+					if (b->train[p].time_s <= a->train[p].time_s &&
+					    b->train[p].usd_total <= a->train[p].usd_total &&
+					    (b->train[p].time_s < a->train[p].time_s ||
+					     b->train[p].usd_total < a->train[p].usd_total))
+						dominated = true;
+				}
+			}
+			if (dominated || n >= max)
+				continue;
+			/* insert by time (then entry, point) */
+			{
+				int k = n++;
+
+				while (k > 0) {
+					const struct compare_ref *r = &out[k - 1];
+					const struct plan_point *b = &res->entries[r->entry].plan.points[r->point];
+
+					if (b->train[p].time_s <= a->train[p].time_s)
+						break;
+					out[k] = out[k - 1];
+					k--;
+				}
+				out[k].entry = e;
+				out[k].point = i;
+			}
+		}
+	}
+	return n;
+}

@@ -1,0 +1,147 @@
+/* plan.h: capacity plans.  plan_run() answers "how many nodes, which
+ * layout, how long and how much to train this token budget (by this
+ * deadline)" for one instance type; compare_run() answers it for several
+ * instance types and says which wins on time and which on cost.
+ *
+ * Both search the layouts (sim/search) at each node count of a sweep and
+ * turn the best layout's throughput into time and money with
+ * plan_time_to_train() (cost.h), the one hook the goodput model extends.
+ *
+ * Ownership: plan_result and compare_result own their arrays; the caller
+ * releases them with plan_result_free / compare_result_free (also after an
+ * error).  Nothing here prints.
+ */
+#ifndef SC_PLAN_H
+#define SC_PLAN_H
+
+#include <stdbool.h>
+
+#include "../config/catalog_load.h"
+#include "../search/search.h"
+#include "cost.h"
+
+#define PLAN_MAX_SWEEP 64
+
+struct plan_opts {
+	double tokens;             /* the budget, > 0 */
+	double deadline_s;         /* 0: none */
+	int nodes;                 /* fixed node count; 0: sweep and choose */
+	int max_nodes;             /* top of the sweep; 0: PLAN_DEFAULT_MAX_NODES */
+	enum plan_pricing pricing; /* what "cost" means when choosing */
+	struct search_space space; /* layouts searched at each node count */
+	int sweep[PLAN_MAX_SWEEP]; /* node counts to evaluate; n_sweep 0: the ladder */
+	int n_sweep;
+};
+
+#define PLAN_DEFAULT_MAX_NODES 4096
+
+/* One node count of the sweep. */
+struct plan_point {
+	int nodes;
+	int gpus;
+	bool feasible;               /* some layout fits */
+	struct search_row best;      /* the fastest layout (objective time_to_train) */
+	struct plan_train train[PRICING_COUNT]; /* time and cost per pricing model
+						  (usd fields 0 when not offered) */
+	bool meets_deadline;
+	long long layouts;           /* layouts searched at this count */
+};
+
+enum plan_choice {
+	PLAN_CHOSEN_NODES,       /* the node count asked for */
+	PLAN_CHOSEN_DEADLINE,    /* the cheapest that meets the deadline */
+	PLAN_MISSED_DEADLINE,    /* none meets it: the fastest */
+	PLAN_INFEASIBLE          /* no layout fits at any node count */
+};
+
+struct plan_result {
+	struct plan_point *points;   /* ascending node counts */
+	int n_points;
+	int chosen;                  /* index into points; -1 when infeasible */
+	enum plan_choice choice;
+};
+
+/* Defaults: no deadline, no fixed nodes, on-demand, default space, the
+ * ladder 1, 2, 3, 4, 6, 8, 12, ... up to PLAN_DEFAULT_MAX_NODES. */
+void plan_opts_default(struct plan_opts *o);
+
+/* Plan sc's model and training on sc's instance type.  With o->nodes the
+ * sweep is that count alone; else o->sweep or the ladder.  Chooses the
+ * node count: the one asked for, or the cheapest under o->pricing that
+ * meets o->deadline_s (ties: fewer nodes), or the fastest when none does.
+ * Errors: SC_EINVAL (no budget, a bad sweep), SC_EUNSUPPORTED (the GPU
+ * lacks the precision), SC_ENOMEM. */
+enum sc_status plan_run(const struct scenario *sc, const struct plan_opts *o,
+			struct plan_result *res, struct sc_error *err);
+void plan_result_free(struct plan_result *res);
+
+/* ---- compare ------------------------------------------------------------------- */
+
+#define COMPARE_MAX_INSTANCES 16
+#define COMPARE_NOTE_MAX 256
+
+struct compare_entry {
+	struct instance_spec instance;
+	char gpu[SC_NAME_MAX];
+	char calibration[SC_NAME_MAX];
+	enum sc_precision precision;  /* the scenario's, or bf16 when the GPU lacks it */
+	double uncertainty_rel;       /* the calibration's +- on step times */
+	char note[COMPARE_NOTE_MAX];  /* why something differs from the scenario; "" */
+	struct plan_result plan;      /* at the compared node count, plus the sweep */
+};
+
+struct compare_result {
+	struct compare_entry *entries;
+	int n;
+	/* the decision, over entries with a chosen point (-1: none) */
+	int fastest, fastest_runner_up;             /* by time to train */
+	int cheapest[PRICING_COUNT];                /* by cost to train under each pricing
+						       (with a deadline: among those that
+						       meet it, when any does) */
+	int cheapest_runner_up[PRICING_COUNT];
+};
+
+/* Compare sc on each of the n instance types names (catalogue names): the
+ * same model, training and budget; the GPU's default calibration profile
+ * when sc's is for another GPU family; BF16 where the GPU lacks sc's
+ * precision (said in the entry's note).  o as for plan_run: every entry is
+ * planned at o->nodes (default sc's node count) or, with a deadline, at its
+ * own cheapest count that meets it; o->sweep (default nodes/8 .. 4 nodes,
+ * or with a deadline plan_run's ladder) gives the scaling and
+ * cost-versus-time points.  Errors: SC_ENOTFOUND (an
+ * unknown instance, with a did-you-mean), SC_EINVAL, SC_ENOMEM. */
+enum sc_status compare_run(const struct scenario *sc, const struct catalog *cat,
+			   const char *const *names, int n, const struct plan_opts *o,
+			   struct compare_result *res, struct sc_error *err);
+void compare_result_free(struct compare_result *res);
+
+/* sc moved onto instance type inst (same node count): its GPU, the GPU's
+ * default calibration profile when sc's is for another GPU, and BF16 when
+ * the GPU lacks sc's precision (said in e->note).  Describes the result in e
+ * (compare_entry_describe).  SC_ENOTFOUND when the catalogue lacks the GPU
+ * or its profile. */
+enum sc_status compare_retarget(const struct scenario *sc, const struct catalog *cat,
+				const struct instance_spec *inst, struct scenario *out,
+				struct compare_entry *e, struct sc_error *err);
+
+/* Describe sc's own cluster in e (instance, GPU, calibration, precision,
+ * uncertainty; empty note), e.g. to report a plan like a comparison of one.
+ * e->plan is left alone. */
+void compare_entry_describe(struct compare_entry *e, const struct scenario *sc);
+
+/* A point of one entry of a comparison. */
+struct compare_ref {
+	int entry, point;
+};
+
+/* The feasible (entry, point) pairs on the cost-versus-time Pareto frontier
+ * under pricing p: no other point is both at least as fast and at least as
+ * cheap, and strictly better in one.  By increasing time; at most max;
+ * returns how many.  Points without a price under p are left out. */
+int compare_pareto(const struct compare_result *res, enum plan_pricing p,
+		   struct compare_ref *out, int max);
+
+/* The point a plan chose, or NULL. */
+const struct plan_point *plan_chosen(const struct plan_result *res);
+
+#endif

@@ -1,0 +1,1 @@
+compare scenarios/quickstart.json --instances p5.48xlarg

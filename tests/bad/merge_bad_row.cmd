@@ -1,0 +1,1 @@
+merge tests/bad/merge_bad_row.jsonl

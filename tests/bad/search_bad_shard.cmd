@@ -1,0 +1,1 @@
+search scenarios/quickstart.json --shard 4/4

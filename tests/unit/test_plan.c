@@ -1,0 +1,323 @@
+/* test_plan.c: capacity plans (sim/plan): budget and duration parsing, the
+ * time-to-train arithmetic, the node-count choice under a deadline, the
+ * Pareto frontier, and compare's decision. */
+#include "sc_test.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/config/catalog_load.h"
+#include "sim/config/scenario_load.h"
+#include "reports/rpt_plan.h"
+#include "sim/plan/plan.h"
+
+static void test_parse(void)
+{
+	struct sc_error err;
+	double v;
+
+	CHECK(plan_parse_tokens("15T", &v, &err) == SC_OK);
+	CHECK_REL(v, 15e12, 1e-15);
+	CHECK(plan_parse_tokens("300B", &v, &err) == SC_OK);
+	CHECK_REL(v, 3e11, 1e-15);
+	CHECK(plan_parse_tokens("1.5e13", &v, &err) == SC_OK);
+	CHECK_REL(v, 1.5e13, 1e-15);
+	CHECK(plan_parse_tokens("2k", &v, &err) == SC_OK);
+	CHECK_REL(v, 2e3, 1e-15);
+	CHECK(plan_parse_tokens("15X", &v, &err) == SC_EINVAL);
+	CHECK(strstr(err.message, "\"15X\"") != NULL);
+	CHECK(plan_parse_tokens("-1T", &v, &err) == SC_EINVAL);
+	CHECK(plan_parse_tokens("T", &v, &err) == SC_EINVAL);
+	CHECK(plan_parse_tokens("1e400", &v, &err) == SC_EINVAL);
+	CHECK(plan_parse_tokens("15TT", &v, &err) == SC_EINVAL);
+	CHECK(plan_parse_duration("90d", &v, &err) == SC_OK);
+	CHECK_REL(v, 90 * 86400.0, 1e-15);
+	CHECK(plan_parse_duration("36h", &v, &err) == SC_OK);
+	CHECK_REL(v, 36 * 3600.0, 1e-15);
+	CHECK(plan_parse_duration("2w", &v, &err) == SC_OK);
+	CHECK_REL(v, 14 * 86400.0, 1e-15);
+	CHECK(plan_parse_duration("10", &v, &err) == SC_OK);
+	CHECK_REL(v, 10 * 86400.0, 1e-15);
+	CHECK(plan_parse_duration("0d", &v, &err) == SC_EINVAL);
+	CHECK(plan_parse_duration("3y", &v, &err) == SC_EINVAL);
+	{
+		enum plan_pricing p;
+
+		CHECK(plan_pricing_parse("capacity-block", &p) && p == PRICING_CAPACITY_BLOCK);
+		CHECK(!plan_pricing_parse("spot", &p));
+	}
+}
+
+static void test_time_to_train(void)
+{
+	struct scenario *sc = calloc(1, sizeof(*sc));
+	struct step_result r;
+	struct plan_train t;
+
+	if (!sc) {
+		CHECK(false);
+		return;
+	}
+	sc->cluster.nodes = 4;
+	sc->cluster.instance.gpus_per_node = 8;
+	sc->training.global_batch_seqs = 100;
+	sc->training.seq_len = 1000;
+	memset(&r, 0, sizeof(r));
+	r.tokens_per_s = 2e5;
+	plan_time_to_train(sc, &r, 1e12, 400.0, &t);
+	CHECK_REL(t.time_s, 5e6, 1e-15);          /* 1e12 / 2e5 */
+	CHECK_REL(t.goodput, 1.0, 1e-15);
+	CHECK_REL(t.steps, 1e7, 1e-15);           /* 1e12 / 1e5 tokens per step */
+	CHECK_REL(t.gpu_hours, 5e6 * 32 / 3600.0, 1e-15);
+	CHECK_REL(t.usd_total, 400.0 * 5e6 / 3600.0, 1e-15);
+	CHECK_REL(t.usd_per_mtoken, t.usd_total / 1e6, 1e-15);
+	/* no throughput: nothing */
+	r.tokens_per_s = 0;
+	plan_time_to_train(sc, &r, 1e12, 400.0, &t);
+	CHECK(t.time_s == 0 && t.usd_total == 0);
+	free(sc);
+}
+
+static struct catalog cat;
+
+static bool load(const char *path, struct scenario *sc)
+{
+	struct sc_error err;
+
+	if (scenario_load(path, &cat, sc, &err) != SC_OK) {
+		fprintf(stderr, "%s: %s: %s\n", err.file, err.pointer, err.message);
+		return false;
+	}
+	return true;
+}
+
+static void test_plan_choice(void)
+{
+	static struct scenario sc;
+	struct plan_opts o;
+	struct plan_result res;
+	struct sc_error err;
+	const struct plan_point *c;
+
+	if (!load("scenarios/llama3-70b-p5en-64.json", &sc)) {
+		CHECK(false);
+		return;
+	}
+	plan_opts_default(&o);
+	o.tokens = 15e12;
+	o.deadline_s = 120 * 86400.0;
+	o.max_nodes = 1024;
+	CHECK(plan_run(&sc, &o, &res, &err) == SC_OK);
+	c = plan_chosen(&res);
+	CHECK(c != NULL);
+	CHECK(res.choice == PLAN_CHOSEN_DEADLINE);
+	if (c) {
+		CHECK(c->meets_deadline);
+		CHECK(c->train[PRICING_ON_DEMAND].time_s <= o.deadline_s);
+		/* nothing cheaper meets it */
+		for (int i = 0; i < res.n_points; i++) {
+			const struct plan_point *p = &res.points[i];
+
+			if (p->feasible && p->meets_deadline)
+				CHECK(p->train[PRICING_ON_DEMAND].usd_total >= c->train[PRICING_ON_DEMAND].usd_total);
+			if (p->feasible)
+				CHECK(p->meets_deadline == (p->train[0].time_s <= o.deadline_s));
+		}
+		/* the cost is the price of the nodes over the time */
+		CHECK_REL(c->train[PRICING_ON_DEMAND].usd_total,
+			  sc.cluster.instance.price.on_demand_usd_per_h * c->nodes *
+			  c->train[PRICING_ON_DEMAND].time_s / 3600.0, 1e-12);
+		CHECK_REL(c->train[PRICING_CAPACITY_BLOCK].usd_total,
+			  sc.cluster.instance.price.capacity_block_usd_per_h * c->nodes *
+			  c->train[PRICING_CAPACITY_BLOCK].time_s / 3600.0, 1e-12);
+	}
+	/* ladder: ascending, starting at 1 */
+	CHECK(res.n_points > 5 && res.points[0].nodes == 1);
+	for (int i = 1; i < res.n_points; i++)
+		CHECK(res.points[i].nodes > res.points[i - 1].nodes);
+	plan_result_free(&res);
+
+	/* an impossible deadline: the fastest, flagged */
+	o.deadline_s = 3600;
+	CHECK(plan_run(&sc, &o, &res, &err) == SC_OK);
+	CHECK(res.choice == PLAN_MISSED_DEADLINE);
+	c = plan_chosen(&res);
+	CHECK(c != NULL);
+	for (int i = 0; c && i < res.n_points; i++)
+		if (res.points[i].feasible)
+			CHECK(res.points[i].train[0].time_s >= c->train[0].time_s);
+	plan_result_free(&res);
+
+	/* a fixed node count */
+	o.deadline_s = 0;
+	o.nodes = 48;
+	o.max_nodes = 0;
+	CHECK(plan_run(&sc, &o, &res, &err) == SC_OK);
+	CHECK(res.choice == PLAN_CHOSEN_NODES && res.n_points == 1);
+	CHECK(plan_chosen(&res) && plan_chosen(&res)->nodes == 48);
+	plan_result_free(&res);
+
+	/* no budget */
+	o.tokens = 0;
+	CHECK(plan_run(&sc, &o, &res, &err) == SC_EINVAL);
+	plan_result_free(&res);
+}
+
+/* The frontier of hand-made points: (time, cost) */
+static void test_pareto(void)
+{
+	static const double pts[2][4][2] = {
+		{ { 10, 100 }, { 5, 150 }, { 2.5, 300 }, { 20, 120 } },   /* last: dominated by (10, 100) */
+		{ { 8, 90 }, { 4, 200 }, { 5, 140 }, { 1, 1000 } },       /* (4,200) dominated by (2.5,300)? no */
+	};
+	struct compare_entry e[2];
+	struct plan_point p[2][4];
+	struct compare_result r;
+	struct compare_ref f[16];
+	int n;
+
+	memset(e, 0, sizeof(e));
+	memset(p, 0, sizeof(p));
+	for (int i = 0; i < 2; i++) {
+		for (int k = 0; k < 4; k++) {
+			p[i][k].feasible = true;
+			p[i][k].train[0].time_s = pts[i][k][0];
+			p[i][k].train[0].usd_total = pts[i][k][1];
+			p[i][k].train[0].usd_per_h = 1;
+		}
+		e[i].plan.points = p[i];
+		e[i].plan.n_points = 4;
+		e[i].plan.chosen = 0;
+	}
+	memset(&r, 0, sizeof(r));
+	r.entries = e;
+	r.n = 2;
+	n = compare_pareto(&r, PRICING_ON_DEMAND, f, 16);
+	/* non-dominated: (1,1000) (2.5,300) (5,140) (8,90); dominated: (5,150)
+	 * by (5,140), (4,200)? by nothing faster-and-cheaper: 2.5 is faster but
+	 * 300 > 200, so (4,200) stays; (10,100) by (8,90); (20,120) */
+	CHECK(n == 5);
+	if (n == 5) {
+		CHECK(f[0].entry == 1 && f[0].point == 3);
+		CHECK(f[1].entry == 0 && f[1].point == 2);
+		CHECK(f[2].entry == 1 && f[2].point == 1);
+		CHECK(f[3].entry == 1 && f[3].point == 2);
+		CHECK(f[4].entry == 1 && f[4].point == 0);
+	}
+	/* times ascending, costs descending along the frontier */
+	for (int k = 1; k < n; k++) {
+		const struct plan_point *a = &e[f[k - 1].entry].plan.points[f[k - 1].point];
+		const struct plan_point *b = &e[f[k].entry].plan.points[f[k].point];
+
+		CHECK(b->train[0].time_s >= a->train[0].time_s);
+		CHECK(b->train[0].usd_total < a->train[0].usd_total);
+	}
+}
+
+static void test_compare(void)
+{
+	static struct scenario sc;
+	static const char *const names[] = { "p5.48xlarge", "p4d.24xlarge", "p6-b200.48xlarge" };
+	struct plan_opts o;
+	struct compare_result r;
+	struct sc_error err;
+
+	if (!load("scenarios/llama3-70b-p5en-64.json", &sc)) {
+		CHECK(false);
+		return;
+	}
+	sc.training.precision = PREC_FP8;
+	plan_opts_default(&o);
+	o.tokens = 15e12;
+	o.n_sweep = 2;
+	o.sweep[0] = 32;
+	o.sweep[1] = 128;
+	CHECK(compare_run(&sc, &cat, names, 3, &o, &r, &err) == SC_OK);
+	CHECK(r.n == 3);
+	/* A100 has no FP8: BF16, said so; its own calibration */
+	CHECK(r.entries[1].precision == PREC_BF16);
+	CHECK(strstr(r.entries[1].note, "fp8") != NULL);
+	CHECK(strcmp(r.entries[1].calibration, "ampere-default") == 0);
+	CHECK(r.entries[0].precision == PREC_FP8);
+	/* every entry at the scenario's 64 nodes plus the sweep */
+	for (int i = 0; i < 3; i++) {
+		CHECK(r.entries[i].plan.n_points == 3);
+		CHECK(plan_chosen(&r.entries[i].plan) && plan_chosen(&r.entries[i].plan)->nodes == 64);
+	}
+	/* the decision is the arg-min */
+	CHECK(r.fastest >= 0 && r.fastest_runner_up >= 0 && r.fastest != r.fastest_runner_up);
+	for (int i = 0; i < 3; i++) {
+		const struct plan_point *p = plan_chosen(&r.entries[i].plan);
+
+		CHECK(p->train[0].time_s >= plan_chosen(&r.entries[r.fastest].plan)->train[0].time_s);
+		CHECK(p->train[PRICING_ON_DEMAND].usd_total >=
+		      plan_chosen(&r.entries[r.cheapest[PRICING_ON_DEMAND]].plan)->train[PRICING_ON_DEMAND].usd_total);
+	}
+	/* p4d has no capacity-block price: never the cheapest under it */
+	CHECK(r.cheapest[PRICING_CAPACITY_BLOCK] != 1 && r.cheapest_runner_up[PRICING_CAPACITY_BLOCK] != 1);
+	/* every renderer runs on it (under the sanitizers too) */
+	{
+		struct rpt_plan_input in = { &sc, &o, &r, true };
+		char *buf = NULL;
+		size_t len = 0;
+
+		for (int f = RPT_PLAN_TEXT; f <= RPT_PLAN_HTML; f++) {
+			FILE *m = open_memstream(&buf, &len);
+
+			CHECK(m != NULL);
+			if (!m)
+				continue;
+			CHECK(rpt_plan(m, &in, (enum rpt_plan_format)f));
+			fclose(m);
+			CHECK(len > 1000);
+			CHECK(strstr(buf, "p6-b200.48xlarge") != NULL);
+			CHECK(strstr(buf, r.entries[0].instance.price.date) != NULL);
+			if (f == RPT_PLAN_HTML) {
+				CHECK(strstr(buf, "<svg id=\"chart-breakdown\"") != NULL);
+				CHECK(strstr(buf, "<svg id=\"chart-cost-time\"") != NULL);
+				CHECK(strstr(buf, "<svg id=\"chart-scaling\"") != NULL);
+				CHECK(strstr(buf, "<path class=\"pareto\"") != NULL);
+				CHECK(strstr(buf, "<script") == NULL);
+			}
+			free(buf);
+			buf = NULL;
+		}
+		in.compare = false;
+		for (int f = RPT_PLAN_TEXT; f <= RPT_PLAN_HTML; f++) {
+			FILE *m = open_memstream(&buf, &len);
+
+			if (!m)
+				continue;
+			CHECK(rpt_plan(m, &in, (enum rpt_plan_format)f));
+			fclose(m);
+			CHECK(len > 500);
+			free(buf);
+			buf = NULL;
+		}
+	}
+	compare_result_free(&r);
+	{
+		static const char *const bad[] = { "p5.48xlarg" };
+
+		CHECK(compare_run(&sc, &cat, bad, 1, &o, &r, &err) == SC_ENOTFOUND);
+		CHECK(strstr(err.message, "did you mean \"p5.48xlarge\"") != NULL);
+		compare_result_free(&r);
+	}
+}
+
+int main(void)
+{
+	struct sc_error err;
+	bool have = catalog_load("configs", &cat, &err) == SC_OK;
+
+	RUN(test_parse);
+	RUN(test_time_to_train);
+	RUN(test_pareto);
+	CHECK(have);
+	if (have) {
+		RUN(test_plan_choice);
+		RUN(test_compare);
+		catalog_free(&cat);
+	}
+	return sc_test_summary();
+}

@@ -1,0 +1,193 @@
+/* des.c: des_predict() and friends (see des.h): build each scenario's
+ * program in this process (cheap, pure C: bad or unsupported input is
+ * reported before any child starts), simulate each in a forked child
+ * (des_fork.c), and read the child's result back from its pipe.
+ *
+ * Wire format of a child's answer: struct wire_head, the struct des_result
+ * (its events pointer meaningless), then n_events struct des_event.  Parent
+ * and child are one binary, forked, so the layouts and the static strings
+ * the result points to are the same on both sides.
+ */
+#include "des_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define WIRE_MAGIC 0x53434445u /* "SCDE" */
+
+struct wire_head {
+	unsigned magic;
+	unsigned result_size;
+	unsigned event_size;
+	long long n_events;
+};
+
+struct child_arg {
+	const struct des_program *prog;
+	const struct des_options *opt;
+};
+
+/* In the child: simulate and write the answer; on failure print the
+ * message on stderr (the parent's buffer) and exit with its status. */
+static int child_run(void *argp, int fd)
+{
+	const struct child_arg *a = argp;
+	struct des_result r;
+	struct sc_error err;
+	struct wire_head h;
+	enum sc_status rc;
+
+	sc_error_clear(&err);
+	rc = des_engine_run(a->prog, a->opt, &r, &err);
+	if (rc != SC_OK) {
+		fprintf(stderr, "\n%s\n", err.message[0] ? err.message : sc_status_str(rc));
+		return DES_CHILD_EXIT_BASE + (int)rc;
+	}
+	h.magic = WIRE_MAGIC;
+	h.result_size = sizeof(r);
+	h.event_size = sizeof(struct des_event);
+	h.n_events = r.n_events;
+	if (des_write_all(fd, &h, sizeof(h)) != 0 || des_write_all(fd, &r, sizeof(r)) != 0 ||
+	    (r.n_events > 0 &&
+	     des_write_all(fd, r.events, (size_t)r.n_events * sizeof(struct des_event)) != 0)) {
+		fprintf(stderr, "\ndes: could not send the result to the parent process\n");
+		return DES_CHILD_EXIT_BASE + SC_EINTERNAL;
+	}
+	return 0;
+}
+
+static enum sc_status parse_answer(const struct des_child_out *o, struct des_result *out,
+				   struct sc_error *err)
+{
+	struct wire_head h;
+	size_t need;
+
+	if (o->len < sizeof(h))
+		goto bad;
+	memcpy(&h, o->data, sizeof(h));
+	if (h.magic != WIRE_MAGIC || h.result_size != sizeof(*out) ||
+	    h.event_size != sizeof(struct des_event) || h.n_events < 0)
+		goto bad;
+	need = sizeof(h) + sizeof(*out) + (size_t)h.n_events * sizeof(struct des_event);
+	if (o->len != need)
+		goto bad;
+	memcpy(out, o->data + sizeof(h), sizeof(*out));
+	out->events = NULL;
+	out->n_events = 0;
+	if (h.n_events > 0) {
+		out->events = malloc((size_t)h.n_events * sizeof(struct des_event));
+		if (!out->events)
+			return sc_error_set(err, SC_ENOMEM, NULL, NULL, "des: out of memory for the timeline");
+		memcpy(out->events, o->data + sizeof(h) + sizeof(*out),
+		       (size_t)h.n_events * sizeof(struct des_event));
+		out->n_events = h.n_events;
+	}
+	out->stats.wall_s = o->wall_s;
+	out->stats.child_maxrss_bytes = o->maxrss_bytes;
+	out->stats.child_cpu_s = o->cpu_s;
+	return SC_OK;
+bad:
+	return sc_error_set(err, SC_EINTERNAL, NULL, NULL,
+			    "des: the simulation process sent a malformed result (%zu bytes)", o->len);
+}
+
+enum sc_status des_predict_many(const struct scenario *const *sc, int n,
+				const struct des_options *opt, int jobs,
+				struct des_result *out, enum sc_status *status,
+				struct sc_error *errs)
+{
+	struct des_options def;
+	struct des_program *prog = calloc((size_t)(n > 0 ? n : 1), sizeof(*prog));
+	struct child_arg *args = calloc((size_t)(n > 0 ? n : 1), sizeof(*args));
+	struct des_child_fn *fns = calloc((size_t)(n > 0 ? n : 1), sizeof(*fns));
+	struct des_child_out *co = calloc((size_t)(n > 0 ? n : 1), sizeof(*co));
+	int *map = calloc((size_t)(n > 0 ? n : 1), sizeof(int));
+	int nrun = 0;
+	enum sc_status first = SC_OK;
+
+	if (!opt) {
+		memset(&def, 0, sizeof(def));
+		opt = &def;
+	}
+	for (int i = 0; i < n; i++) {
+		memset(&out[i], 0, sizeof(out[i]));
+		sc_error_clear(&errs[i]);
+		status[i] = SC_OK;
+	}
+	if (!prog || !args || !fns || !co || !map) {
+		for (int i = 0; i < n; i++)
+			status[i] = sc_error_set(&errs[i], SC_ENOMEM, NULL, NULL, "des: out of memory");
+		first = n > 0 ? SC_ENOMEM : SC_OK;
+		goto out;
+	}
+	for (int i = 0; i < n; i++) {
+		status[i] = des_program_build(sc[i], opt, &prog[i], &errs[i]);
+		if (status[i] != SC_OK)
+			continue;
+		args[nrun].prog = &prog[i];
+		args[nrun].opt = opt;
+		fns[nrun].run = child_run;
+		fns[nrun].arg = &args[nrun];
+		map[nrun++] = i;
+	}
+	des_fork_run(fns, nrun, jobs,
+		     opt->time_limit_s > 0 ? opt->time_limit_s : DES_DEFAULT_TIME_LIMIT_S, co);
+	for (int k = 0; k < nrun; k++) {
+		int i = map[k];
+
+		if (co[k].status != SC_OK)
+			status[i] = sc_error_set(&errs[i], co[k].status, NULL, NULL, "%s", co[k].message);
+		else
+			status[i] = parse_answer(&co[k], &out[i], &errs[i]);
+		des_child_out_free(&co[k]);
+	}
+	for (int i = 0; i < n; i++) {
+		des_program_free(&prog[i]);
+		if (status[i] != SC_OK && first == SC_OK)
+			first = status[i];
+	}
+out:
+	free(prog);
+	free(args);
+	free(fns);
+	free(co);
+	free(map);
+	return first;
+}
+
+enum sc_status des_predict(const struct scenario *sc, const struct des_options *opt,
+			   struct des_result *out, struct sc_error *err)
+{
+	enum sc_status st;
+
+	return des_predict_many(&sc, 1, opt, 1, out, &st, err);
+}
+
+void des_result_free(struct des_result *r)
+{
+	free(r->events);
+	r->events = NULL;
+	r->n_events = 0;
+}
+
+const char *des_ev_kind_name(enum des_ev_kind k)
+{
+	switch (k) {
+	case DES_EV_FORWARD: return "forward";
+	case DES_EV_BACKWARD: return "backward";
+	case DES_EV_BUBBLE: return "bubble";
+	case DES_EV_PP_WAIT: return "pp wait";
+	case DES_EV_CP: return "cp exposed";
+	case DES_EV_EP: return "ep exposed";
+	case DES_EV_DP_WAIT: return "dp wait";
+	case DES_EV_FSDP: return "fsdp exposed";
+	case DES_EV_OPTIMIZER: return "optimizer";
+	case DES_EV_OVERHEAD: return "step overhead";
+	case DES_EV_INTERFERENCE: return "dp interference";
+	case DES_EV_DP_JOB: return "dp collective";
+	case DES_EV_PP_SEND: return "pp send";
+	case DES_EV_FLOWS: return "cp/ep flows";
+	case DES_EV_COUNT: break;
+	}
+	return "unknown";
+}

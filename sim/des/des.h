@@ -1,0 +1,121 @@
+/* des.h: the discrete-event engine: one training step simulated on SimGrid 3.32.
+ *
+ * des_predict() turns a scenario into per-rank programs (sim/des/des_program.c:
+ * the analytical engine's op list and overlap rules, the pipeline schedule,
+ * pipeline sends, DP/FSDP buckets, CP and EP traffic that crosses NVLink
+ * domains), builds the fabric of models/network.h's struct net_topo as a
+ * SimGrid platform (platform.cpp), and runs the simulation in a forked
+ * child process (des_fork.c) whose result comes back over a pipe: SimGrid's
+ * engine is a per-process singleton that cannot be reset and aborts on many
+ * errors, so the parent never touches it.  The result has the analytical
+ * engine's structure (struct step_result) plus what only a simulation
+ * sees: the busiest links, the message count, and optionally a timeline
+ * (des_trace_write: Chrome/Perfetto JSON).
+ *
+ * Ownership: the caller owns struct des_result and frees what des_predict()
+ * allocated in it (the timeline) with des_result_free().  Nothing here
+ * prints; errors are values (SC_EUNSUPPORTED for a layout the DES does not
+ * cover, SC_EINVAL for a failed simulation, SC_ENOMEM).
+ */
+#ifndef SC_DES_H
+#define SC_DES_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "../analytic/step.h"
+
+/* Default message budget of one simulated step (--fidelity): past it,
+ * collectives are coarsened (ring steps merged, DP buckets merged). */
+#define DES_DEFAULT_FIDELITY 1000000.0
+/* Default wall-clock limit of one simulation child. */
+#define DES_DEFAULT_TIME_LIMIT_S 900.0
+
+struct des_options {
+	double fidelity;      /* message budget; 0 = DES_DEFAULT_FIDELITY; < 0 = exact
+				 (every ring step and bucket its own message) */
+	double time_limit_s;  /* 0 = DES_DEFAULT_TIME_LIMIT_S */
+	bool trace;           /* record the timeline for des_trace_write() */
+	bool no_fold;         /* simulate every TP replica even where they are
+				 symmetric (tests) */
+};
+
+#define DES_NAME_MAX 40
+#define DES_TOP_LINKS 10
+
+/* One direction of one simulated link and what it carried in the step. */
+struct des_link_use {
+	char name[DES_NAME_MAX];  /* e.g. "n12-nic3 up", "leaf1 uplink down" */
+	const char *kind;         /* "nvlink", "nic", "uplink", "storage" (static) */
+	double capacity_Bps;
+	double bytes;             /* simulated bytes (after efficiency) */
+	double utilisation;       /* bytes / (capacity * step time) */
+};
+
+struct des_stats {
+	int gpus;                 /* in the cluster */
+	int simulated_gpus;       /* hosts with an actor program */
+	int fold;                 /* TP replicas represented by one simulated GPU */
+	int actors;
+	long long messages;       /* flows simulated */
+	long long messages_estimate;
+	long long messages_exact; /* estimate without coarsening */
+	int coll_steps;           /* most macro-steps of a DP collective (coarsening) */
+	int bucket_merge;         /* DP buckets merged into one job */
+	double platform_s;        /* child wall time: building the platform */
+	double run_s;             /* child wall time: the simulation */
+	double wall_s;            /* parent wall time, fork to result */
+	double child_maxrss_bytes; /* peak RSS of the child (getrusage) */
+	double child_cpu_s;       /* CPU time of the child (user + system) */
+};
+
+/* A slice of a simulated GPU's timeline. */
+enum des_ev_kind {
+	DES_EV_FORWARD, DES_EV_BACKWARD, DES_EV_BUBBLE, DES_EV_PP_WAIT, DES_EV_CP, DES_EV_EP,
+	DES_EV_DP_WAIT, DES_EV_FSDP, DES_EV_OPTIMIZER, DES_EV_OVERHEAD, DES_EV_INTERFERENCE,
+	DES_EV_DP_JOB, DES_EV_PP_SEND, DES_EV_FLOWS, DES_EV_COUNT
+};
+
+struct des_event {
+	int rank;                 /* global rank of the simulated GPU */
+	unsigned char kind;       /* enum des_ev_kind */
+	unsigned char track;      /* 0 compute stream, 1 DP stream, 2 PP stream, 3 CP/EP flows */
+	short chunk;
+	int mb;                   /* micro-batch, or job index; -1 none */
+	double t0_s, t1_s;
+};
+
+struct des_result {
+	struct step_result step;      /* the simulated step (analytical structure) */
+	struct step_result analytic;  /* the analytical engine on the same scenario */
+	struct des_stats stats;
+	int n_links;
+	struct des_link_use links[DES_TOP_LINKS]; /* busiest first */
+	long long n_events;
+	struct des_event *events;     /* timeline (options.trace), owned */
+};
+
+/* Simulate one step of sc.  opt may be NULL (defaults).  On success fills
+ * out (free with des_result_free); on failure fills err, out holds nothing
+ * to free. */
+enum sc_status des_predict(const struct scenario *sc, const struct des_options *opt,
+			   struct des_result *out, struct sc_error *err);
+
+/* Simulate n scenarios, up to jobs children at once (jobs <= 0: the number
+ * of online CPUs).  status[i] and errs[i] per scenario; returns SC_OK when
+ * every one succeeded, else the first failure's status. */
+enum sc_status des_predict_many(const struct scenario *const *sc, int n,
+				const struct des_options *opt, int jobs,
+				struct des_result *out, enum sc_status *status,
+				struct sc_error *errs);
+
+void des_result_free(struct des_result *r);
+
+/* Write r's timeline as Chrome trace-event JSON (loads in ui.perfetto.dev):
+ * one process per simulated GPU, threads for its compute stream and its
+ * DP, PP and CP/EP communication.  Returns false on a write error. */
+bool des_trace_write(FILE *out, const struct scenario *sc, const struct des_result *r);
+
+const char *des_ev_kind_name(enum des_ev_kind k);
+
+#endif

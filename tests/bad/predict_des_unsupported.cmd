@@ -1,0 +1,1 @@
+predict tests/des/data/unsupported-interleaved.json --engine des

@@ -1,0 +1,1 @@
+search scenarios/quickstart.json --top 4 --rerank 4

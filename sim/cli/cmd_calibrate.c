@@ -1,0 +1,847 @@
+/* cmd_calibrate.c: `stepcast calibrate run|ingest|fit|show`: measure on a
+ * GPU, read tool output, fit a calibration profile, show one.
+ *
+ * run     runs the CUDA microbenchmarks (calibrate/bench, built when CUDA is
+ *         found) and prints their measurements as one JSON document;
+ * ingest  reads nccl-tests text or -J JSON, fio JSON or our measurements
+ *         JSON and prints them as measurements JSON;
+ * fit     fits the model's parameters to measurements (or raw logs) and
+ *         writes a schema_version 2 profile (configs/calibration/NAME.json
+ *         by default) with ranges, provenance and residuals; prints the
+ *         fit quality;
+ * show    prints a profile (catalogue name or file) and its fit quality.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../calibrate/cal_measure.h"
+#include "../../calibrate/cal_profile.h"
+#include "../../calibrate/fit/fit.h"
+#include "../../calibrate/ingest/ingest.h"
+#include "cli.h"
+
+extern char **environ;
+
+static void calibrate_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: stepcast calibrate run [--output FILE] [--bench-dir DIR] [--quick]\n"
+		"       stepcast calibrate ingest FILE... [--format FMT] [--collective NAME]\n"
+		"                                 [--ranks N] [--nodes N] [--output FILE]\n"
+		"       stepcast calibrate fit FILE... --instance NAME --name NAME [--base PROFILE]\n"
+		"                              [--fabric NAME] [--output FILE] [--force] [--params LIST]\n"
+		"                              [--prior-weight X] [--inplace] [--description TEXT]\n"
+		"                              [--report-format text|json]\n"
+		"       stepcast calibrate show NAME|FILE [--report-format text|json]\n"
+		"\n"
+		"Measure, ingest and fit the calibration parameters of the performance model.\n"
+		"\n"
+		"  run     run the CUDA microbenchmarks (GEMM BF16/FP8, HBM copy, NCCL\n"
+		"          collectives) on this machine's GPUs and print the measurements as\n"
+		"          JSON; exits 77 when there is no GPU or stepcast was built without CUDA\n"
+		"  ingest  read nccl-tests text logs or -J JSON, fio --output-format=json, or\n"
+		"          measurements JSON, and print them as one measurements JSON document\n"
+		"  fit     fit the model to measurements (JSON or raw logs, as ingest reads them)\n"
+		"          and write a calibration profile with fitted ranges, provenance and\n"
+		"          residuals; print the fit quality\n"
+		"  show    print a profile (a catalogue name or a file) and its fit quality\n"
+		"\n"
+		"options:\n"
+		"  -o, --output FILE        run, ingest: write the JSON here instead of stdout;\n"
+		"                           fit: the profile (default CONFIG-DIR/calibration/NAME.json)\n"
+		"      --bench-dir DIR      run: where the benchmark programs are (default: the\n"
+		"                           build's, or $STEPCAST_BENCH_DIR)\n"
+		"      --quick              run: fewer sizes and repetitions (a smoke test)\n"
+		"  -F, --format FMT         ingest, fit: input format: auto (default), nccl-text,\n"
+		"                           nccl-json, fio or bench\n"
+		"      --collective NAME    nccl-tests tables that do not name their test\n"
+		"                           (e.g. all_reduce); the log's own name wins\n"
+		"      --ranks N            ranks of a log that lists none (no \"# Rank\" lines)\n"
+		"      --nodes N            hosts of a log that does not name them\n"
+		"  -i, --instance NAME      fit: the instance type the measurements ran on\n"
+		"  -n, --name NAME          fit: name of the new profile\n"
+		"  -b, --base PROFILE       fit: profile the unfitted parameters come from\n"
+		"                           (default: the instance GPU's default profile)\n"
+		"      --fabric NAME        fit: fabric of the instances (default ultracluster)\n"
+		"      --force              fit: replace an existing profile file\n"
+		"      --params LIST        fit: the collective parameters to fit (default: those\n"
+		"                           the data can move: EFA ones from multi-node curves,\n"
+		"                           NVLink ones from single-node curves, LL ones from both)\n"
+		"      --prior-weight X     fit: pull towards the base profile (default 0.03)\n"
+		"      --inplace            fit: use nccl-tests' in-place times\n"
+		"      --description TEXT   fit: the profile's description\n"
+		"  -r, --report-format FMT  fit, show: text (default) or json\n"
+		"  -c, --config-dir DIR     catalogue directory (default: $STEPCAST_CONFIG_DIR,\n"
+		"                           else the configs/ of the source tree)\n"
+		"  -h, --help               show this help\n"
+		"\n"
+		"exit: 0 done, 2 usage, 3 invalid input (with the file and line or JSON\n"
+		"pointer), 4 a file could not be read or written, 77 run: no GPU, nothing measured.\n");
+}
+
+enum {
+	O_BENCH_DIR = 256, O_QUICK, O_COLLECTIVE, O_RANKS, O_NODES, O_FABRIC, O_FORCE, O_PARAMS,
+	O_PRIOR, O_INPLACE, O_DESCRIPTION
+};
+
+struct args {
+	const char *verb;
+	const char *output, *bench_dir, *collective, *instance, *name, *base, *fabric;
+	const char *params, *description, *dir;
+	enum cal_format format;
+	bool quick, force, inplace;
+	int ranks, nodes;
+	double prior;
+	enum cli_format report;
+	char **files;
+	int n_files;
+	bool given[O_DESCRIPTION + 1];
+};
+
+/* Which verbs take which option (letters and O_* codes). */
+static const char *verb_of_option(int opt)
+{
+	switch (opt) {
+	case O_BENCH_DIR: case O_QUICK: return "run";
+	case 'F': case O_COLLECTIVE: case O_RANKS: case O_NODES: return "ingest fit";
+	case 'i': case 'n': case 'b': case O_FABRIC: case O_FORCE: case O_PARAMS: case O_PRIOR:
+	case O_INPLACE: case O_DESCRIPTION: return "fit";
+	case 'r': return "fit show";
+	case 'o': return "run ingest fit";
+	case 'c': return "ingest fit show";
+	}
+	return "";
+}
+
+static const char *opt_name(int opt)
+{
+	static const struct { int opt; const char *name; } names[] = {
+		{ O_BENCH_DIR, "bench-dir" }, { O_QUICK, "quick" }, { 'F', "format" },
+		{ O_COLLECTIVE, "collective" }, { O_RANKS, "ranks" }, { O_NODES, "nodes" },
+		{ 'i', "instance" }, { 'n', "name" }, { 'b', "base" }, { O_FABRIC, "fabric" },
+		{ O_FORCE, "force" }, { O_PARAMS, "params" }, { O_PRIOR, "prior-weight" },
+		{ O_INPLACE, "inplace" }, { O_DESCRIPTION, "description" }, { 'r', "report-format" },
+		{ 'o', "output" }, { 'c', "config-dir" },
+	};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].opt == opt)
+			return names[i].name;
+	return "?";
+}
+
+static bool parse_count(const char *s, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (end == s || *end || errno || v < 1 || v > 1 << 24)
+		return false;
+	*out = (int)v;
+	return true;
+}
+
+static int parse_args(int argc, char **argv, struct args *a)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "bench-dir", required_argument, NULL, O_BENCH_DIR },
+		{ "quick", no_argument, NULL, O_QUICK },
+		{ "format", required_argument, NULL, 'F' },
+		{ "collective", required_argument, NULL, O_COLLECTIVE },
+		{ "ranks", required_argument, NULL, O_RANKS },
+		{ "nodes", required_argument, NULL, O_NODES },
+		{ "instance", required_argument, NULL, 'i' },
+		{ "name", required_argument, NULL, 'n' },
+		{ "base", required_argument, NULL, 'b' },
+		{ "fabric", required_argument, NULL, O_FABRIC },
+		{ "force", no_argument, NULL, O_FORCE },
+		{ "params", required_argument, NULL, O_PARAMS },
+		{ "prior-weight", required_argument, NULL, O_PRIOR },
+		{ "inplace", no_argument, NULL, O_INPLACE },
+		{ "description", required_argument, NULL, O_DESCRIPTION },
+		{ "report-format", required_argument, NULL, 'r' },
+		{ "config-dir", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int c;
+
+	memset(a, 0, sizeof(*a));
+	a->prior = -1;
+	a->report = FMT_TEXT;
+	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		if (argc >= 2) {
+			calibrate_usage(stdout);
+			return cli_finish(EXIT_OK) == EXIT_OK ? -1 : EXIT_IO;
+		}
+		return cli_usage_error("calibrate", "missing subcommand (run, ingest, fit or show)");
+	}
+	a->verb = argv[1];
+	if (strcmp(a->verb, "run") && strcmp(a->verb, "ingest") && strcmp(a->verb, "fit") &&
+	    strcmp(a->verb, "show"))
+		return cli_usage_error("calibrate", "unknown subcommand '%s' (expected run, ingest, fit or show)",
+				       a->verb);
+	argc--;
+	argv++;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:F:i:n:b:r:c:h", opts, NULL)) != -1) {
+		if (c == 'h') {
+			calibrate_usage(stdout);
+			return cli_finish(EXIT_OK) == EXIT_OK ? -1 : EXIT_IO;
+		}
+		if (c == ':')
+			return cli_usage_error("calibrate", "option '%s' needs a value", argv[optind - 1]);
+		if (c == '?')
+			return cli_usage_error("calibrate", "unknown option '%s'", argv[optind - 1]);
+		if (!strstr(verb_of_option(c), a->verb))
+			return cli_usage_error("calibrate", "--%s is not an option of 'calibrate %s'",
+					       opt_name(c), a->verb);
+		if (c <= O_DESCRIPTION)
+			a->given[c] = true;
+		switch (c) {
+		case 'o': a->output = optarg; break;
+		case O_BENCH_DIR: a->bench_dir = optarg; break;
+		case O_QUICK: a->quick = true; break;
+		case 'F':
+			if (!cal_format_parse(optarg, &a->format))
+				return cli_usage_error("calibrate", "unknown input format '%s' (expected auto, "
+						       "nccl-text, nccl-json, fio or bench)", optarg);
+			break;
+		case O_COLLECTIVE: {
+			char op[32];
+			if (!cal_op_normalise(optarg, op, sizeof(op)))
+				return cli_usage_error("calibrate", "unknown collective '%s'", optarg);
+			a->collective = optarg;
+			break;
+		}
+		case O_RANKS:
+			if (!parse_count(optarg, &a->ranks))
+				return cli_usage_error("calibrate", "--ranks needs a positive count, got '%s'", optarg);
+			break;
+		case O_NODES:
+			if (!parse_count(optarg, &a->nodes))
+				return cli_usage_error("calibrate", "--nodes needs a positive count, got '%s'", optarg);
+			break;
+		case 'i': a->instance = optarg; break;
+		case 'n': a->name = optarg; break;
+		case 'b': a->base = optarg; break;
+		case O_FABRIC: a->fabric = optarg; break;
+		case O_FORCE: a->force = true; break;
+		case O_PARAMS: a->params = optarg; break;
+		case O_PRIOR: {
+			char *end;
+			a->prior = strtod(optarg, &end);
+			if (end == optarg || *end || !isfinite(a->prior) || a->prior < 0 || a->prior > 100)
+				return cli_usage_error("calibrate", "--prior-weight needs a number from 0 to 100, got '%s'",
+						       optarg);
+			break;
+		}
+		case O_INPLACE: a->inplace = true; break;
+		case O_DESCRIPTION: a->description = optarg; break;
+		case 'r':
+			if (!cli_parse_format("calibrate", optarg, 1u << FMT_TEXT | 1u << FMT_JSON, &a->report))
+				return EXIT_USAGE;
+			break;
+		case 'c': a->dir = optarg; break;
+		}
+	}
+	a->files = argv + optind;
+	a->n_files = argc - optind;
+	return EXIT_OK;
+}
+
+/* Write a cJSON document to path (or stdout when path is NULL). */
+static int write_json(const cJSON *j, const char *path)
+{
+	char *text = cJSON_Print(j);
+	FILE *f;
+	int bad;
+
+	if (!text) {
+		fprintf(stderr, "stepcast: error: out of memory\n");
+		return EXIT_INTERNAL;
+	}
+	if (!path) {
+		printf("%s\n", text);
+		cJSON_free(text);
+		return EXIT_OK;
+	}
+	f = fopen(path, "w");
+	if (!f) {
+		fprintf(stderr, "stepcast: error: %s: cannot write: %s\n", path, strerror(errno));
+		cJSON_free(text);
+		return EXIT_IO;
+	}
+	fprintf(f, "%s\n", text);
+	cJSON_free(text);
+	bad = ferror(f);
+	bad |= fclose(f) != 0;
+	if (bad) {
+		fprintf(stderr, "stepcast: error: %s: write error\n", path);
+		return EXIT_IO;
+	}
+	return EXIT_OK;
+}
+
+/* Now, or $SOURCE_DATE_EPOCH when set (reproducible outputs). */
+static void utc_now(char *out, size_t n)
+{
+	const char *epoch = getenv("SOURCE_DATE_EPOCH");
+	time_t t = epoch && *epoch ? (time_t)strtoll(epoch, NULL, 10) : time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(out, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* Ingest every file into m. */
+static int ingest_files(const struct args *a, struct cal_measurements *m)
+{
+	struct cal_ingest_opts o = { a->collective, a->ranks, a->nodes };
+	struct sc_error err;
+
+	for (int i = 0; i < a->n_files; i++) {
+		sc_error_clear(&err);
+		if (cal_ingest_file(a->files[i], a->format, &o, m, &err) != SC_OK)
+			return cli_fail(&err);
+	}
+	return EXIT_OK;
+}
+
+static void summary_line(const struct cal_measurements *m)
+{
+	fprintf(stderr, "stepcast: calibrate: %d collective curve%s, %d GEMM, %d HBM, %d storage "
+		"measurement%s\n", m->n_curves, m->n_curves == 1 ? "" : "s", m->n_gemm, m->n_hbm,
+		m->n_storage, m->n_storage == 1 ? "" : "s");
+}
+
+static int do_ingest(const struct args *a)
+{
+	struct cal_measurements m;
+	cJSON *j;
+	int code;
+
+	if (a->n_files == 0)
+		return cli_usage_error("calibrate", "ingest: missing FILE");
+	cal_measurements_init(&m);
+	if ((code = ingest_files(a, &m)) != EXIT_OK) {
+		cal_measurements_free(&m);
+		return code;
+	}
+	snprintf(m.prov.tool, sizeof(m.prov.tool), "stepcast %s calibrate ingest", STEPCAST_VERSION);
+	utc_now(m.prov.created, sizeof(m.prov.created));
+	summary_line(&m);
+	j = cal_measurements_to_json(&m);
+	cal_measurements_free(&m);
+	if (!j) {
+		fprintf(stderr, "stepcast: error: out of memory\n");
+		return EXIT_INTERNAL;
+	}
+	code = write_json(j, a->output);
+	cJSON_Delete(j);
+	return cli_finish(code);
+}
+
+/* ---- run ----------------------------------------------------------------- */
+
+#ifndef STEPCAST_BENCH_DIR
+#define STEPCAST_BENCH_DIR ""
+#endif
+
+/* Run one benchmark program with --output tmp (and --quick); its own
+ * output (nccl-tests-style tables, progress) goes to our stderr.  Returns
+ * its exit status, or -1 when it could not be started. */
+static int run_bench(const char *prog, const char *tmp, bool quick)
+{
+	char *argv[6];
+	int n = 0, status;
+	pid_t pid;
+	posix_spawn_file_actions_t fa;
+
+	argv[n++] = (char *)prog;
+	argv[n++] = "--output";
+	argv[n++] = (char *)tmp;
+	if (quick)
+		argv[n++] = "--quick";
+	argv[n] = NULL;
+	fflush(stdout);
+	fflush(stderr);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, STDERR_FILENO, STDOUT_FILENO);
+	if (posix_spawn(&pid, prog, &fa, NULL, argv, environ) != 0) {
+		posix_spawn_file_actions_destroy(&fa);
+		return -1;
+	}
+	posix_spawn_file_actions_destroy(&fa);
+	if (waitpid(pid, &status, 0) < 0)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+static int do_run(const struct args *a)
+{
+	static const char *const benches[] = { "sc_bench_hbm", "sc_bench_gemm", "sc_bench_nccl" };
+	const char *dir = a->bench_dir ? a->bench_dir : getenv("STEPCAST_BENCH_DIR");
+	struct cal_measurements m;
+	int measured = 0, code = EXIT_OK;
+
+	if (a->n_files > 0)
+		return cli_usage_error("calibrate", "run: unexpected argument '%s'", a->files[0]);
+	if (!dir || !dir[0])
+		dir = STEPCAST_BENCH_DIR;
+	if (!dir[0]) {
+		fprintf(stderr, "stepcast: calibrate run: this stepcast was built without CUDA (no nvcc when "
+			"it was configured): there are no microbenchmarks to run; nothing measured\n");
+		return EXIT_SKIPPED;
+	}
+	cal_measurements_init(&m);
+	for (size_t i = 0; i < sizeof(benches) / sizeof(benches[0]); i++) {
+		char prog[PATH_MAX], tmp[] = "/tmp/stepcast-bench-XXXXXX";
+		struct sc_error err;
+		int fd, rc;
+
+		snprintf(prog, sizeof(prog), "%s/%s", dir, benches[i]);
+		if (access(prog, X_OK) != 0) {
+			fprintf(stderr, "stepcast: calibrate run: %s: not found (%s): skipped\n", prog,
+				strerror(errno));
+			continue;
+		}
+		if ((fd = mkstemp(tmp)) < 0) {
+			fprintf(stderr, "stepcast: error: cannot create a temporary file: %s\n", strerror(errno));
+			code = EXIT_IO;
+			break;
+		}
+		close(fd);
+		fprintf(stderr, "stepcast: calibrate run: %s\n", prog);
+		rc = run_bench(prog, tmp, a->quick);
+		if (rc == 0) {
+			sc_error_clear(&err);
+			if (cal_ingest_file(tmp, CAL_FMT_BENCH, NULL, &m, &err) != SC_OK) {
+				code = cli_fail(&err);
+				remove(tmp);
+				break;
+			}
+			measured++;
+		} else if (rc == 77) {
+			fprintf(stderr, "stepcast: calibrate run: %s measured nothing (exit 77)\n", benches[i]);
+		} else {
+			fprintf(stderr, "stepcast: error: %s failed (exit %d)\n", prog, rc);
+			code = EXIT_IO;
+			remove(tmp);
+			break;
+		}
+		remove(tmp);
+	}
+	if (code == EXIT_OK && measured == 0) {
+		fprintf(stderr, "stepcast: calibrate run: no GPU measurement was made\n");
+		code = EXIT_SKIPPED;
+	}
+	if (code == EXIT_OK) {
+		cJSON *j;
+		m.prov.inputs[0] = '\0';
+		snprintf(m.prov.tool, sizeof(m.prov.tool), "stepcast %s calibrate run", STEPCAST_VERSION);
+		summary_line(&m);
+		j = cal_measurements_to_json(&m);
+		code = j ? write_json(j, a->output) : EXIT_INTERNAL;
+		cJSON_Delete(j);
+	}
+	cal_measurements_free(&m);
+	return code == EXIT_OK ? cli_finish(code) : code;
+}
+
+/* ---- fit and show -------------------------------------------------------- */
+
+static void print_range(const struct calib_range *r, bool pad)
+{
+	const char *unit = r->quantity == CALIB_RANGE_GEMM_DIM ? "elements" : "bytes";
+	char buf[96] = "-";
+
+	if (r->quantity != CALIB_RANGE_NONE && r->ranks_max > 0)
+		snprintf(buf, sizeof(buf), "%.4g-%.4g %s, %d-%d ranks", r->min, r->max, unit,
+			 r->ranks_min, r->ranks_max);
+	else if (r->quantity != CALIB_RANGE_NONE)
+		snprintf(buf, sizeof(buf), "%.4g-%.4g %s", r->min, r->max, unit);
+	printf(pad ? "%-34s" : "%s", buf);
+}
+
+static void print_fits_text(const struct calib_fit *fits, int n, bool residuals)
+{
+	if (n == 0) {
+		printf("fits        none recorded\n");
+		return;
+	}
+	printf("\nfits (R^2 of log time for curves and GEMM, of time for segments and HBM;\n"
+	       "     residual = predicted / measured - 1)\n");
+	printf("  %-58s %-8s %6s %8s %7s %7s %10s %11s\n", "name", "kind", "points", "R^2", "rms %",
+	       "max %", "alpha us", "bw GB/s");
+	for (int i = 0; i < n; i++) {
+		const struct calib_fit *f = &fits[i];
+		char alpha[32] = "-", bw[32] = "-";
+
+		if (f->alpha_s > 0)
+			snprintf(alpha, sizeof(alpha), "%.2f", 1e6 * f->alpha_s);
+		if (f->busbw_GBps > 0)
+			snprintf(bw, sizeof(bw), "%.2f", f->busbw_GBps);
+		printf("  %-58.58s %-8s %6d %8.4f %7.2f %7.2f %10s %11s\n", f->name,
+		       calib_fit_kind_name(f->kind), f->points, f->r2, 100 * f->rms_rel_residual,
+		       100 * f->max_rel_residual, alpha, bw);
+	}
+	if (!residuals)
+		return;
+	for (int i = 0; i < n; i++) {
+		const struct calib_fit *f = &fits[i];
+		if (f->kind == CALIB_FIT_SEGMENT || f->n_residuals == 0)
+			continue;
+		printf("\nresiduals of %s\n", f->name);
+		for (int k = 0; k < f->n_residuals; k++)
+			printf("  %16.0f  %+7.2f %%\n", f->x[k], 100 * f->residual[k]);
+	}
+}
+
+static void print_fit_report(const struct cal_fit_result *res, const struct calibration *base,
+			     const char *path)
+{
+	printf("profile     %s (%s, schema_version 2) written to %s\n", res->cal.name,
+	       res->cal.gpu_family, path);
+	printf("base        %s\n", base->name);
+	printf("inputs      %s\n", res->cal.provenance.inputs);
+	printf("\nfitted parameters         value         base          range of the fitted data\n");
+	for (int p = 0; p < CALIB_COUNT; p++) {
+		if (!res->fitted[p])
+			continue;
+		printf("  %-22s %12.6g  %12.6g  ", calib_params[p].name,
+		       calib_get(&res->cal, (enum calib_param)p), calib_get(base, (enum calib_param)p));
+		print_range(&res->cal.range[p], false);
+		printf("\n");
+	}
+	printf("\ncurves                                  points  R^2(log)   rms %%   max %%  max %% >=1MiB"
+	       "  busbw data  busbw fit  diff %%\n");
+	for (int k = 0; k < res->n_curves; k++) {
+		const struct cal_fit_curve *c = &res->curves[k];
+		char data[32] = "-", fit[32] = "-", diff[32] = "-", big[32] = "-";
+
+		if (c->busbw_data_GBps > 0) {
+			snprintf(data, sizeof(data), "%.2f", c->busbw_data_GBps);
+			snprintf(fit, sizeof(fit), "%.2f", c->busbw_model_GBps);
+			snprintf(diff, sizeof(diff), "%+.2f", 100 * (c->busbw_model_GBps / c->busbw_data_GBps - 1));
+			snprintf(big, sizeof(big), "%.2f", 100 * c->max_rel_from_1MiB);
+		}
+		printf("  %-38.38s %6d %9.4f %7.2f %7.2f %12s %11s %10s %7s\n", c->name, c->n, c->r2_log,
+		       100 * c->rms_rel, 100 * c->max_rel, big, data, fit, diff);
+	}
+	printf("\nsegments: alpha and bus bandwidth per collective x algorithm x tier\n");
+	printf("  %-62s %6s %22s %10s %11s %8s %7s\n", "collective, ranks, tier, algorithm", "points",
+	       "bytes", "alpha us", "busbw GB/s", "R^2", "max %");
+	for (int i = 0; i < res->n_fits; i++) {
+		const struct calib_fit *f = &res->fits[i];
+		char bytes[48], bw[32] = "-";
+		if (f->kind != CALIB_FIT_SEGMENT)
+			continue;
+		snprintf(bytes, sizeof(bytes), "%.4g-%.4g", f->x_min, f->x_max);
+		if (f->busbw_GBps > 0)
+			snprintf(bw, sizeof(bw), "%.2f", f->busbw_GBps);
+		printf("  %-62.62s %6d %22s %10.2f %11s %8.4f %7.2f\n", f->name, f->points, bytes,
+		       1e6 * f->alpha_s, bw, f->r2, 100 * f->max_rel_residual);
+	}
+	for (int k = 0; k < res->n_curves; k++) {
+		const struct cal_fit_curve *c = &res->curves[k];
+		printf("\n%s\n  %16s %13s %13s %8s  %s\n", c->name, "x", "measured us", "predicted us",
+		       "resid %", "model");
+		for (int i = 0; i < c->n; i++)
+			printf("  %16.0f %13.3f %13.3f %+8.2f  %s\n", c->pts[i].x, 1e6 * c->pts[i].measured_s,
+			       1e6 * c->pts[i].predicted_s,
+			       100 * (c->pts[i].predicted_s / c->pts[i].measured_s - 1), c->pts[i].algorithm);
+	}
+	if (res->n_notes) {
+		printf("\nnotes\n");
+		for (int i = 0; i < res->n_notes; i++)
+			printf("  %s\n", res->notes[i]);
+	}
+}
+
+static cJSON *fit_report_json(const struct cal_fit_result *res, const char *path)
+{
+	cJSON *o = cJSON_CreateObject(), *curves = cJSON_CreateArray(), *notes = cJSON_CreateArray();
+	cJSON *profile = cal_profile_json(&res->cal, res->fits, res->n_fits);
+
+	if (!o || !curves || !notes || !profile) {
+		cJSON_Delete(o);
+		cJSON_Delete(curves);
+		cJSON_Delete(notes);
+		cJSON_Delete(profile);
+		return NULL;
+	}
+	cJSON_AddStringToObject(o, "output", path);
+	cJSON_AddItemToObject(o, "profile", profile);
+	cJSON_AddItemToObject(o, "curves", curves);
+	for (int k = 0; k < res->n_curves; k++) {
+		const struct cal_fit_curve *c = &res->curves[k];
+		cJSON *x = cJSON_CreateObject(), *pts = cJSON_CreateArray();
+		if (!x || !pts) {
+			cJSON_Delete(x);
+			cJSON_Delete(pts);
+			continue;
+		}
+		cJSON_AddStringToObject(x, "name", c->name);
+		cJSON_AddNumberToObject(x, "r2_log", c->r2_log);
+		cJSON_AddNumberToObject(x, "rms_rel", c->rms_rel);
+		cJSON_AddNumberToObject(x, "max_rel", c->max_rel);
+		cJSON_AddNumberToObject(x, "max_rel_from_1MiB", c->max_rel_from_1MiB);
+		cJSON_AddNumberToObject(x, "busbw_data_GBps", c->busbw_data_GBps);
+		cJSON_AddNumberToObject(x, "busbw_model_GBps", c->busbw_model_GBps);
+		cJSON_AddItemToObject(x, "points", pts);
+		for (int i = 0; i < c->n; i++) {
+			cJSON *p = cJSON_CreateObject();
+			if (!p)
+				break;
+			cJSON_AddNumberToObject(p, "x", c->pts[i].x);
+			cJSON_AddNumberToObject(p, "measured_s", c->pts[i].measured_s);
+			cJSON_AddNumberToObject(p, "predicted_s", c->pts[i].predicted_s);
+			cJSON_AddStringToObject(p, "model", c->pts[i].algorithm);
+			cJSON_AddItemToArray(pts, p);
+		}
+		cJSON_AddItemToArray(curves, x);
+	}
+	cJSON_AddItemToObject(o, "notes", notes);
+	for (int i = 0; i < res->n_notes; i++)
+		cJSON_AddItemToArray(notes, cJSON_CreateString(res->notes[i]));
+	return o;
+}
+
+static int do_fit(const struct args *a)
+{
+	struct catalog cat;
+	struct cal_measurements m;
+	struct cluster cl;
+	struct cal_fit_opts o;
+	struct cal_fit_result *res = NULL;
+	struct calibration *back = NULL;
+	const struct calibration *base;
+	struct sc_error err;
+	char path[PATH_MAX];
+	struct stat sb;
+	cJSON *j = NULL;
+	int code;
+
+	if (a->n_files == 0)
+		return cli_usage_error("calibrate", "fit: missing measurements FILE");
+	if (!a->instance)
+		return cli_usage_error("calibrate", "fit: --instance NAME is required (the instance type "
+				       "the measurements ran on)");
+	if (!a->name)
+		return cli_usage_error("calibrate", "fit: --name NAME is required (the new profile's name)");
+	for (const char *p = a->name; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' || *p == '.'))
+			return cli_usage_error("calibrate", "fit: --name '%s': use lower-case letters, digits, "
+					       "'-', '_' and '.'", a->name);
+	if (strlen(a->name) >= SC_NAME_MAX)
+		return cli_usage_error("calibrate", "fit: --name is longer than %d bytes", SC_NAME_MAX - 1);
+	memset(&o, 0, sizeof(o));
+	o.prior_weight = a->prior;
+	o.inplace = a->inplace;
+	sc_error_clear(&err);
+	if (a->params && !cal_fit_parse_params(a->params, &o, &err))
+		return cli_usage_error("calibrate", "fit: %s", err.message);
+	if ((code = cli_load_catalog(a->dir, &cat)) != EXIT_OK)
+		return code;
+	cal_measurements_init(&m);
+	if ((code = ingest_files(a, &m)) != EXIT_OK)
+		goto out;
+	if (cal_cluster_of(&cat, a->instance, a->fabric, &cl, &err) != SC_OK) {
+		code = cli_fail(&err);
+		goto out;
+	}
+	base = catalog_calibration(&cat, a->base ? a->base : cl.gpu.calibration);
+	if (!base) {
+		catalog_unknown(&cat, "calibration", a->base, "--base", NULL, &err);
+		code = cli_fail(&err);
+		goto out;
+	}
+	if (a->output)
+		snprintf(path, sizeof(path), "%s", a->output);
+	else
+		snprintf(path, sizeof(path), "%s/calibration/%s.json", cat.dir, a->name);
+	if (!a->force && stat(path, &sb) == 0) {
+		code = cli_usage_error("calibrate", "fit: %s exists; pass --force to replace it", path);
+		goto out;
+	}
+	if (!(res = calloc(1, sizeof(*res))) || !(back = calloc(1, sizeof(*back)))) {
+		fprintf(stderr, "stepcast: error: out of memory\n");
+		code = EXIT_INTERNAL;
+		goto out;
+	}
+	summary_line(&m);
+	if (cal_fit(&m, &cl, base, &o, res, &err) != SC_OK) {
+		code = cli_fail(&err);
+		goto out;
+	}
+	snprintf(res->cal.name, sizeof(res->cal.name), "%s", a->name);
+	if (a->description)
+		snprintf(res->cal.description, sizeof(res->cal.description), "%s", a->description);
+	else
+		snprintf(res->cal.description, sizeof(res->cal.description),
+			 "Fitted by stepcast calibrate fit to %.400s on %s (%s); parameters not fitted "
+			 "come from %s. Each fitted parameter records the range of the data that moved "
+			 "it; predict warns outside it.", m.prov.inputs, cl.instance.name, cl.gpu.name,
+			 base->name);
+	res->cal.has_provenance = true;
+	{
+		struct calib_provenance *p = &res->cal.provenance;
+		utc_now(p->created, sizeof(p->created));
+		snprintf(p->tool, sizeof(p->tool), "stepcast %s calibrate fit", STEPCAST_VERSION);
+		snprintf(p->gpu, sizeof(p->gpu), "%s", m.prov.gpu);
+		snprintf(p->driver, sizeof(p->driver), "%s", m.prov.driver);
+		snprintf(p->cuda, sizeof(p->cuda), "%s", m.prov.cuda);
+		snprintf(p->nccl, sizeof(p->nccl), "%s", m.prov.nccl);
+		snprintf(p->instance, sizeof(p->instance), "%s", cl.instance.name);
+		snprintf(p->base_profile, sizeof(p->base_profile), "%s", base->name);
+		snprintf(p->inputs, sizeof(p->inputs), "%s", m.prov.inputs);
+	}
+	if (!(j = cal_profile_json(&res->cal, res->fits, res->n_fits))) {
+		fprintf(stderr, "stepcast: error: out of memory\n");
+		code = EXIT_INTERNAL;
+		goto out;
+	}
+	if ((code = write_json(j, path)) != EXIT_OK)
+		goto out;
+	/* what was written must load: the loader is the judge */
+	sc_error_clear(&err);
+	if (calibration_load_file(path, back, &err) != SC_OK) {
+		fprintf(stderr, "stepcast: internal error: the written profile does not load:\n");
+		cli_fail(&err);
+		code = EXIT_INTERNAL;
+		goto out;
+	}
+	if (a->report == FMT_JSON) {
+		cJSON *r = fit_report_json(res, path);
+		code = r ? write_json(r, NULL) : EXIT_INTERNAL;
+		cJSON_Delete(r);
+	} else {
+		print_fit_report(res, base, path);
+	}
+	code = cli_finish(code);
+out:
+	cJSON_Delete(j);
+	free(res);
+	free(back);
+	cal_measurements_free(&m);
+	catalog_free(&cat);
+	return code;
+}
+
+static int do_show(const struct args *a)
+{
+	struct catalog cat;
+	struct calibration *cal = calloc(1, sizeof(*cal));
+	struct calib_fit *fits = calloc(CAL_FIT_MAX_FITS, sizeof(*fits));
+	struct sc_error err;
+	char path[PATH_MAX];
+	const char *what;
+	int n = 0, code = EXIT_OK;
+	struct stat sb;
+	bool path_given = false;
+
+	if (!cal || !fits) {
+		free(cal);
+		free(fits);
+		fprintf(stderr, "stepcast: error: out of memory\n");
+		return EXIT_INTERNAL;
+	}
+	if (a->n_files != 1) {
+		free(cal);
+		free(fits);
+		return cli_usage_error("calibrate", a->n_files ? "show: one profile at a time"
+							  : "show: missing profile NAME or FILE");
+	}
+	what = a->files[0];
+	sc_error_clear(&err);
+	if (strchr(what, '/') || stat(what, &sb) == 0) {
+		snprintf(path, sizeof(path), "%s", what);
+		path_given = true;
+	} else {
+		/* a catalogue name: the catalogue must load and know it */
+		if ((code = cli_load_catalog(a->dir, &cat)) != EXIT_OK)
+			goto out;
+		if (!catalog_calibration(&cat, what)) {
+			catalog_unknown(&cat, "calibration", what, "calibrate show", NULL, &err);
+			catalog_free(&cat);
+			code = cli_fail(&err);
+			goto out;
+		}
+		snprintf(path, sizeof(path), "%s/calibration/%s.json", cat.dir, what);
+		catalog_free(&cat);
+	}
+	if (calibration_load_file(path, cal, &err) != SC_OK ||
+	    cal_profile_read_fits(path, fits, CAL_FIT_MAX_FITS, &n, &err) != SC_OK) {
+		code = cli_fail(&err);
+		goto out;
+	}
+	if (a->report == FMT_JSON) {
+		cJSON *j = cal_profile_json(cal, fits, n);
+		code = j ? write_json(j, NULL) : EXIT_INTERNAL;
+		cJSON_Delete(j);
+		code = cli_finish(code);
+		goto out;
+	}
+	printf("profile     %s (%s, schema_version %d)\n", cal->name, cal->gpu_family, cal->schema_version);
+	if (path_given)
+		printf("file        %s\n", path);
+	printf("description %s\n", cal->description);
+	if (cal->has_provenance) {
+		const struct calib_provenance *p = &cal->provenance;
+		printf("created     %s by %s\n", p->created, p->tool);
+		if (p->instance[0])
+			printf("instance    %s\n", p->instance);
+		if (p->base_profile[0])
+			printf("base        %s\n", p->base_profile);
+		if (p->gpu[0] || p->driver[0] || p->cuda[0] || p->nccl[0])
+			printf("measured    gpu %s  driver %s  cuda %s  nccl %s\n", p->gpu[0] ? p->gpu : "-",
+			       p->driver[0] ? p->driver : "-", p->cuda[0] ? p->cuda : "-",
+			       p->nccl[0] ? p->nccl : "-");
+		if (p->inputs[0])
+			printf("inputs      %s\n", p->inputs);
+	}
+	printf("\n  %-26s %14s  %-34s %s\n", "parameter", "value", "fitted range", "source");
+	for (int p = 0; p < CALIB_COUNT; p++) {
+		printf("  %-26s %14.6g  ", calib_params[p].name, calib_get(cal, (enum calib_param)p));
+		print_range(&cal->range[p], true);
+		printf(" %.90s%s\n", cal->source[p], strlen(cal->source[p]) > 90 ? "..." : "");
+	}
+	print_fits_text(fits, n, true);
+	code = cli_finish(EXIT_OK);
+out:
+	free(cal);
+	free(fits);
+	return code;
+}
+
+int cmd_calibrate(int argc, char **argv)
+{
+	struct args a;
+	int code = parse_args(argc, argv, &a);
+
+	if (code < 0)
+		return EXIT_OK; /* --help */
+	if (code != EXIT_OK)
+		return code;
+	if (strcmp(a.verb, "run") == 0)
+		return do_run(&a);
+	if (strcmp(a.verb, "ingest") == 0)
+		return do_ingest(&a);
+	if (strcmp(a.verb, "fit") == 0)
+		return do_fit(&a);
+	return do_show(&a);
+}

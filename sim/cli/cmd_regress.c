@@ -1,0 +1,184 @@
+/* cmd_regress.c: `stepcast regress`: predict the pinned scenarios of
+ * tests/regress/ with every committed calibration profile and compare with
+ * the committed baselines (see calibrate/cal_regress.h). */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../../calibrate/cal_regress.h"
+#include "../../reports/rpt_regress.h"
+#include "cli.h"
+
+static void regress_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: stepcast regress [--dir DIR] [--tolerance PCT] [--junit FILE] [--update]\n"
+		"                        [--config-dir DIR]\n"
+		"\n"
+		"Predict every pinned scenario (DIR/scenarios/*.json) with every committed\n"
+		"calibration profile of its GPU family and compare each metric (step time,\n"
+		"tokens/s, MFU, HFU, memory, every part of the breakdown) with the baselines in\n"
+		"DIR/baselines.json.  Exit 0 when every metric is within the tolerance, 1 with a\n"
+		"table of what moved, by how much (and which cases are new or gone).\n"
+		"\n"
+		"options:\n"
+		"  -d, --dir DIR          the regress directory (default: tests/regress of the\n"
+		"                         source tree)\n"
+		"  -t, --tolerance PCT    relative tolerance per metric, percent (default 1)\n"
+		"  -j, --junit FILE       also write the result as JUnit XML to FILE\n"
+		"  -u, --update           rewrite DIR/baselines.json from the current predictions\n"
+		"                         (prints what changed; review the diff before committing)\n"
+		"  -c, --config-dir DIR   catalogue directory (default: $STEPCAST_CONFIG_DIR,\n"
+		"                         else the configs/ of the source tree)\n"
+		"  -h, --help             show this help\n");
+}
+
+static int write_junit(const char *path, const struct reg_report *rep)
+{
+	FILE *f = fopen(path, "w");
+	char ts[32];
+	time_t t = time(NULL);
+	struct tm tm;
+	int bad;
+
+	if (!f) {
+		fprintf(stderr, "stepcast: error: %s: cannot write: %s\n", path, strerror(errno));
+		return EXIT_IO;
+	}
+	gmtime_r(&t, &tm);
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
+	rpt_regress_junit(f, rep, ts);
+	bad = ferror(f);
+	bad |= fclose(f) != 0;
+	if (bad) {
+		fprintf(stderr, "stepcast: error: %s: write error\n", path);
+		return EXIT_IO;
+	}
+	return EXIT_OK;
+}
+
+static int write_baselines(const char *path, const struct reg_run *run)
+{
+	cJSON *j = reg_baselines_json(run);
+	char *text = j ? cJSON_Print(j) : NULL;
+	FILE *f;
+	int bad;
+
+	cJSON_Delete(j);
+	if (!text) {
+		fprintf(stderr, "stepcast: error: out of memory\n");
+		return EXIT_INTERNAL;
+	}
+	if (!(f = fopen(path, "w"))) {
+		fprintf(stderr, "stepcast: error: %s: cannot write: %s\n", path, strerror(errno));
+		cJSON_free(text);
+		return EXIT_IO;
+	}
+	fprintf(f, "%s\n", text);
+	cJSON_free(text);
+	bad = ferror(f);
+	bad |= fclose(f) != 0;
+	if (bad) {
+		fprintf(stderr, "stepcast: error: %s: write error\n", path);
+		return EXIT_IO;
+	}
+	return EXIT_OK;
+}
+
+int cmd_regress(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "dir", required_argument, NULL, 'd' },
+		{ "tolerance", required_argument, NULL, 't' },
+		{ "junit", required_argument, NULL, 'j' },
+		{ "update", no_argument, NULL, 'u' },
+		{ "config-dir", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *dir = STEPCAST_SOURCE_DIR "/tests/regress", *junit = NULL, *cdir = NULL;
+	double tol = 0.01;
+	bool update = false;
+	struct catalog cat;
+	struct reg_run run;
+	struct reg_baselines base;
+	struct reg_report rep;
+	struct sc_error err;
+	char path[PATH_MAX];
+	int c, code;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":d:t:j:uc:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			dir = optarg;
+			break;
+		case 't': {
+			char *end;
+			tol = strtod(optarg, &end) / 100.0;
+			if (end == optarg || *end || !isfinite(tol) || tol < 0 || tol > 10)
+				return cli_usage_error("regress", "--tolerance needs a percentage from 0 to 1000, "
+						       "got '%s'", optarg);
+			break;
+		}
+		case 'j':
+			junit = optarg;
+			break;
+		case 'u':
+			update = true;
+			break;
+		case 'c':
+			cdir = optarg;
+			break;
+		case 'h':
+			regress_usage(stdout);
+			return cli_finish(EXIT_OK);
+		case ':':
+			return cli_usage_error("regress", "option '%s' needs a value", argv[optind - 1]);
+		default:
+			return cli_usage_error("regress", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("regress", "unexpected argument '%s'", argv[optind]);
+	snprintf(path, sizeof(path), "%s/baselines.json", dir);
+	if ((code = cli_load_catalog(cdir, &cat)) != EXIT_OK)
+		return code;
+	sc_error_clear(&err);
+	if (reg_run(&cat, dir, &run, &err) != SC_OK) {
+		catalog_free(&cat);
+		return cli_fail(&err);
+	}
+	catalog_free(&cat);
+	if (reg_read_baselines(path, update, &base, &err) != SC_OK) {
+		reg_run_free(&run);
+		return cli_fail(&err);
+	}
+	if (reg_compare(&run, &base, tol, &rep, &err) != SC_OK) {
+		reg_run_free(&run);
+		reg_baselines_free(&base);
+		return cli_fail(&err);
+	}
+	rpt_regress_text(stdout, &rep);
+	code = rep.n_failed ? EXIT_CHECK_FAILED : EXIT_OK;
+	if (junit && (c = write_junit(junit, &rep)) != EXIT_OK)
+		code = c;
+	if (update && code != EXIT_IO) {
+		if ((c = write_baselines(path, &run)) != EXIT_OK) {
+			code = c;
+		} else {
+			printf("regress: wrote %d baselines to %s\n", run.n_cases, path);
+			code = EXIT_OK;
+		}
+	}
+	reg_report_free(&rep);
+	reg_baselines_free(&base);
+	reg_run_free(&run);
+	return cli_finish(code);
+}

@@ -1,0 +1,1 @@
+calibrate ingest @TMP@/bad.log --collective all_reduce

@@ -1,0 +1,1 @@
+regress --dir @TMP@/reg

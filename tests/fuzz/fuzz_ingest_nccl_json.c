@@ -1,0 +1,31 @@
+/* fuzz_ingest_nccl_json.c: libFuzzer target for the parser of
+ * nccl-tests -J JSON (calibrate/ingest/ing_json.c).
+ *
+ * Any input must parse or fail with an error, never crash, leak or loop
+ * (ASan, UBSan and libFuzzer's timeout watch); what parses must survive
+ * the measurements JSON round trip (fuzz_ingest_common.h).  Seeds:
+ * tests/fuzz/corpus-fuzz_ingest_nccl_json/ (real-format files), dictionary
+ * fuzz_ingest_nccl_json.dict.
+ */
+#include <stdint.h>
+
+#include "fuzz_ingest_common.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct cal_measurements m;
+	struct sc_error err;
+	enum sc_status st;
+
+	cal_measurements_init(&m);
+	sc_error_clear(&err);
+	st = cal_ingest_nccl_json("fuzz.json", (const char *)data, size, NULL, &m, &err);
+	if (st == SC_OK)
+		fuzz_check_round_trip(&m, "fuzz_ingest_nccl_json");
+	else if (!err.message[0])
+		abort(); /* an error must say what is wrong */
+	cal_measurements_free(&m);
+	return 0;
+}

@@ -1,0 +1,1 @@
+calibrate show p5-efa-nccltests

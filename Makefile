@@ -5,6 +5,7 @@
 #   make test       build and run every test (ctest) in build/
 #   make sanitize   ASan+UBSan build in build-asan/, unit and golden tests
 #   make fuzz       libFuzzer build (clang) in build-fuzz/, each target FUZZ_SECONDS
+#   make bench      build and run the benchmarks (tests/bench/bench_*.c) in build/
 #   make clean      remove the build directories
 #
 # Every target except clean first runs scripts/deps (once per make run), which
@@ -16,7 +17,7 @@ BUILD_TYPE ?= RelWithDebInfo
 CMAKE ?= cmake
 CTEST ?= ctest
 
-.PHONY: all deps build demo test sanitize fuzz clean
+.PHONY: all deps build demo test sanitize fuzz bench clean
 
 all: build
 
@@ -39,10 +40,15 @@ sanitize: deps
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		$(CTEST) --test-dir build-asan --output-on-failure -j$(JOBS) -L 'unit|golden'
 
+# Benchmarks print their own numbers; they are not pass/fail on time.
+bench: build
+	$(CMAKE) --build build -j$(JOBS) --target stepcast_bench
+	@for b in build/tests/bench/bench_*; do [ -x "$$b" ] || continue; echo "== $$b"; "$$b" || exit 1; done
+
 # CC is set on the configure line only; a build dir configured with another
 # compiler keeps it, so `make clean` (or rm -r build-fuzz) to switch.
 fuzz: deps
-	CC=clang $(CMAKE) -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTEPCAST_FUZZ=ON \
+	CC=clang CXX=clang++ $(CMAKE) -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTEPCAST_FUZZ=ON \
 		-DFUZZ_SECONDS=$(FUZZ_SECONDS)
 	$(CMAKE) --build build-fuzz -j$(JOBS) --target stepcast_fuzz
 	$(CTEST) --test-dir build-fuzz --output-on-failure -j$(JOBS) -L fuzz

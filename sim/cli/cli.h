@@ -19,10 +19,11 @@ enum {
 	EXIT_INVALID = 3,     /* bad input: config, scenario, catalogue, data file */
 	EXIT_IO = 4,          /* a file could not be read or written */
 	EXIT_UNSUPPORTED = 5, /* valid input the model does not cover */
+	EXIT_SKIPPED = 77,    /* no GPU: nothing measured (calibrate run; ctest's skip code) */
 	EXIT_INTERNAL = 70    /* a bug: please report it */
 };
 
-enum cli_format { FMT_TEXT, FMT_JSON, FMT_CSV, FMT_MD };
+enum cli_format { FMT_TEXT, FMT_JSON, FMT_CSV, FMT_MD, FMT_JSONL, FMT_HTML };
 
 struct cli_command {
 	const char *name;
@@ -52,8 +53,15 @@ int cli_finish(int code);
 /* True when colour may be used on stream (a TTY and NO_COLOR unset). */
 bool cli_color(FILE *stream);
 
+int cmd_calibrate(int argc, char **argv);
 int cmd_catalog(int argc, char **argv);
 int cmd_predict(int argc, char **argv);
+int cmd_regress(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
+int cmd_search(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
 
 #endif

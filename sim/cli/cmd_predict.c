@@ -1,10 +1,18 @@
 /* cmd_predict.c: `stepcast predict SCENARIO`: one training step of a
- * scenario with the analytical engine. */
+ * scenario with the analytical engine, or with the discrete-event engine
+ * (--engine des, sim/des). */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
+#include <stdlib.h>
+
+#include "../../reports/rpt_goodput.h"
+#include "../../calibrate/cal_profile.h"
+#include "../../reports/rpt_des.h"
 #include "../../reports/rpt_step.h"
+#include "../des/des.h"
+#include "../analytic/goodput.h"
 #include "../analytic/step.h"
 #include "../config/scenario_load.h"
 #include "cli.h"
@@ -13,7 +21,8 @@ static void predict_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: stepcast predict SCENARIO [--format text|json|csv] [--calibration NAME]\n"
-		"                        [--config-dir DIR]\n"
+		"                        [--config-dir DIR] [--engine analytic|des]\n"
+		"                        [--fidelity FLOWS|exact] [--trace FILE]\n"
 		"\n"
 		"Predict one training step of SCENARIO (a JSON file, see scenarios/): step time,\n"
 		"throughput, MFU, a breakdown that sums to the step time, memory per GPU with an\n"
@@ -24,7 +33,45 @@ static void predict_usage(FILE *out)
 		"  -k, --calibration NAME  use this calibration profile instead of the scenario's\n"
 		"  -c, --config-dir DIR    catalogue directory (default: $STEPCAST_CONFIG_DIR,\n"
 		"                          else the configs/ of the source tree)\n"
+		"      --engine ENGINE     analytic (default: closed-form, milliseconds) or des\n"
+		"                          (discrete-event simulation on SimGrid: sees contention\n"
+		"                          between flows, adds the busiest links)\n"
+		"      --fidelity FLOWS    des: simulate at most about FLOWS flows (default\n"
+		"                          1000000), merging ring steps and DP buckets past it;\n"
+		"                          'exact' merges nothing\n"
+		"      --trace FILE        des: write the simulated timeline as Chrome/Perfetto\n"
+		"                          trace JSON (open it in ui.perfetto.dev)\n"
 		"  -h, --help              show this help\n");
+}
+
+/* The tiers of the checkpoint comparison, one per kind (NVMe, FSx, S3):
+ * the scenario's own tier of that kind if it uses one, else the
+ * catalogue's (for FSx the fastest per TiB).  Copies into out[]. */
+static int compare_tiers(const struct catalog *cat, const struct scenario *sc,
+			 struct storage_spec *out)
+{
+	static const char *const kinds[] = { "nvme", "fsx-lustre", "s3" };
+	int n = 0;
+
+	for (int k = 0; k < 3; k++) {
+		const struct storage_spec *best = NULL;
+
+		if (strcmp(sc->storage.checkpoint_tier.kind, kinds[k]) == 0)
+			best = &sc->storage.checkpoint_tier;
+		else if (sc->storage.has_data_tier && strcmp(sc->storage.data_tier.kind, kinds[k]) == 0)
+			best = &sc->storage.data_tier;
+		else
+			for (int i = 0; i < cat->n_storage; i++) {
+				const struct storage_spec *t = &cat->storage[i];
+
+				if (strcmp(t->kind, kinds[k]) == 0 &&
+				    (!best || t->write_MBps_per_TiB > best->write_MBps_per_TiB))
+					best = t;
+			}
+		if (best)
+			out[n++] = *best;
+	}
+	return n;
 }
 
 int cmd_predict(int argc, char **argv)
@@ -33,6 +80,9 @@ int cmd_predict(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "calibration", required_argument, NULL, 'k' },
 		{ "config-dir", required_argument, NULL, 'c' },
+		{ "engine", required_argument, NULL, 'E' },
+		{ "fidelity", required_argument, NULL, 'F' },
+		{ "trace", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -42,12 +92,43 @@ int cmd_predict(int argc, char **argv)
 	static struct scenario sc;
 	struct step_result r;
 	struct sc_error err;
+	static struct storage_spec tiers[3];
+	static struct goodput_result g;
+	static struct goodput_option options[4];
+	int n_tiers = 0, n_opts = 0;
+	bool extended = false, des = false;
+	const char *trace = NULL;
+	struct des_options dopt;
+	static struct des_result dr;
 	int c, code;
 
+	memset(&dopt, 0, sizeof(dopt));
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":f:k:c:h", opts, NULL)) != -1) {
 		switch (c) {
+		case 'E':
+			if (strcmp(optarg, "des") != 0 && strcmp(optarg, "analytic") != 0)
+				return cli_usage_error("predict", "unknown engine '%s' (expected analytic or des)",
+						       optarg);
+			des = strcmp(optarg, "des") == 0;
+			break;
+		case 'F': {
+			char *end = NULL;
+
+			if (strcmp(optarg, "exact") == 0) {
+				dopt.fidelity = -1;
+				break;
+			}
+			dopt.fidelity = strtod(optarg, &end);
+			if (!end || *end || !(dopt.fidelity >= 1) || dopt.fidelity > 1e12)
+				return cli_usage_error("predict", "--fidelity wants a number of flows >= 1 or 'exact', not '%s'",
+						       optarg);
+			break;
+		}
+		case 'T':
+			trace = optarg;
+			break;
 		case 'f':
 			if (!cli_parse_format("predict", optarg,
 					      1u << FMT_TEXT | 1u << FMT_JSON | 1u << FMT_CSV, &fmt))
@@ -73,6 +154,8 @@ int cmd_predict(int argc, char **argv)
 	path = argv[optind++];
 	if (optind < argc)
 		return cli_usage_error("predict", "unexpected argument '%s'", argv[optind]);
+	if ((trace || dopt.fidelity != 0) && !des)
+		return cli_usage_error("predict", "%s needs --engine des", trace ? "--trace" : "--fidelity");
 
 	if ((code = cli_load_catalog(dir, &cat)) != EXIT_OK)
 		return code;
@@ -90,24 +173,100 @@ int cmd_predict(int argc, char **argv)
 		}
 		sc.calibration = *cal;
 	}
+	if (sc.storage.enabled)
+		n_tiers = compare_tiers(&cat, &sc, tiers);
 	catalog_free(&cat);
 	if (sim_step_predict(&sc, &r, &err) != SC_OK) {
 		if (!err.file[0])
 			snprintf(err.file, sizeof(err.file), "%s", path);
 		return cli_fail(&err);
 	}
+	if (des) {
+		/* the discrete-event engine: the same result structure */
+		dopt.trace = trace != NULL;
+		if (des_predict(&sc, &dopt, &dr, &err) != SC_OK) {
+			if (!err.file[0])
+				snprintf(err.file, sizeof(err.file), "%s", path);
+			return cli_fail(&err);
+		}
+		r = dr.step;
+		rpt_des_cost_line(stderr, &dr);
+		if (trace) {
+			FILE *tf = fopen(trace, "w");
+			bool ok = tf && des_trace_write(tf, &sc, &dr);
+
+			if (tf && fclose(tf) != 0)
+				ok = false;
+			des_result_free(&dr);
+			if (!ok) {
+				fprintf(stderr, "stepcast: error: %s: cannot write the trace\n", trace);
+				return EXIT_IO;
+			}
+		}
+		des_result_free(&dr);
+	}
+	if (sc.storage.enabled || sc.stragglers.enabled) {
+		const struct storage_spec *tp[3];
+
+		for (int i = 0; i < n_tiers; i++)
+			tp[i] = &tiers[i];
+		if (sim_goodput(&sc, &r, &g, &err) != SC_OK ||
+		    (sc.storage.enabled &&
+		     sim_goodput_compare(&sc, &r, tp, n_tiers, options, &n_opts, &err) != SC_OK)) {
+			if (!err.file[0])
+				snprintf(err.file, sizeof(err.file), "%s", path);
+			return cli_fail(&err);
+		}
+		extended = true;
+	}
+	{
+		/* a fitted profile knows the data behind it: say when this
+		 * scenario's collectives lie outside it (stderr; stdout unchanged) */
+		struct cal_range_warning w[SC_STEP_MAX_COLLECTIVES];
+		int n = cal_range_check(&sc.calibration, &r, w, SC_STEP_MAX_COLLECTIVES);
+		for (int i = 0; i < n && i < SC_STEP_MAX_COLLECTIVES; i++)
+			fprintf(stderr, "stepcast: warning: %s\n", w[i].text);
+	}
 	switch (fmt) {
-	case FMT_JSON:
-		if (!rpt_step_json(stdout, &sc, &r)) {
+	case FMT_JSON: {
+		cJSON *root = rpt_step_json_object(&sc, &r), *res = NULL;
+		char *text = NULL;
+
+		if (root && extended && (!(res = rpt_goodput_json(&sc, &g, options, n_opts)) ||
+					 !cJSON_AddItemToObject(root, "resilience", res))) {
+			cJSON_Delete(res);
+			cJSON_Delete(root);
+			root = NULL;
+		}
+		if (root && des && (!(res = rpt_des_json_object(&dr)) ||
+				    !cJSON_AddItemToObject(root, "des", res))) {
+			cJSON_Delete(res);
+			cJSON_Delete(root);
+			root = NULL;
+		}
+		if (root)
+			text = cJSON_Print(root);
+		cJSON_Delete(root);
+		if (!text) {
 			fprintf(stderr, "stepcast: error: out of memory\n");
 			return EXIT_INTERNAL;
 		}
+		printf("%s\n", text);
+		free(text);
 		break;
+	}
 	case FMT_CSV:
 		rpt_step_csv(stdout, &sc, &r);
 		break;
 	default:
 		rpt_step_text(stdout, &sc, &r);
+		if (des)
+			rpt_des_text(stdout, &dr);
+		if (extended) {
+			rpt_goodput_text(stdout, &sc, &g);
+			if (n_opts > 0)
+				rpt_goodput_compare_text(stdout, &sc, options, n_opts);
+		}
 		break;
 	}
 	return cli_finish(EXIT_OK);

@@ -11,6 +11,7 @@
 #include "../validate/fit.h"
 #include "../validate/validate.h"
 #include "cli.h"
+#include "cli_serve.h"
 
 /* "a,b,c" -> parameter indices. */
 static int parse_fit_list(const char *list, int *params, int *n)
@@ -199,6 +200,11 @@ static void validate_usage(FILE *out)
 		"  -e, --explain ID        print the full prediction (as predict does) for case ID\n"
 		"  -x, --cross-validate    with --fit: for each source group, refit without that\n"
 		"                          group and report its error out of sample (stderr)\n"
+		"  -S, --serving           validate serving instead: predict the published\n"
+		"                          serving measurements of FILE (default: the shipped\n"
+		"                          serving-cases.json) with `stepcast serve`'s model and\n"
+		"                          report throughput, TTFT and TPOT errors separately;\n"
+		"                          --max-mape then applies to each of the three\n"
 		"  -h, --help              show this help\n");
 }
 
@@ -215,6 +221,7 @@ int cmd_validate(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "explain", required_argument, NULL, 'e' },
 		{ "cross-validate", no_argument, NULL, 'x' },
+		{ "serving", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -230,12 +237,12 @@ int cmd_validate(int argc, char **argv)
 	const struct calibration *cal = NULL;
 	int c, code, n_fit = 0;
 	int fit_params[VAL_FIT_MAX_PARAMS];
-	bool val_run_keep_calibration = false, cross = false;
+	bool val_run_keep_calibration = false, cross = false, serving = false;
 	char *end;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":f:m:sk:y:c:o:e:xh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":f:m:sk:y:c:o:e:xSh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (!cli_parse_format("validate", optarg, 1u << FMT_TEXT | 1u << FMT_JSON |
@@ -271,6 +278,9 @@ int cmd_validate(int argc, char **argv)
 		case 'x':
 			cross = true;
 			break;
+		case 'S':
+			serving = true;
+			break;
 		case 'h':
 			validate_usage(stdout);
 			return cli_finish(EXIT_OK);
@@ -283,6 +293,24 @@ int cmd_validate(int argc, char **argv)
 	path = optind < argc ? argv[optind++] : val_default_cases_path();
 	if (optind < argc)
 		return cli_usage_error("validate", "unexpected argument '%s'", argv[optind]);
+	if (serving) {
+		struct cli_serve_validate_opts so = {
+			optind > 1 && path != val_default_cases_path() ? path : NULL, fmt, max_mape,
+			summary_only, calib, dir, fit, output, explain, cross
+		};
+
+		if (systems)
+			return cli_usage_error("validate", "--systems is not used with --serving");
+		if (fit && !calib)
+			return cli_usage_error("validate", "--fit needs --calibration NAME (the profile to fit)");
+		if (fit && !output)
+			return cli_usage_error("validate", "--fit needs --output FILE for the fitted profile");
+		if (output && !fit)
+			return cli_usage_error("validate", "--output is only used with --fit");
+		if (cross && !fit)
+			return cli_usage_error("validate", "--cross-validate needs --fit");
+		return cli_finish(cli_validate_serving(&so));
+	}
 
 	if (fit && !calib)
 		return cli_usage_error("validate", "--fit needs --calibration NAME (the profile to fit)");

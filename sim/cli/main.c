@@ -17,6 +17,13 @@ static const struct cli_command commands[] = {
 	{ "predict", cmd_predict, "predict one training step of a scenario" },
 	{ "validate", cmd_validate, "compare predictions with published training runs" },
 	{ "catalog", cmd_catalog, "list the catalogue: gpus, instances, fabrics, storage, models, calibrations" },
+	{ "regress", cmd_regress, "compare pinned scenarios x calibration profiles with committed baselines" },
+	{ "calibrate", cmd_calibrate, "measure (run), read tool output (ingest), fit and show calibration profiles" },
+	{ "search", cmd_search, "enumerate and rank the parallel layouts of a scenario" },
+	{ "plan", cmd_plan, "nodes, layout, time and cost to train a token budget" },
+	{ "compare", cmd_compare, "best layout, time and cost per instance type, with a report" },
+	{ "merge", cmd_merge, "join the JSONL parts of a sharded search" },
+	{ "serve", cmd_serve, "simulate serving a model, or plan replicas for a target rate and SLOs" },
 };
 
 static void usage(FILE *out)
@@ -40,12 +47,13 @@ static void usage(FILE *out)
 		"\n"
 		"exit codes:\n"
 		"  0   success\n"
-		"  1   a requested check failed (validate --max-mape)\n"
+		"  1   a requested check failed (validate --max-mape, regress, plan's deadline)\n"
 		"  2   usage error (bad command line)\n"
 		"  3   invalid input (config, scenario, catalogue or data file)\n"
 		"  4   a file could not be read or written\n"
 		"  5   valid input that the model does not cover\n"
-		"  70  internal error\n");
+		"  70  internal error\n"
+		"  77  no GPU: nothing measured (calibrate run)\n");
 }
 
 int cli_fail(const struct sc_error *err)
@@ -60,6 +68,7 @@ int cli_fail(const struct sc_error *err)
 	case SC_OK: return EXIT_INTERNAL;
 	case SC_EINVAL: return EXIT_INVALID;
 	case SC_ENOTFOUND: return EXIT_INVALID;
+	case SC_EINTERNAL: return EXIT_INTERNAL;
 	case SC_ERANGE: return EXIT_INVALID;
 	case SC_EIO: return EXIT_IO;
 	case SC_ENOMEM: return EXIT_INTERNAL;
@@ -83,16 +92,17 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 bool cli_parse_format(const char *cmd, const char *arg, unsigned allowed,
 		      enum cli_format *out)
 {
-	static const char *const names[] = { "text", "json", "csv", "md" };
-	char list[64] = "";
+	static const char *const names[] = { "text", "json", "csv", "md", "jsonl", "html" };
+	const int n_names = (int)(sizeof(names) / sizeof(names[0]));
+	char list[96] = "";
 
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < n_names; i++) {
 		if ((allowed & (1u << i)) && strcmp(arg, names[i]) == 0) {
 			*out = (enum cli_format)i;
 			return true;
 		}
 	}
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < n_names; i++) {
 		if (allowed & (1u << i)) {
 			size_t len = strlen(list);
 			snprintf(list + len, sizeof(list) - len, "%s%s", len ? ", " : "", names[i]);

@@ -1,0 +1,359 @@
+/* cmd_serve.c: `stepcast serve SCENARIO`: simulate serving a model on
+ * replicas (TTFT, TPOT, throughput, KV cache, cost), or, with
+ * --target-rate, plan the cheapest replica layout and count per instance
+ * type that meets p99 TTFT and TPOT objectives. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../reports/rpt_serve.h"
+#include "../serve/serve_config.h"
+#include "../serve/serve_plan.h"
+#include "../serve/serve_sim.h"
+#include "cli.h"
+
+#define MAX_INSTANCES 32
+
+static void serve_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: stepcast serve SCENARIO [--format text|json|csv] [--calibration NAME]\n"
+		"                      [--config-dir DIR] [--seed N] [--requests N] [--svg FILE]\n"
+		"                      [--target-rate R [--slo-ttft-p99 MS] [--slo-tpot-p99 MS]\n"
+		"                       [--instances A,B,...]]\n"
+		"\n"
+		"Simulate serving SCENARIO (a serving scenario, see scenarios/serve-*.json):\n"
+		"requests arrive, replicas batch them iteration by iteration (continuous batching,\n"
+		"chunked prefill, paged KV cache, preemption), and the report gives TTFT, TPOT and\n"
+		"end-to-end latency distributions, throughput, KV-cache use and cost.\n"
+		"\n"
+		"With --target-rate, plan instead: for every instance type (or those of\n"
+		"--instances) and every replica layout that fits, the fewest replicas whose p99\n"
+		"TTFT and p99 TPOT meet the objectives at R requests/s, with $/hour and $ per\n"
+		"million output tokens; the cheapest is the answer.\n"
+		"\n"
+		"options:\n"
+		"  -f, --format FMT         text (default), json or csv\n"
+		"  -k, --calibration NAME   use this calibration profile instead of the GPU's\n"
+		"  -c, --config-dir DIR     catalogue directory (default: $STEPCAST_CONFIG_DIR,\n"
+		"                           else the configs/ of the source tree)\n"
+		"  -s, --seed N             random seed of the workload (default: the scenario's)\n"
+		"  -n, --requests N         requests to simulate (default: the scenario's)\n"
+		"  -g, --svg FILE           write p99 TTFT and TPOT against throughput (SVG): the\n"
+		"                           scenario at 25-150 %% of its rate, or with a plan the\n"
+		"                           best layout of each instance type at 25-150 %% of R\n"
+		"  -r, --target-rate R      plan for R requests/s (Poisson arrivals)\n"
+		"  -t, --slo-ttft-p99 MS    p99 time-to-first-token objective (default: the\n"
+		"                           scenario's slo)\n"
+		"  -p, --slo-tpot-p99 MS    p99 time-per-output-token objective (default: the\n"
+		"                           scenario's slo)\n"
+		"  -i, --instances LIST     instance types to plan on, comma-separated (default:\n"
+		"                           every instance type of the catalogue)\n"
+		"  -h, --help               show this help\n"
+		"\n"
+		"Exit status 1 when the scenario's SLOs are not met, or no layout meets them.\n");
+}
+
+static bool parse_pos(const char *cmd, const char *opt, const char *arg, double *out)
+{
+	char *end;
+	double v = strtod(arg, &end);
+
+	if (end == arg || *end || !(v > 0) || v > 1e12) {
+		cli_usage_error(cmd, "%s needs a positive number, got '%s'", opt, arg);
+		return false;
+	}
+	*out = v;
+	return true;
+}
+
+static int write_svg(const char *path, const char *title, const struct srv_curve *c, int n,
+		     double ttft_ms, double tpot_ms)
+{
+	struct sc_error err;
+	FILE *f = fopen(path, "w");
+	int ok;
+
+	if (!f) {
+		sc_error_set(&err, SC_EIO, path, NULL, "cannot write the chart");
+		return cli_fail(&err);
+	}
+	rpt_serve_svg(f, title, c, n, ttft_ms, tpot_ms);
+	ok = !ferror(f);
+	ok = (fclose(f) == 0) && ok;
+	if (!ok) {
+		sc_error_set(&err, SC_EIO, path, NULL, "write error");
+		return cli_fail(&err);
+	}
+	return EXIT_OK;
+}
+
+static const double sweep[] = { 0.25, 0.5, 0.75, 0.9, 1.0, 1.1, 1.25, 1.5 };
+#define N_SWEEP ((int)(sizeof(sweep) / sizeof(sweep[0])))
+
+static int run_plan(struct srv_scenario *sc, const struct catalog *cat, double rate,
+		    double ttft_ms, double tpot_ms, char *instances, enum cli_format fmt,
+		    const char *svg)
+{
+	const char *names[MAX_INSTANCES + 1];
+	struct srv_plan_opts opts;
+	struct srv_plan *plan = malloc(sizeof(*plan));
+	struct sc_error err;
+	int n = 0, code = EXIT_OK;
+
+	if (!plan) {
+		fprintf(stderr, "stepcast: error: out of memory\n");
+		return EXIT_INTERNAL;
+	}
+	memset(&opts, 0, sizeof(opts));
+	opts.target_rps = rate;
+	opts.slo_ttft_p99_ms = ttft_ms;
+	opts.slo_tpot_p99_ms = tpot_ms;
+	if (instances) {
+		char *save = NULL;
+		for (char *t = strtok_r(instances, ",", &save); t && n < MAX_INSTANCES;
+		     t = strtok_r(NULL, ",", &save))
+			names[n++] = t;
+		names[n] = NULL;
+		opts.instances = names;
+	}
+	if (srv_plan(sc, cat, &opts, plan, &err) != SC_OK) {
+		free(plan);
+		return cli_fail(&err);
+	}
+	switch (fmt) {
+	case FMT_JSON:
+		if (!rpt_plan_json(stdout, sc, plan))
+			code = EXIT_INTERNAL;
+		break;
+	case FMT_CSV:
+		rpt_plan_csv(stdout, sc, plan);
+		break;
+	default:
+		rpt_plan_text(stdout, sc, plan);
+		break;
+	}
+	if (code == EXIT_OK && svg) {
+		static struct srv_curve curves[SRV_PLAN_MAX_ROWS];
+		static struct srv_scenario s;
+		double rates[N_SWEEP];
+		char title[256];
+		int nc = 0;
+
+		for (int k = 0; k < N_SWEEP; k++)
+			rates[k] = sweep[k] * rate;
+		for (int i = 0; i < plan->n_rows; i++) {
+			const struct srv_plan_row *r = &plan->rows[i];
+			char label[128];
+
+			if (!r->best)
+				continue;
+			snprintf(label, sizeof(label), "%s: %d x (tp %d pp %d ep %d)", r->instance,
+				 r->replicas, r->layout.tp, r->layout.pp, r->layout.ep);
+			if (srv_plan_scenario(sc, cat, r, rate, &s, &err) != SC_OK ||
+			    srv_curve(&s, rates, N_SWEEP, label, &curves[nc], &err) != SC_OK) {
+				free(plan);
+				return cli_fail(&err);
+			}
+			nc++;
+		}
+		snprintf(title, sizeof(title), "%s: p99 latency against throughput, best layout per instance type",
+			 sc->arch.m.name);
+		code = write_svg(svg, title, curves, nc, ttft_ms, tpot_ms);
+	}
+	if (code == EXIT_OK && plan->best < 0)
+		code = EXIT_CHECK_FAILED;
+	free(plan);
+	return code;
+}
+
+static int run_once(struct srv_scenario *sc, enum cli_format fmt, const char *svg)
+{
+	struct srv_result r;
+	struct sc_error err;
+	int code = EXIT_OK;
+
+	if (srv_simulate(sc, &r, &err) != SC_OK) {
+		if (!err.file[0])
+			snprintf(err.file, sizeof(err.file), "%s", sc->file);
+		return cli_fail(&err);
+	}
+	switch (fmt) {
+	case FMT_JSON:
+		if (!rpt_serve_json(stdout, sc, &r)) {
+			fprintf(stderr, "stepcast: error: out of memory\n");
+			return EXIT_INTERNAL;
+		}
+		break;
+	case FMT_CSV:
+		rpt_serve_csv(stdout, sc, &r);
+		break;
+	default:
+		rpt_serve_text(stdout, sc, &r);
+		break;
+	}
+	if (svg) {
+		static struct srv_curve curve;
+		double base = sc->workload.arrival == SRV_ARRIVAL_POISSON ? sc->workload.rate_rps
+									  : r.requests_per_s;
+		double rates[N_SWEEP];
+		char label[160], title[256];
+
+		for (int k = 0; k < N_SWEEP; k++)
+			rates[k] = sweep[k] * base;
+		snprintf(label, sizeof(label), "%s: %d x (tp %d pp %d ep %d)", sc->instance.name,
+			 sc->replicas, sc->replica.tp, sc->replica.pp, sc->replica.ep);
+		if (srv_curve(sc, rates, N_SWEEP, label, &curve, &err) != SC_OK)
+			return cli_fail(&err);
+		snprintf(title, sizeof(title), "%s: p99 latency against throughput", sc->arch.m.name);
+		if ((code = write_svg(svg, title, &curve, 1, sc->slo.ttft_p99_ms,
+				      sc->slo.tpot_p99_ms)) != EXIT_OK)
+			return code;
+	}
+	if (r.slo_given && !r.slo_met)
+		code = EXIT_CHECK_FAILED;
+	return code;
+}
+
+int cmd_serve(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "calibration", required_argument, NULL, 'k' },
+		{ "config-dir", required_argument, NULL, 'c' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "requests", required_argument, NULL, 'n' },
+		{ "svg", required_argument, NULL, 'g' },
+		{ "target-rate", required_argument, NULL, 'r' },
+		{ "slo-ttft-p99", required_argument, NULL, 't' },
+		{ "slo-tpot-p99", required_argument, NULL, 'p' },
+		{ "instances", required_argument, NULL, 'i' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	enum cli_format fmt = FMT_TEXT;
+	const char *dir = NULL, *path, *calib = NULL, *svg = NULL;
+	char *instances = NULL;
+	double rate = 0, ttft_ms = 0, tpot_ms = 0, v;
+	long seed = -1, requests = -1;
+	struct catalog cat;
+	struct srv_engines engines;
+	static struct srv_scenario sc;
+	struct sc_error err;
+	int c, code;
+	char *end;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":f:k:c:s:n:g:r:t:p:i:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (!cli_parse_format("serve", optarg,
+					      1u << FMT_TEXT | 1u << FMT_JSON | 1u << FMT_CSV, &fmt))
+				return EXIT_USAGE;
+			break;
+		case 'k':
+			calib = optarg;
+			break;
+		case 'c':
+			dir = optarg;
+			break;
+		case 's':
+			seed = strtol(optarg, &end, 10);
+			if (end == optarg || *end || seed < 0 || seed > 2147483647L)
+				return cli_usage_error("serve", "--seed needs an integer from 0 to 2147483647, got '%s'", optarg);
+			break;
+		case 'n':
+			requests = strtol(optarg, &end, 10);
+			if (end == optarg || *end || requests < 1 || requests > 10000000L)
+				return cli_usage_error("serve", "--requests needs an integer from 1 to 10000000, got '%s'", optarg);
+			break;
+		case 'g':
+			svg = optarg;
+			break;
+		case 'r':
+			if (!parse_pos("serve", "--target-rate", optarg, &rate))
+				return EXIT_USAGE;
+			break;
+		case 't':
+			if (!parse_pos("serve", "--slo-ttft-p99", optarg, &v))
+				return EXIT_USAGE;
+			ttft_ms = v;
+			break;
+		case 'p':
+			if (!parse_pos("serve", "--slo-tpot-p99", optarg, &v))
+				return EXIT_USAGE;
+			tpot_ms = v;
+			break;
+		case 'i':
+			instances = optarg;
+			break;
+		case 'h':
+			serve_usage(stdout);
+			return cli_finish(EXIT_OK);
+		case ':':
+			return cli_usage_error("serve", "option '%s' needs a value", argv[optind - 1]);
+		default:
+			return cli_usage_error("serve", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return cli_usage_error("serve", "missing SCENARIO file");
+	path = argv[optind++];
+	if (optind < argc)
+		return cli_usage_error("serve", "unexpected argument '%s'", argv[optind]);
+	if (instances && !(rate > 0))
+		return cli_usage_error("serve", "--instances is only used with --target-rate");
+
+	if ((code = cli_load_catalog(dir, &cat)) != EXIT_OK)
+		return code;
+	sc_error_clear(&err);
+	if (srv_engines_load(dir ? dir : catalog_default_dir(), &engines, &err) != SC_OK) {
+		catalog_free(&cat);
+		return cli_fail(&err);
+	}
+	code = srv_scenario_load(path, &cat, &engines, &sc, &err) != SC_OK ? cli_fail(&err) : EXIT_OK;
+	srv_engines_free(&engines);
+	if (code == EXIT_OK && calib) {
+		const struct calibration *cal = catalog_calibration(&cat, calib);
+		if (!cal) {
+			catalog_unknown(&cat, "calibration", calib, "--calibration", NULL, &err);
+			code = cli_fail(&err);
+		} else if (strcmp(cal->gpu_family, sc.gpu.family) != 0) {
+			sc_error_set(&err, SC_EINVAL, "--calibration", NULL,
+				     "profile \"%s\" is for %s GPUs, but %s is %s", cal->name,
+				     cal->gpu_family, sc.gpu.name, sc.gpu.family);
+			code = cli_fail(&err);
+		} else {
+			sc.calibration = *cal;
+		}
+	}
+	if (code != EXIT_OK) {
+		catalog_free(&cat);
+		return code;
+	}
+	if (seed >= 0)
+		sc.workload.seed = (int)seed;
+	if (requests > 0) {
+		sc.workload.requests = (int)requests;
+		if (sc.workload.warmup_requests >= sc.workload.requests)
+			sc.workload.warmup_requests = sc.workload.requests / 10;
+	}
+	if (ttft_ms > 0)
+		sc.slo.ttft_p99_ms = ttft_ms;
+	if (tpot_ms > 0)
+		sc.slo.tpot_p99_ms = tpot_ms;
+	if (rate > 0) {
+		if (!(sc.slo.ttft_p99_ms > 0) && !(sc.slo.tpot_p99_ms > 0)) {
+			catalog_free(&cat);
+			return cli_usage_error("serve", "--target-rate needs --slo-ttft-p99 or --slo-tpot-p99 (or an slo in the scenario)");
+		}
+		code = run_plan(&sc, &cat, rate, sc.slo.ttft_p99_ms, sc.slo.tpot_p99_ms, instances,
+				fmt, svg);
+	} else {
+		code = run_once(&sc, fmt, svg);
+	}
+	catalog_free(&cat);
+	return cli_finish(code);
+}

@@ -1,0 +1,702 @@
+/* serve_config.c: strict reading of engines, serving scenarios and traces
+ * (see serve_config.h). */
+#include "serve_config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define REQ CFG_REQUIRED
+#define POS CFG_POSITIVE
+#define NONNEG CFG_NONNEG
+
+static const char *const schedules[] = { "mixed", "prefill-first", "static", NULL };
+static const char *const kv_policies[] = { "on-demand", "reserve", NULL };
+static const char *const kv_fractions[] = { "total", "free", "weights-and-kv", NULL };
+static const char *const formats[] = { "bf16", "fp16", "fp8", "nvfp4", "mxfp4", "int4-awq", NULL };
+static const char *const arrivals[] = { "poisson", "concurrency", "burst", "trace", NULL };
+static const char *const dists[] = { "fixed", "uniform", "normal", "lognormal", NULL };
+static const char *const routers[] = { "least-loaded", "round-robin", NULL };
+
+const char *srv_schedule_name(enum srv_schedule s) { return schedules[s]; }
+const char *srv_kv_policy_name(enum srv_kv_policy p) { return kv_policies[p]; }
+const char *srv_arrival_name(enum srv_arrival a) { return arrivals[a]; }
+const char *srv_dist_name(enum srv_dist d) { return dists[d]; }
+const char *srv_router_name(enum srv_router r) { return routers[r]; }
+
+int srv_scenario_gpus(const struct srv_scenario *sc)
+{
+	if (sc->disagg.prefill_replicas > 0)
+		return sc->disagg.prefill_replicas * sc->disagg.prefill.tp * sc->disagg.prefill.pp +
+		       sc->disagg.decode_replicas * sc->disagg.decode.tp * sc->disagg.decode.pp;
+	return sc->replicas * sc->replica.tp * sc->replica.pp;
+}
+
+/* Replicas no larger than a node are packed whole into nodes; larger ones
+ * take whole nodes each. */
+static int pool_nodes(int replicas, const struct srv_layout *l, int gpn)
+{
+	int g = l->tp * l->pp;
+
+	if (gpn <= 0)
+		gpn = 1;
+	if (g <= gpn) {
+		int per = gpn / g;
+		return (replicas + per - 1) / per;
+	}
+	return replicas * ((g + gpn - 1) / gpn);
+}
+
+int srv_scenario_nodes(const struct srv_scenario *sc)
+{
+	int gpn = sc->instance.gpus_per_node;
+
+	if (sc->disagg.prefill_replicas > 0)
+		return pool_nodes(sc->disagg.prefill_replicas, &sc->disagg.prefill, gpn) +
+		       pool_nodes(sc->disagg.decode_replicas, &sc->disagg.decode, gpn);
+	return pool_nodes(sc->replicas, &sc->replica, gpn);
+}
+
+/* ---- engines ------------------------------------------------------------------ */
+
+const struct cfg_field cfg_engine_fields[] = {
+	CFG_F_STR(struct srv_engine, name, REQ, "engine name, e.g. vllm"),
+	CFG_F_INT(struct srv_engine, max_num_seqs, REQ | POS, "running sequences per replica, count"),
+	CFG_F_INT(struct srv_engine, max_num_batched_tokens, REQ | POS, "tokens per iteration, count"),
+	CFG_F_BOOL(struct srv_engine, chunked_prefill, REQ, "prompts are split to fit the token budget"),
+	CFG_F_ENUM(struct srv_engine, schedule, REQ, schedules, "mixed, prefill-first or static"),
+	CFG_F_ENUM(struct srv_engine, kv_policy, REQ, kv_policies, "on-demand (preempt when full) or reserve (prompt and output reserved at admission)"),
+	CFG_F_INT(struct srv_engine, kv_block_tokens, REQ | POS, "tokens per paged-KV block"),
+	CFG_F_NUM_RANGE(struct srv_engine, kv_mem_fraction, REQ, 0.05, 1.0, "memory fraction, fraction"),
+	CFG_F_ENUM(struct srv_engine, kv_mem_fraction_of, REQ, kv_fractions, "total, free or weights-and-kv"),
+	CFG_F_STR(struct srv_engine, source, REQ, "where the defaults come from"),
+	CFG_END
+};
+
+/* A scenario's "engine" object: a catalogue name and any settings to change. */
+const struct cfg_field cfg_engine_override_fields[] = {
+	CFG_F_STR(struct srv_engine, name, REQ, "engine catalogue name"),
+	CFG_F_INT(struct srv_engine, max_num_seqs, POS, "running sequences per replica, count"),
+	CFG_F_INT(struct srv_engine, max_num_batched_tokens, POS, "tokens per iteration, count"),
+	CFG_F_BOOL(struct srv_engine, chunked_prefill, 0, "split prompts to fit the token budget"),
+	CFG_F_ENUM(struct srv_engine, schedule, 0, schedules, "mixed, prefill-first or static"),
+	CFG_F_ENUM(struct srv_engine, kv_policy, 0, kv_policies, "on-demand or reserve"),
+	CFG_F_INT(struct srv_engine, kv_block_tokens, POS, "tokens per paged-KV block"),
+	CFG_F_NUM_RANGE(struct srv_engine, kv_mem_fraction, 0, 0.05, 1.0, "memory fraction, fraction"),
+	CFG_F_ENUM(struct srv_engine, kv_mem_fraction_of, 0, kv_fractions, "total, free or weights-and-kv"),
+	CFG_END
+};
+
+static enum sc_status read_engine_entry(struct cfg_reader *rd, const cJSON *obj,
+					struct srv_engine *e, const char *where)
+{
+	memset(e, 0, sizeof(*e));
+	return cfg_read_object(rd, obj, cfg_engine_fields, e, where);
+}
+
+enum sc_status srv_engines_load(const char *dir, struct srv_engines *out, struct sc_error *err)
+{
+	static const char *const top[] = { "schema_version", "engines", NULL };
+	char path[1024], where[SC_ERROR_PTR_MAX];
+	struct cfg_reader rd = { path, err, NULL };
+	cJSON *root, *list, *item, *version;
+	enum sc_status st;
+	int i = 0;
+
+	memset(out, 0, sizeof(*out));
+	snprintf(path, sizeof(path), "%s/engines.json", dir);
+	if (!(root = cfg_parse_file(path, err)))
+		return err ? err->status : SC_EINVAL;
+	if ((st = cfg_check_keys(&rd, root, top, "")) != SC_OK)
+		goto out;
+	version = cJSON_GetObjectItemCaseSensitive(root, "schema_version");
+	if (!version) {
+		st = sc_error_set(err, SC_EINVAL, path, "/", "missing required key \"schema_version\"");
+		goto out;
+	}
+	if (!cJSON_IsNumber(version) || version->valuedouble != 1) {
+		st = sc_error_set(err, SC_EINVAL, path, "/schema_version",
+				  "unsupported schema version (expected 1)");
+		goto out;
+	}
+	list = cJSON_GetObjectItemCaseSensitive(root, "engines");
+	if (!cJSON_IsArray(list)) {
+		st = sc_error_set(err, SC_EINVAL, path, list ? "/engines" : "/",
+				  list ? "expected an array" : "missing required key \"engines\"");
+		goto out;
+	}
+	out->n = cJSON_GetArraySize(list);
+	out->engines = calloc(out->n > 0 ? (size_t)out->n : 1, sizeof(*out->engines));
+	if (!out->engines) {
+		st = sc_error_set(err, SC_ENOMEM, path, NULL, "out of memory");
+		goto out;
+	}
+	cJSON_ArrayForEach(item, list) {
+		cfg_pointer_index(where, sizeof(where), "/engines", i);
+		if ((st = read_engine_entry(&rd, item, &out->engines[i], where)) != SC_OK)
+			goto out;
+		for (int j = 0; j < i; j++)
+			if (strcmp(out->engines[j].name, out->engines[i].name) == 0) {
+				char nwhere[SC_ERROR_PTR_MAX];
+				cfg_pointer_key(nwhere, sizeof(nwhere), where, "name");
+				st = sc_error_set(err, SC_EINVAL, path, nwhere,
+						  "duplicate name \"%s\" (also at /engines/%d)",
+						  out->engines[i].name, j);
+				goto out;
+			}
+		i++;
+	}
+	st = SC_OK;
+out:
+	cJSON_Delete(root);
+	if (st != SC_OK)
+		srv_engines_free(out);
+	return st;
+}
+
+void srv_engines_free(struct srv_engines *e)
+{
+	free(e->engines);
+	memset(e, 0, sizeof(*e));
+}
+
+const struct srv_engine *srv_engine_find(const struct srv_engines *e, const char *name)
+{
+	for (int i = 0; i < e->n; i++)
+		if (strcmp(e->engines[i].name, name) == 0)
+			return &e->engines[i];
+	return NULL;
+}
+
+/* ---- scenario ------------------------------------------------------------------- */
+
+struct read_ctx {
+	const struct catalog *cat;
+	const struct srv_engines *engines;
+};
+
+static enum sc_status read_model_ref(struct cfg_reader *rd, const cJSON *item, void *slot,
+				     const char *where)
+{
+	const struct read_ctx *x = rd->ctx;
+	struct srv_arch *a = slot;
+	const struct model_arch *m;
+
+	memset(a, 0, sizeof(*a));
+	if (cJSON_IsObject(item))
+		return cfg_read_model(rd, item, &a->m, where);
+	if (!cJSON_IsString(item))
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+				    "expected a model name or a model object, got %s",
+				    cfg_json_type_name(item));
+	if (!(m = catalog_model(x->cat, item->valuestring)))
+		return catalog_unknown(x->cat, "model", item->valuestring, rd->file, where, rd->err);
+	a->m = *m;
+	return SC_OK;
+}
+
+static enum sc_status read_instance_ref(struct cfg_reader *rd, const cJSON *item, void *slot,
+					const char *where)
+{
+	const struct read_ctx *x = rd->ctx;
+	struct instance_spec *in = slot;
+	const struct instance_spec *c;
+	char gwhere[SC_ERROR_PTR_MAX];
+	enum sc_status st;
+
+	if (cJSON_IsObject(item)) {
+		if ((st = cfg_read_instance(rd, item, in, where)) != SC_OK)
+			return st;
+		cfg_pointer_key(gwhere, sizeof(gwhere), where, "gpu");
+		if (!catalog_gpu(x->cat, in->gpu))
+			return catalog_unknown(x->cat, "gpu", in->gpu, rd->file, gwhere, rd->err);
+		return SC_OK;
+	}
+	if (!cJSON_IsString(item))
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+				    "expected an instance type name or an instance object, got %s",
+				    cfg_json_type_name(item));
+	if (!(c = catalog_instance(x->cat, item->valuestring)))
+		return catalog_unknown(x->cat, "instance", item->valuestring, rd->file, where, rd->err);
+	*in = *c;
+	return SC_OK;
+}
+
+static enum sc_status read_fabric_ref(struct cfg_reader *rd, const cJSON *item, void *slot,
+				      const char *where)
+{
+	const struct read_ctx *x = rd->ctx;
+	const struct fabric_spec *f;
+
+	if (!cJSON_IsString(item))
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+				    "expected a fabric name, got %s", cfg_json_type_name(item));
+	if (!(f = catalog_fabric(x->cat, item->valuestring)))
+		return catalog_unknown(x->cat, "fabric", item->valuestring, rd->file, where, rd->err);
+	memcpy(slot, f, sizeof(*f));
+	return SC_OK;
+}
+
+static enum sc_status read_calibration_ref(struct cfg_reader *rd, const cJSON *item, void *slot,
+					   const char *where)
+{
+	const struct read_ctx *x = rd->ctx;
+	const struct calibration *c;
+
+	if (!cJSON_IsString(item))
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+				    "expected a calibration profile name, got %s",
+				    cfg_json_type_name(item));
+	if (!(c = catalog_calibration(x->cat, item->valuestring)))
+		return catalog_unknown(x->cat, "calibration", item->valuestring, rd->file, where,
+				       rd->err);
+	memcpy(slot, c, sizeof(*c));
+	return SC_OK;
+}
+
+static enum sc_status unknown_engine(struct cfg_reader *rd, const char *name, const char *where)
+{
+	const struct read_ctx *x = rd->ctx;
+	const char *names[64];
+	const char *hint;
+	int n = 0;
+
+	for (int i = 0; i < x->engines->n && n < 63; i++)
+		names[n++] = x->engines->engines[i].name;
+	names[n] = NULL;
+	hint = cfg_did_you_mean(name, names);
+	if (hint)
+		return sc_error_set(rd->err, SC_ENOTFOUND, rd->file, where,
+				    "unknown engine \"%s\" (did you mean \"%s\"?)", name, hint);
+	return sc_error_set(rd->err, SC_ENOTFOUND, rd->file, where,
+			    "unknown engine \"%s\" (see configs/engines.json)", name);
+}
+
+/* "engine": a catalogue name, or an object naming one with settings to change. */
+static enum sc_status read_engine_ref(struct cfg_reader *rd, const cJSON *item, void *slot,
+				      const char *where)
+{
+	const struct read_ctx *x = rd->ctx;
+	struct srv_engine *e = slot;
+	const struct srv_engine *base;
+	const cJSON *name;
+	char nwhere[SC_ERROR_PTR_MAX];
+
+	if (cJSON_IsString(item)) {
+		if (!(base = srv_engine_find(x->engines, item->valuestring)))
+			return unknown_engine(rd, item->valuestring, where);
+		*e = *base;
+		return SC_OK;
+	}
+	if (!cJSON_IsObject(item))
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+				    "expected an engine name or an engine object, got %s",
+				    cfg_json_type_name(item));
+	name = cJSON_GetObjectItemCaseSensitive(item, "name");
+	if (!cJSON_IsString(name)) {
+		/* let the table report the missing or mistyped name */
+		memset(e, 0, sizeof(*e));
+		return cfg_read_object(rd, item, cfg_engine_override_fields, e, where);
+	}
+	cfg_pointer_key(nwhere, sizeof(nwhere), where, "name");
+	if (!(base = srv_engine_find(x->engines, name->valuestring)))
+		return unknown_engine(rd, name->valuestring, nwhere);
+	*e = *base;
+	return cfg_read_object(rd, item, cfg_engine_override_fields, e, where);
+}
+
+const struct cfg_field cfg_serve_replica_fields[] = {
+	CFG_F_INT(struct srv_layout, tp, REQ | POS, "tensor parallel size, GPUs"),
+	CFG_F_INT(struct srv_layout, pp, POS, "pipeline parallel size, GPUs (default 1)"),
+	CFG_F_INT(struct srv_layout, ep, POS, "expert parallel size within tp, GPUs (default 1)"),
+	CFG_END
+};
+
+const struct cfg_field cfg_serve_precision_fields[] = {
+	CFG_F_ENUM(struct srv_precision, weights, REQ, formats, "weight format"),
+	CFG_F_ENUM(struct srv_precision, activations, 0, formats, "activation (GEMM) format"),
+	CFG_F_ENUM(struct srv_precision, kv_cache, 0, formats, "KV-cache format"),
+	CFG_END
+};
+
+const struct cfg_field cfg_serve_length_fields[] = {
+	CFG_F_ENUM(struct srv_length, dist, REQ, dists, "fixed, uniform, normal or lognormal"),
+	CFG_F_NUM(struct srv_length, mean, REQ | POS, "mean, tokens"),
+	CFG_F_NUM(struct srv_length, sd, NONNEG, "standard deviation, tokens"),
+	CFG_F_INT(struct srv_length, min, POS, "smallest length, tokens"),
+	CFG_F_INT(struct srv_length, max, POS, "largest length, tokens"),
+	CFG_END
+};
+
+const struct cfg_field cfg_serve_workload_fields[] = {
+	CFG_F_ENUM(struct srv_workload, arrival, REQ, arrivals, "poisson, concurrency, burst or trace"),
+	CFG_F_NUM(struct srv_workload, rate_rps, POS, "Poisson arrival rate, requests/s"),
+	CFG_F_INT(struct srv_workload, concurrency, POS, "closed-loop clients, count"),
+	CFG_F_STR(struct srv_workload, trace, 0, "CSV trace path"),
+	CFG_F_INT(struct srv_workload, requests, POS, "requests to simulate, count"),
+	CFG_F_INT(struct srv_workload, warmup_requests, NONNEG, "first requests left out of the statistics, count"),
+	CFG_F_OBJ(struct srv_workload, input_tokens, 0, cfg_serve_length_fields, "prompt length distribution"),
+	CFG_F_OBJ(struct srv_workload, output_tokens, 0, cfg_serve_length_fields, "output length distribution"),
+	CFG_F_NUM_RANGE(struct srv_workload, prefix_cache_hit_rate, 0, 0.0, 1.0, "fraction of prompt tokens found in the prefix cache"),
+	CFG_F_INT(struct srv_workload, seed, NONNEG, "random seed"),
+	CFG_F_BOOL(struct srv_workload, front_end, 0, "requests pass an HTTP front end (default true; false for offline benchmarks that call the engine directly)"),
+	CFG_END
+};
+
+const struct cfg_field cfg_serve_slo_fields[] = {
+	CFG_F_NUM(struct srv_slo, ttft_p50_ms, POS, "median time to first token, ms"),
+	CFG_F_NUM(struct srv_slo, ttft_p99_ms, POS, "99th percentile time to first token, ms"),
+	CFG_F_NUM(struct srv_slo, tpot_p50_ms, POS, "median time per output token, ms"),
+	CFG_F_NUM(struct srv_slo, tpot_p99_ms, POS, "99th percentile time per output token, ms"),
+	CFG_END
+};
+
+const struct cfg_field cfg_serve_speculative_fields[] = {
+	CFG_F_INT(struct srv_speculative, draft_tokens, REQ | POS, "draft tokens per step, count"),
+	CFG_F_NUM_RANGE(struct srv_speculative, acceptance_rate, REQ, 0.0, 1.0, "probability each draft token is accepted"),
+	CFG_END
+};
+
+const struct cfg_field cfg_serve_disagg_fields[] = {
+	CFG_F_INT(struct srv_disagg, prefill_replicas, REQ | POS, "prefill replicas, count"),
+	CFG_F_INT(struct srv_disagg, decode_replicas, REQ | POS, "decode replicas, count"),
+	CFG_F_OBJ(struct srv_disagg, prefill, 0, cfg_serve_replica_fields, "prefill replica layout (default: replica)"),
+	CFG_F_OBJ(struct srv_disagg, decode, 0, cfg_serve_replica_fields, "decode replica layout (default: replica)"),
+	CFG_END
+};
+
+#define SRV_F(K, M, T, FL, SUB, FN, D) \
+	{ K, T, (FL), offsetof(struct srv_scenario, M), 0, NULL, SUB, FN, 0, 0, D }
+
+const struct cfg_field cfg_serve_scenario_fields[] = {
+	CFG_F_STR(struct srv_scenario, name, REQ, "what the scenario is"),
+	SRV_F("model", arch, CFG_CUSTOM, REQ, cfg_model_fields, read_model_ref,
+	      "model name, or an inline model object"),
+	SRV_F("instance", instance, CFG_CUSTOM, REQ, cfg_instance_fields, read_instance_ref,
+	      "instance type name, or an inline instance object"),
+	SRV_F("fabric", fabric, CFG_CUSTOM, 0, NULL, read_fabric_ref, "fabric name (default ultracluster)"),
+	CFG_F_OBJ(struct srv_scenario, replica, REQ, cfg_serve_replica_fields, "one replica's layout"),
+	CFG_F_INT(struct srv_scenario, replicas, POS, "replicas, count"),
+	CFG_F_OBJ(struct srv_scenario, precision, REQ, cfg_serve_precision_fields, "number formats"),
+	SRV_F("engine", engine, CFG_CUSTOM, REQ, cfg_engine_override_fields, read_engine_ref,
+	      "engine name, or an object naming one with settings to change"),
+	CFG_F_OBJ(struct srv_scenario, speculative, 0, cfg_serve_speculative_fields, "speculative decoding"),
+	CFG_F_OBJ(struct srv_scenario, workload, REQ, cfg_serve_workload_fields, "the requests"),
+	CFG_F_OBJ(struct srv_scenario, slo, 0, cfg_serve_slo_fields, "latency objectives"),
+	SRV_F("disaggregated", disagg, CFG_OBJECT, 0, cfg_serve_disagg_fields, NULL,
+	      "separate prefill and decode pools"),
+	CFG_F_ENUM(struct srv_scenario, router, 0, routers, "least-loaded or round-robin"),
+	SRV_F("calibration", calibration, CFG_CUSTOM, 0, NULL, read_calibration_ref,
+	      "calibration profile name (default: the GPU's)"),
+	CFG_END
+};
+
+static enum sc_status bad(struct sc_error *err, const char *file, const char *ptr,
+			  const char *msg)
+{
+	return sc_error_set(err, SC_EINVAL, file, ptr, "%s", msg);
+}
+
+static enum sc_status check_length(const char *file, const char *ptr, const struct srv_length *l,
+				   bool sd_given, struct sc_error *err)
+{
+	char where[SC_ERROR_PTR_MAX];
+
+	if (l->min > 0 && l->max > 0 && l->min > l->max) {
+		cfg_pointer_key(where, sizeof(where), ptr, "min");
+		return sc_error_set(err, SC_EINVAL, file, where, "min (%d) is larger than max (%d)",
+				    l->min, l->max);
+	}
+	if ((l->min > 0 && l->mean < l->min) || (l->max > 0 && l->mean > l->max)) {
+		cfg_pointer_key(where, sizeof(where), ptr, "mean");
+		return sc_error_set(err, SC_EINVAL, file, where,
+				    "mean (%g) lies outside [min, max]", l->mean);
+	}
+	switch (l->dist) {
+	case SRV_DIST_FIXED:
+		if (sd_given || l->min > 0 || l->max > 0)
+			return bad(err, file, ptr, "a fixed length takes only \"mean\"");
+		break;
+	case SRV_DIST_UNIFORM:
+		if (!(l->min > 0 && l->max > 0) || sd_given)
+			return bad(err, file, ptr, "a uniform length needs \"min\" and \"max\" (and no \"sd\")");
+		if (fabs(l->mean - 0.5 * (l->min + l->max)) > 0.5) {
+			cfg_pointer_key(where, sizeof(where), ptr, "mean");
+			return sc_error_set(err, SC_EINVAL, file, where,
+					    "the mean of a uniform length is (min + max) / 2 = %g, got %g",
+					    0.5 * (l->min + l->max), l->mean);
+		}
+		break;
+	case SRV_DIST_NORMAL:
+	case SRV_DIST_LOGNORMAL:
+		if (!sd_given)
+			return bad(err, file, ptr, "a normal or lognormal length needs \"sd\"");
+		break;
+	}
+	return SC_OK;
+}
+
+static bool has(const cJSON *obj, const char *key)
+{
+	return obj && cJSON_GetObjectItemCaseSensitive(obj, key) != NULL &&
+	       !cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(obj, key));
+}
+
+static enum sc_status check_workload(const char *file, const cJSON *w, struct srv_workload *wl,
+				     struct sc_error *err)
+{
+	enum sc_status st;
+	const char *need = NULL;
+	static const char *const params[] = { "rate_rps", "concurrency", "trace" };
+	static const enum srv_arrival uses[] = { SRV_ARRIVAL_POISSON, SRV_ARRIVAL_CONCURRENCY,
+						 SRV_ARRIVAL_TRACE };
+
+	for (int i = 0; i < 3; i++) {
+		char where[SC_ERROR_PTR_MAX];
+
+		cfg_pointer_key(where, sizeof(where), "/workload", params[i]);
+		if (wl->arrival == uses[i] && !has(w, params[i]))
+			need = params[i];
+		if (wl->arrival != uses[i] && has(w, params[i]))
+			return sc_error_set(err, SC_EINVAL, file, where,
+					    "\"%s\" is only used with arrival \"%s\", not \"%s\"",
+					    params[i], srv_arrival_name(uses[i]),
+					    srv_arrival_name(wl->arrival));
+	}
+	if (need)
+		return sc_error_set(err, SC_EINVAL, file, "/workload",
+				    "arrival \"%s\" needs \"%s\"", srv_arrival_name(wl->arrival), need);
+	if (wl->arrival == SRV_ARRIVAL_TRACE) {
+		if (has(w, "input_tokens") || has(w, "output_tokens"))
+			return bad(err, file, "/workload",
+				   "a trace gives the lengths: \"input_tokens\" and \"output_tokens\" are not used");
+		if (!wl->trace[0])
+			return bad(err, file, "/workload/trace", "expected a non-empty path");
+	} else {
+		if (!has(w, "input_tokens") || !has(w, "output_tokens"))
+			return bad(err, file, "/workload",
+				   "arrival needs \"input_tokens\" and \"output_tokens\" distributions");
+		if ((st = check_length(file, "/workload/input_tokens", &wl->input_tokens,
+				       has(cJSON_GetObjectItemCaseSensitive(w, "input_tokens"), "sd"),
+				       err)) != SC_OK ||
+		    (st = check_length(file, "/workload/output_tokens", &wl->output_tokens,
+				       has(cJSON_GetObjectItemCaseSensitive(w, "output_tokens"), "sd"),
+				       err)) != SC_OK)
+			return st;
+	}
+	if (!has(w, "requests"))
+		wl->requests = wl->arrival == SRV_ARRIVAL_TRACE ? 0 : 1000;   /* 0: the whole trace */
+	if (!has(w, "warmup_requests"))
+		wl->warmup_requests = wl->arrival == SRV_ARRIVAL_BURST || wl->arrival == SRV_ARRIVAL_TRACE
+				      ? 0 : wl->requests / 10;
+	if (wl->requests > 0 && wl->warmup_requests >= wl->requests)
+		return sc_error_set(err, SC_EINVAL, file, "/workload/warmup_requests",
+				    "warmup_requests (%d) must be fewer than requests (%d)",
+				    wl->warmup_requests, wl->requests);
+	if (!has(w, "seed"))
+		wl->seed = 1;
+	if (!has(w, "front_end"))
+		wl->front_end = true;
+	return SC_OK;
+}
+
+enum sc_status srv_scenario_read(const char *file, const cJSON *root, const struct catalog *cat,
+				 const struct srv_engines *engines, struct srv_scenario *sc,
+				 struct sc_error *err)
+{
+	struct read_ctx x = { cat, engines };
+	struct cfg_reader rd = { file, err, &x };
+	const struct gpu_spec *gpu;
+	const cJSON *prec, *dis;
+	enum sc_status st;
+
+	memset(sc, 0, sizeof(*sc));
+	snprintf(sc->file, sizeof(sc->file), "%s", file ? file : "");
+	sc->replica.pp = sc->replica.ep = 1;
+	sc->disagg.prefill.pp = sc->disagg.prefill.ep = 1;
+	sc->disagg.decode.pp = sc->disagg.decode.ep = 1;
+	sc->router = SRV_ROUTER_LEAST_LOADED;
+	if ((st = cfg_read_object(&rd, root, cfg_serve_scenario_fields, sc, "")) != SC_OK)
+		return st;
+
+	if (!cJSON_GetObjectItemCaseSensitive(root, "fabric")) {
+		const struct fabric_spec *f = catalog_fabric(cat, "ultracluster");
+		if (!f)
+			return catalog_unknown(cat, "fabric", "ultracluster", file, "/fabric", err);
+		sc->fabric = *f;
+	}
+	if (!(gpu = catalog_gpu(cat, sc->instance.gpu)))
+		return catalog_unknown(cat, "gpu", sc->instance.gpu, file, "/instance/gpu", err);
+	sc->gpu = *gpu;
+	if (!cJSON_GetObjectItemCaseSensitive(root, "calibration")) {
+		const struct calibration *c = catalog_calibration(cat, gpu->calibration);
+		if (!c)
+			return catalog_unknown(cat, "calibration", gpu->calibration, file,
+					       "/calibration", err);
+		sc->calibration = *c;
+	} else if (strcmp(sc->calibration.gpu_family, gpu->family) != 0) {
+		return sc_error_set(err, SC_EINVAL, file, "/calibration",
+				    "profile \"%s\" is for %s GPUs, but %s is %s",
+				    sc->calibration.name, sc->calibration.gpu_family, gpu->name,
+				    gpu->family);
+	}
+
+	/* precision defaults: activations follow the weights (BF16 under a
+	 * weight-only format); the KV cache is BF16 (vLLM's and SGLang's
+	 * kv_cache_dtype "auto" keeps the model dtype) or FP16 for FP16 models */
+	prec = cJSON_GetObjectItemCaseSensitive(root, "precision");
+	if (!has(prec, "activations"))
+		sc->precision.activations = (sc->precision.weights == SRV_FMT_MXFP4 ||
+					     sc->precision.weights == SRV_FMT_INT4_AWQ)
+					    ? SRV_FMT_BF16 : sc->precision.weights;
+	if (!has(prec, "kv_cache"))
+		sc->precision.kv_cache = sc->precision.weights == SRV_FMT_FP16 ? SRV_FMT_FP16
+									       : SRV_FMT_BF16;
+
+	dis = cJSON_GetObjectItemCaseSensitive(root, "disaggregated");
+	if (dis) {
+		if (cJSON_GetObjectItemCaseSensitive(root, "replicas"))
+			return bad(err, file, "/replicas",
+				   "with \"disaggregated\" the pools give the replica counts; \"replicas\" is not used");
+		if (!has(dis, "prefill"))
+			sc->disagg.prefill = sc->replica;
+		if (!has(dis, "decode"))
+			sc->disagg.decode = sc->replica;
+		if (sc->engine.schedule == SRV_SCHED_STATIC)
+			return bad(err, file, "/engine",
+				   "static batching cannot serve disaggregated pools");
+	} else if (!cJSON_GetObjectItemCaseSensitive(root, "replicas")) {
+		return bad(err, file, "/", "missing required key \"replicas\" (or \"disaggregated\")");
+	}
+	if (sc->speculative.draft_tokens > 0 && sc->engine.schedule == SRV_SCHED_STATIC)
+		return bad(err, file, "/speculative",
+			   "speculative decoding is not modelled with static batching");
+	return check_workload(file, cJSON_GetObjectItemCaseSensitive(root, "workload"), &sc->workload,
+			      err);
+}
+
+enum sc_status srv_scenario_load(const char *path, const struct catalog *cat,
+				 const struct srv_engines *engines, struct srv_scenario *sc,
+				 struct sc_error *err)
+{
+	cJSON *root = cfg_parse_file(path, err);
+	enum sc_status st;
+
+	if (!root)
+		return err ? err->status : SC_EINVAL;
+	st = srv_scenario_read(path, root, cat, engines, sc, err);
+	cJSON_Delete(root);
+	return st;
+}
+
+/* ---- traces ---------------------------------------------------------------------- */
+
+void srv_trace_path(const struct srv_scenario *sc, char *out, size_t n)
+{
+	const char *slash = strrchr(sc->file, '/');
+
+	if (sc->workload.trace[0] == '/' || !slash)
+		snprintf(out, n, "%s", sc->workload.trace);
+	else
+		snprintf(out, n, "%.*s/%s", (int)(slash - sc->file), sc->file, sc->workload.trace);
+}
+
+static enum sc_status trace_error(struct sc_error *err, const char *path, int line,
+				  const char *msg)
+{
+	return sc_error_set(err, SC_EINVAL, path, NULL, "line %d: %s", line, msg);
+}
+
+enum sc_status srv_trace_load(const char *path, struct srv_trace *out, struct sc_error *err)
+{
+	FILE *f;
+	char buf[512];
+	int line = 0, cap = 0;
+	double last = 0;
+	enum sc_status st = SC_OK;
+
+	memset(out, 0, sizeof(*out));
+	if (!(f = fopen(path, "r")))
+		return sc_error_set(err, SC_EIO, path, NULL, "cannot open the trace: %s",
+				    strerror(errno));
+	while (fgets(buf, sizeof(buf), f)) {
+		char *end, *p = buf;
+		double t, in, o;
+		size_t len = strlen(buf);
+
+		line++;
+		if (len == sizeof(buf) - 1 && buf[len - 1] != '\n') {
+			st = trace_error(err, path, line, "line too long");
+			break;
+		}
+		while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
+			buf[--len] = '\0';
+		if (line == 1) {
+			if (strcmp(buf, "arrival_s,input_tokens,output_tokens") != 0) {
+				st = trace_error(err, path, line,
+						 "expected the header \"arrival_s,input_tokens,output_tokens\"");
+				break;
+			}
+			continue;
+		}
+		if (len == 0) {
+			st = trace_error(err, path, line, "empty line");
+			break;
+		}
+		errno = 0;
+		t = strtod(p, &end);
+		if (end == p || *end != ',' || !isfinite(t) || t < 0) {
+			st = trace_error(err, path, line, "arrival_s: expected a non-negative number");
+			break;
+		}
+		p = end + 1;
+		in = strtod(p, &end);
+		if (end == p || *end != ',' || in != floor(in) || in < 1 || in > 1e8) {
+			st = trace_error(err, path, line, "input_tokens: expected a positive integer");
+			break;
+		}
+		p = end + 1;
+		o = strtod(p, &end);
+		if (end == p || *end != '\0' || o != floor(o) || o < 1 || o > 1e8) {
+			st = trace_error(err, path, line, "output_tokens: expected a positive integer");
+			break;
+		}
+		if (t < last) {
+			st = trace_error(err, path, line, "arrival times must not decrease");
+			break;
+		}
+		last = t;
+		if (out->n == cap) {
+			int ncap = cap ? 2 * cap : 256;
+			struct srv_trace_req *r = realloc(out->reqs, (size_t)ncap * sizeof(*r));
+			if (!r) {
+				st = sc_error_set(err, SC_ENOMEM, path, NULL, "out of memory");
+				break;
+			}
+			out->reqs = r;
+			cap = ncap;
+		}
+		out->reqs[out->n].arrival_s = t;
+		out->reqs[out->n].input_tokens = (int)in;
+		out->reqs[out->n].output_tokens = (int)o;
+		out->n++;
+	}
+	if (st == SC_OK && ferror(f))
+		st = sc_error_set(err, SC_EIO, path, NULL, "read error");
+	if (st == SC_OK && line == 0)
+		st = trace_error(err, path, 1, "empty file (expected the header)");
+	if (st == SC_OK && out->n == 0)
+		st = trace_error(err, path, line + 1, "no requests after the header");
+	fclose(f);
+	if (st != SC_OK)
+		srv_trace_free(out);
+	return st;
+}
+
+void srv_trace_free(struct srv_trace *t)
+{
+	free(t->reqs);
+	memset(t, 0, sizeof(*t));
+}

@@ -1,0 +1,382 @@
+/* serve_plan.c: replica layout and count search (see serve_plan.h). */
+#include "serve_plan.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "serve_sim.h"
+
+/* The base scenario moved onto instance type inst (its GPU, and the GPU's
+ * calibration profile unless the base's profile is for the same family). */
+static enum sc_status on_instance(const struct srv_scenario *base, const struct catalog *cat,
+				  const struct instance_spec *inst, struct srv_scenario *sc,
+				  struct sc_error *err)
+{
+	const struct gpu_spec *gpu = catalog_gpu(cat, inst->gpu);
+	const struct calibration *cal;
+
+	*sc = *base;
+	if (!gpu)
+		return catalog_unknown(cat, "gpu", inst->gpu, NULL, NULL, err);
+	sc->instance = *inst;
+	sc->gpu = *gpu;
+	if (strcmp(base->calibration.gpu_family, gpu->family) != 0) {
+		if (!(cal = catalog_calibration(cat, gpu->calibration)))
+			return catalog_unknown(cat, "calibration", gpu->calibration, NULL, NULL, err);
+		sc->calibration = *cal;
+	}
+	sc->disagg.prefill_replicas = sc->disagg.decode_replicas = 0;
+	return SC_OK;
+}
+
+static void at_rate(struct srv_scenario *sc, double rps, const struct srv_plan_opts *o)
+{
+	sc->workload.arrival = SRV_ARRIVAL_POISSON;
+	sc->workload.rate_rps = rps;
+	sc->workload.concurrency = 0;
+	sc->slo.ttft_p50_ms = sc->slo.tpot_p50_ms = 0;
+	sc->slo.ttft_p99_ms = o ? o->slo_ttft_p99_ms : sc->slo.ttft_p99_ms;
+	sc->slo.tpot_p99_ms = o ? o->slo_tpot_p99_ms : sc->slo.tpot_p99_ms;
+}
+
+static void fill_row(struct srv_plan_row *row, const struct srv_result *r)
+{
+	row->replicas = r->gpus / (row->layout.tp * row->layout.pp);
+	row->gpus = r->gpus;
+	row->nodes = r->nodes;
+	row->usd_per_h = r->usd_per_h;
+	row->usd_per_m_output_tokens = r->usd_per_m_output_tokens;
+	row->usd_per_m_total_tokens = r->usd_per_m_total_tokens;
+	row->ttft_p50_s = r->ttft_s.p50;
+	row->ttft_p99_s = r->ttft_s.p99;
+	row->tpot_p50_s = r->tpot_s.p50;
+	row->tpot_p99_s = r->tpot_s.p99;
+	row->e2e_p99_s = r->e2e_s.p99;
+	row->output_tokens_per_s = r->output_tokens_per_s;
+	row->requests_per_s = r->requests_per_s;
+	row->kv_util_mean = r->kv_util_mean;
+}
+
+static void reject(struct srv_plan_row *row, const char *fmt, const char *msg)
+{
+	row->feasible = false;
+	snprintf(row->reason, sizeof(row->reason), fmt, msg);
+}
+
+/* Simulate sc with n replicas; *met says whether the SLOs hold. */
+static enum sc_status try_count(struct srv_scenario *sc, int n, struct srv_result *r, bool *met,
+				int *sims, struct sc_error *err)
+{
+	enum sc_status st;
+
+	sc->replicas = n;
+	(*sims)++;
+	if ((st = srv_simulate(sc, r, err)) != SC_OK)
+		return st;
+	*met = r->slo_met;
+	return SC_OK;
+}
+
+/* Search the replica count of one layout on one instance type; rep and sc
+ * are the caller's scratch space. */
+static void search_layout(const struct srv_scenario *base_on_inst, const struct srv_plan_opts *o,
+			  struct srv_plan_row *row, struct srv_replica *rep, struct srv_scenario *sc)
+{
+	struct srv_replica_summary sum;
+	struct srv_result r, best;
+	struct sc_error err;
+	enum sc_status st;
+	int lo, hi, n, max_n = o->max_replicas > 0 ? o->max_replicas : 1024;
+	bool met = false, have = false;
+
+	*sc = *base_on_inst;
+	sc->replica = row->layout;
+	if ((st = srv_replica_for(sc, &row->layout, rep, &err)) != SC_OK) {
+		reject(row, "%s", err.message);
+		return;
+	}
+	srv_replica_summarize(rep, sc, &sum);
+	row->decode_step_batch1_s = sum.decode_step_batch1_s;
+	if (o->slo_tpot_p99_ms > 0 && sum.decode_step_batch1_s * 1e3 > o->slo_tpot_p99_ms) {
+		char msg[128];
+		snprintf(msg, sizeof(msg), "%.1f ms", sum.decode_step_batch1_s * 1e3);
+		reject(row, "one decode step at batch 1 takes %s, above the TPOT SLO", msg);
+		return;
+	}
+	/* saturated throughput of one replica: every request at once */
+	sc->replicas = 1;
+	sc->workload.arrival = SRV_ARRIVAL_BURST;
+	sc->workload.rate_rps = 0;
+	sc->workload.concurrency = 0;
+	sc->workload.warmup_requests = 0;
+	sc->slo.ttft_p50_ms = sc->slo.ttft_p99_ms = sc->slo.tpot_p50_ms = sc->slo.tpot_p99_ms = 0;
+	row->simulations++;
+	if ((st = srv_simulate(sc, &r, &err)) != SC_OK) {
+		reject(row, "%s", err.message);
+		return;
+	}
+	row->replica_capacity_rps = r.requests_per_s;
+	if (!(r.requests_per_s > 0)) {
+		reject(row, "%s", "a replica completes no requests");
+		return;
+	}
+	*sc = *base_on_inst;
+	sc->replica = row->layout;
+	at_rate(sc, o->target_rps, o);
+	/* grow from the saturation bound until the SLOs hold ... */
+	lo = (int)ceil(o->target_rps / r.requests_per_s);
+	if (lo < 1)
+		lo = 1;
+	/* fewer than the bound cannot carry the rate, even saturated */
+	n = lo;
+	lo = n - 1;
+	hi = 0;
+	while (n <= max_n) {
+		if ((st = try_count(sc, n, &r, &met, &row->simulations, &err)) != SC_OK) {
+			reject(row, "%s", err.message);
+			return;
+		}
+		if (met) {
+			hi = n;
+			best = r;
+			have = true;
+			break;
+		}
+		lo = n;
+		n = n + 1 > (int)ceil(n * 1.25) ? n + 1 : (int)ceil(n * 1.25);
+	}
+	if (!have) {
+		char msg[64];
+		snprintf(msg, sizeof(msg), "%d", max_n);
+		reject(row, "the SLOs are not met with up to %s replicas", msg);
+		return;
+	}
+	/* ... then bisect back to the smallest count that meets them */
+	while (hi - lo > 1) {
+		int mid = lo + (hi - lo) / 2;
+
+		if ((st = try_count(sc, mid, &r, &met, &row->simulations, &err)) != SC_OK) {
+			reject(row, "%s", err.message);
+			return;
+		}
+		if (met) {
+			hi = mid;
+			best = r;
+		} else {
+			lo = mid;
+		}
+	}
+	/* whole instances are paid for: give their idle GPUs replicas too
+	 * (same cost, more headroom) and report the filled deployment */
+	row->replicas_needed = hi;
+	{
+		int g = row->layout.tp * row->layout.pp, gpn = sc->instance.gpus_per_node;
+
+		if (g <= gpn && gpn % g == 0) {
+			int per = gpn / g, filled = (hi + per - 1) / per * per;
+
+			if (filled > hi &&
+			    try_count(sc, filled, &r, &met, &row->simulations, &err) == SC_OK && met)
+				best = r;
+		}
+	}
+	row->feasible = true;
+	fill_row(row, &best);
+}
+
+static void plan_layout(const struct srv_scenario *base_on_inst, const struct srv_plan_opts *o,
+			struct srv_plan_row *row)
+{
+	struct srv_replica *rep = malloc(sizeof(*rep));
+	struct srv_scenario *sc = malloc(sizeof(*sc));
+
+	if (rep && sc)
+		search_layout(base_on_inst, o, row, rep, sc);
+	else
+		reject(row, "%s", "out of memory");
+	free(rep);
+	free(sc);
+}
+
+static bool tp_valid(const struct model_arch *m, int tp)
+{
+	int kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
+
+	if (m->heads % tp != 0)
+		return false;
+	return model_is_mla(m) || kv % tp == 0 || tp % kv == 0;
+}
+
+static int add_row(struct srv_plan *p, const struct instance_spec *inst, int tp, int pp, int ep)
+{
+	struct srv_plan_row *row;
+
+	if (p->n_rows >= SRV_PLAN_MAX_ROWS)
+		return -1;
+	row = &p->rows[p->n_rows++];
+	memset(row, 0, sizeof(*row));
+	snprintf(row->instance, sizeof(row->instance), "%s", inst->name);
+	snprintf(row->gpu, sizeof(row->gpu), "%s", inst->gpu);
+	row->layout.tp = tp;
+	row->layout.pp = pp;
+	row->layout.ep = ep;
+	return p->n_rows - 1;
+}
+
+static void plan_instance(const struct srv_scenario *base, const struct catalog *cat,
+			  const struct instance_spec *inst, const struct srv_plan_opts *o,
+			  struct srv_plan *p)
+{
+	struct srv_scenario *scp = malloc(sizeof(*scp));
+	const struct model_arch *m = &base->arch.m;
+	struct sc_error err;
+	int domain = inst->nvlink_domain_gpus > 0 ? inst->nvlink_domain_gpus : inst->gpus_per_node;
+	int first = p->n_rows, best = -1;
+	bool any_fit = false;
+
+	if (!scp || on_instance(base, cat, inst, scp, &err) != SC_OK) {
+		int i = add_row(p, inst, 1, 1, 1);
+		if (i >= 0)
+			reject(&p->rows[i], "%s", scp ? err.message : "out of memory");
+		free(scp);
+		return;
+	}
+	for (int tp = 1; tp <= domain; tp *= 2) {
+		int eps[2] = { 1, tp }, n_ep = model_is_moe(m) && tp > 1 ? 2 : 1;
+
+		if (!tp_valid(m, tp))
+			continue;
+		for (int k = 0; k < n_ep; k++) {
+			int i;
+
+			if (model_is_moe(m) && m->experts % eps[k] != 0)
+				continue;
+			if ((i = add_row(p, inst, tp, 1, eps[k])) < 0)
+				goto out;
+			plan_layout(scp, o, &p->rows[i]);
+			p->simulations += p->rows[i].simulations;
+			if (p->rows[i].feasible || p->rows[i].replica_capacity_rps > 0)
+				any_fit = true;
+		}
+	}
+	/* pipeline stages across instances only when no single-domain
+	 * layout holds the model */
+	if (!any_fit) {
+		int tp = 1;
+
+		while (tp * 2 <= domain && tp_valid(m, tp * 2))
+			tp *= 2;
+		for (int pp = 2; pp <= 16 && pp <= m->layers; pp *= 2) {
+			int i = add_row(p, inst, tp, pp, 1);
+
+			if (i < 0)
+				goto out;
+			plan_layout(scp, o, &p->rows[i]);
+			p->simulations += p->rows[i].simulations;
+			if (p->rows[i].feasible)
+				break;
+		}
+	}
+	for (int i = first; i < p->n_rows; i++) {
+		const struct srv_plan_row *r = &p->rows[i];
+
+		if (!r->feasible)
+			continue;
+		if (best < 0 || r->usd_per_h < p->rows[best].usd_per_h - 1e-9 ||
+		    (fabs(r->usd_per_h - p->rows[best].usd_per_h) <= 1e-9 &&
+		     (r->gpus < p->rows[best].gpus ||
+		      (r->gpus == p->rows[best].gpus && r->tpot_p99_s < p->rows[best].tpot_p99_s))))
+			best = i;
+	}
+	if (best >= 0) {
+		p->rows[best].best = true;
+		if (p->best < 0 || p->rows[best].usd_per_h < p->rows[p->best].usd_per_h - 1e-9)
+			p->best = best;
+	}
+out:
+	free(scp);
+}
+
+enum sc_status srv_plan(const struct srv_scenario *base, const struct catalog *cat,
+			const struct srv_plan_opts *opts, struct srv_plan *out,
+			struct sc_error *err)
+{
+	memset(out, 0, sizeof(*out));
+	sc_error_clear(err);
+	out->best = -1;
+	out->target_rps = opts->target_rps;
+	out->slo_ttft_p99_ms = opts->slo_ttft_p99_ms;
+	out->slo_tpot_p99_ms = opts->slo_tpot_p99_ms;
+	if (!(opts->target_rps > 0))
+		return sc_error_set(err, SC_EINVAL, NULL, NULL, "the target rate must be positive");
+	if (!(opts->slo_ttft_p99_ms > 0) && !(opts->slo_tpot_p99_ms > 0))
+		return sc_error_set(err, SC_EINVAL, NULL, NULL,
+				    "planning needs a p99 TTFT or TPOT objective");
+	if (base->workload.arrival == SRV_ARRIVAL_TRACE)
+		return sc_error_set(err, SC_EINVAL, base->file, "/workload/arrival",
+				    "planning draws Poisson arrivals from the length distributions; a trace has none");
+	if (opts->instances) {
+		for (int i = 0; opts->instances[i]; i++) {
+			const struct instance_spec *in = catalog_instance(cat, opts->instances[i]);
+			if (!in)
+				return catalog_unknown(cat, "instance", opts->instances[i], "--instances",
+						       NULL, err);
+		}
+		for (int i = 0; opts->instances[i]; i++)
+			plan_instance(base, cat, catalog_instance(cat, opts->instances[i]), opts, out);
+	} else {
+		for (int i = 0; i < cat->n_instances; i++)
+			plan_instance(base, cat, &cat->instances[i], opts, out);
+	}
+	return SC_OK;
+}
+
+enum sc_status srv_plan_scenario(const struct srv_scenario *base, const struct catalog *cat,
+				 const struct srv_plan_row *row, double rate_rps,
+				 struct srv_scenario *out, struct sc_error *err)
+{
+	const struct instance_spec *inst = catalog_instance(cat, row->instance);
+	enum sc_status st;
+
+	if (!inst)
+		return catalog_unknown(cat, "instance", row->instance, NULL, NULL, err);
+	if ((st = on_instance(base, cat, inst, out, err)) != SC_OK)
+		return st;
+	out->replica = row->layout;
+	out->replicas = row->replicas > 0 ? row->replicas : 1;
+	at_rate(out, rate_rps, NULL);
+	return SC_OK;
+}
+
+enum sc_status srv_curve(const struct srv_scenario *sc, const double *rates_rps, int n,
+			 const char *label, struct srv_curve *out, struct sc_error *err)
+{
+	struct srv_scenario *sp = malloc(sizeof(*sp));
+	struct srv_result r;
+	enum sc_status st = SC_OK;
+
+	memset(out, 0, sizeof(*out));
+	if (!sp)
+		return sc_error_set(err, SC_ENOMEM, NULL, NULL, "out of memory");
+	snprintf(out->label, sizeof(out->label), "%s", label);
+	if (n > SRV_CURVE_MAX_POINTS)
+		n = SRV_CURVE_MAX_POINTS;
+	for (int i = 0; i < n; i++) {
+		*sp = *sc;
+		sp->workload.arrival = SRV_ARRIVAL_POISSON;
+		sp->workload.rate_rps = rates_rps[i];
+		sp->workload.concurrency = 0;
+		if ((st = srv_simulate(sp, &r, err)) != SC_OK)
+			break;
+		out->pt[out->n].rate_rps = rates_rps[i];
+		out->pt[out->n].output_tokens_per_s = r.output_tokens_per_s;
+		out->pt[out->n].ttft_p99_s = r.ttft_s.p99;
+		out->pt[out->n].tpot_p99_s = r.tpot_s.p99;
+		out->pt[out->n].slo_met = r.slo_met;
+		out->n++;
+	}
+	free(sp);
+	return st;
+}

@@ -1,0 +1,95 @@
+/* serve_plan.h: the cheapest serving deployment that meets a target load.
+ *
+ * srv_plan() takes a serving scenario as the template (model, number
+ * formats, engine, request mix) and, for every instance type asked for,
+ * every replica layout that fits (tp over the NVLink domain's divisors of
+ * the heads, experts split over tp or not, pipeline stages only when no
+ * single-domain layout holds the weights), finds the fewest replicas whose
+ * simulated p99 TTFT and p99 TPOT meet the SLOs at the target Poisson rate:
+ * one saturated run of a single replica gives a lower bound on the count,
+ * then runs at the target rate grow it until the SLOs hold and bisect back
+ * to the smallest that does.  Cost is whole instances at the on-demand
+ * price.  Structures are fixed-size and caller-owned (struct srv_plan is
+ * large: allocate it statically or on the heap); nothing to free.
+ */
+#ifndef SC_SERVE_PLAN_H
+#define SC_SERVE_PLAN_H
+
+#include "../config/catalog_load.h"
+#include "serve.h"
+
+#define SRV_PLAN_MAX_ROWS 256
+#define SRV_CURVE_MAX_POINTS 16
+
+struct srv_plan_opts {
+	double target_rps;
+	double slo_ttft_p99_ms;        /* 0: none */
+	double slo_tpot_p99_ms;        /* 0: none */
+	const char *const *instances;  /* NULL-terminated names; NULL: the whole catalogue */
+	int max_replicas;              /* search limit per layout (0: 1024) */
+};
+
+struct srv_plan_row {
+	char instance[SC_NAME_MAX];
+	char gpu[SC_NAME_MAX];
+	struct srv_layout layout;
+	bool feasible;
+	char reason[SC_ERROR_MSG_MAX]; /* why not, when !feasible */
+	int replicas, gpus, nodes;     /* the nodes' GPUs filled with replicas */
+	int replicas_needed;           /* the fewest replicas that meet the SLOs */
+	double usd_per_h;
+	double usd_per_m_output_tokens;
+	double usd_per_m_total_tokens;
+	double ttft_p50_s, ttft_p99_s, tpot_p50_s, tpot_p99_s, e2e_p99_s;
+	double output_tokens_per_s;
+	double requests_per_s;
+	double kv_util_mean;
+	double replica_capacity_rps;   /* one replica, saturated */
+	double decode_step_batch1_s;
+	int simulations;
+	bool best;                     /* the cheapest feasible row of its instance type */
+};
+
+struct srv_plan {
+	double target_rps;
+	double slo_ttft_p99_ms, slo_tpot_p99_ms;
+	int n_rows;
+	struct srv_plan_row rows[SRV_PLAN_MAX_ROWS];
+	int best;                      /* overall cheapest feasible row, -1 when none */
+	int simulations;
+};
+
+struct srv_curve_point {
+	double rate_rps;
+	double output_tokens_per_s;
+	double ttft_p99_s;
+	double tpot_p99_s;
+	bool slo_met;
+};
+
+struct srv_curve {
+	char label[128];
+	int n;
+	struct srv_curve_point pt[SRV_CURVE_MAX_POINTS];
+};
+
+/* Plan base's workload at opts->target_rps (Poisson arrivals; the base's
+ * requests, warm-up, lengths and seed).  Fails with SC_EINVAL on bad
+ * options (no SLO, rate <= 0) or an unknown instance name
+ * (SC_ENOTFOUND); layouts that do not fit are rows with a reason. */
+enum sc_status srv_plan(const struct srv_scenario *base, const struct catalog *cat,
+			const struct srv_plan_opts *opts, struct srv_plan *out,
+			struct sc_error *err);
+
+/* The scenario of a plan row: base on the row's instance, layout and
+ * replica count, at rate_rps. */
+enum sc_status srv_plan_scenario(const struct srv_scenario *base, const struct catalog *cat,
+				 const struct srv_plan_row *row, double rate_rps,
+				 struct srv_scenario *out, struct sc_error *err);
+
+/* Latency against throughput of sc at the n Poisson rates (requests/s),
+ * labelled label.  n <= SRV_CURVE_MAX_POINTS. */
+enum sc_status srv_curve(const struct srv_scenario *sc, const double *rates_rps, int n,
+			 const char *label, struct srv_curve *out, struct sc_error *err);
+
+#endif

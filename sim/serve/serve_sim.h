@@ -1,0 +1,54 @@
+/* serve_sim.h: a seeded, deterministic discrete-event simulation of
+ * requests served by replicas of a model.
+ *
+ * Why not SimGrid actors: a replica is a single server whose state changes
+ * only at iteration boundaries (an iteration's duration is a closed-form
+ * function of its batch, models/serving), replicas share no contended
+ * resource inside an iteration (TP traffic stays in the replica's NVLink
+ * domain and is already in the iteration time), and the only shared
+ * resource between them, a prefill replica's KV-transfer link, is a FIFO
+ * queue.  A SimGrid engine would add a per-process singleton (one fork per
+ * simulation, see DESIGN.md), a context switch per actor step and nothing
+ * it could model better here, while the planner runs hundreds of
+ * simulations per question.  So the event loop is our own: a binary heap of
+ * (time, sequence number) events -- arrivals, iteration ends, KV-transfer
+ * ends -- processed in order, ties broken by insertion order, all random
+ * numbers drawn up front from a seeded xoshiro256** stream.  Same scenario
+ * and seed, same result, on every machine.
+ *
+ * The engine model per replica: continuous batching with a token budget per
+ * iteration (mixed, prefill-first or static), chunked prefill, a paged KV
+ * cache in blocks, admission FIFO from a waiting queue, preemption of the
+ * most recently admitted request (KV freed, recomputed later) when the
+ * cache is full under the on-demand policy, or admission only when prompt
+ * and output fit under the reserve policy.  Disaggregated: prompts are
+ * prefilled in the prefill pool, their KV cache is sent (models/collective
+ * send/recv over the tier between the pools, one transfer at a time per
+ * prefill replica) and decoded in the decode pool.  Pipeline parallelism is
+ * modelled for memory and latency only: an iteration passes the stages one
+ * after the other, without micro-batches in flight.
+ */
+#ifndef SC_SERVE_SIM_H
+#define SC_SERVE_SIM_H
+
+#include "../../models/status.h"
+#include "serve.h"
+
+/* Build the replica model of layout lay for scenario sc (engine memory
+ * settings, precision, calibration); fails as srv_replica_init. */
+enum sc_status srv_replica_for(const struct srv_scenario *sc, const struct srv_layout *lay,
+			       struct srv_replica *r, struct sc_error *err);
+
+/* Summarise a replica (memory, KV capacity, batch-1 decode step at the
+ * workload's mean context). */
+void srv_replica_summarize(const struct srv_replica *r, const struct srv_scenario *sc,
+			   struct srv_replica_summary *out);
+
+/* Simulate sc; fill out.  Allocates and frees its own working memory.
+ * Fails with SC_EINVAL/SC_EUNSUPPORTED/SC_ERANGE from the replica model
+ * (pointer into the scenario), SC_ERANGE when a request can never fit in a
+ * replica's KV cache, SC_EIO/SC_EINVAL for a bad trace file, SC_ENOMEM. */
+enum sc_status srv_simulate(const struct srv_scenario *sc, struct srv_result *out,
+			    struct sc_error *err);
+
+#endif

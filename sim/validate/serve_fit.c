@@ -1,0 +1,170 @@
+/* serve_fit.c: Nelder-Mead fit of serving calibration parameters (see
+ * serve_fit.h). */
+#include "serve_fit.h"
+
+#include <math.h>
+#include <string.h>
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_multimin.h>
+
+#include "../serve/serve_sim.h"
+
+struct sfit_ctx {
+	struct sval_set *set;
+	struct calibration *cal;
+	const int *params;
+	int n_params;
+	const char *exclude_group;
+	const char *only_group;
+	double mape;
+	int metrics;
+};
+
+static bool in_family(const struct sval_case *vc, const struct calibration *cal)
+{
+	return vc->sc && strcmp(vc->sc->gpu.family, cal->gpu_family) == 0;
+}
+
+/* Simulate the selected cases with ctx->cal; mean |log(predicted /
+ * measured)| over their published metrics (ctx->mape gets the MAPE). */
+static double objective(struct sfit_ctx *x)
+{
+	double sum_log = 0, sum_ape = 0;
+	int n = 0;
+
+	for (int i = 0; i < x->set->n_cases; i++) {
+		struct sval_case *vc = &x->set->cases[i];
+		struct calibration keep;
+		struct srv_result r;
+		struct sc_error err;
+		double pred[SVAL_METRICS];
+		enum sc_status st;
+
+		if (!in_family(vc, x->cal))
+			continue;
+		if (x->exclude_group && strcmp(vc->source_group, x->exclude_group) == 0)
+			continue;
+		if (x->only_group && strcmp(vc->source_group, x->only_group) != 0)
+			continue;
+		keep = vc->sc->calibration;
+		vc->sc->calibration = *x->cal;
+		st = srv_simulate(vc->sc, &r, &err);
+		vc->sc->calibration = keep;
+		if (st != SC_OK)
+			continue;
+		pred[SVAL_THROUGHPUT] = r.output_tokens_per_s;
+		pred[SVAL_TTFT] = 1e3 * (strcmp(vc->m[SVAL_TTFT].stat, "median") == 0 ? r.ttft_s.p50
+										: r.ttft_s.mean);
+		pred[SVAL_TPOT] = 1e3 * (strcmp(vc->m[SVAL_TPOT].stat, "median") == 0 ? r.tpot_s.p50
+					 : strcmp(vc->m[SVAL_TPOT].stat, "itl mean") == 0 ? r.itl_mean_s
+					 : r.tpot_s.mean);
+		for (int k = 0; k < SVAL_METRICS; k++) {
+			double m = vc->m[k].measured;
+
+			if (!vc->m[k].have || !(pred[k] > 0) || !(m > 0))
+				continue;
+			sum_log += fabs(log(pred[k] / m));
+			sum_ape += fabs(pred[k] - m) / m;
+			n++;
+		}
+	}
+	x->metrics = n;
+	x->mape = n ? sum_ape / n : 0;
+	return n ? sum_log / n : 0;
+}
+
+/* The logistic map of fit.c: an unbounded u into [min, max]. */
+static double to_value(const struct calib_param_info *p, double u)
+{
+	return p->min + (p->max - p->min) / (1.0 + exp(-u));
+}
+
+static double to_u(const struct calib_param_info *p, double v)
+{
+	double f = (v - p->min) / (p->max - p->min);
+
+	if (f < 1e-9)
+		f = 1e-9;
+	if (f > 1 - 1e-9)
+		f = 1 - 1e-9;
+	return log(f / (1 - f));
+}
+
+static double gsl_objective(const gsl_vector *u, void *arg)
+{
+	struct sfit_ctx *x = arg;
+
+	for (int i = 0; i < x->n_params; i++)
+		*calib_value(x->cal, (enum calib_param)x->params[i]) =
+			to_value(&calib_params[x->params[i]], gsl_vector_get(u, (size_t)i));
+	return objective(x);
+}
+
+enum sc_status sval_fit(struct sval_set *set, struct calibration *cal, const int *params,
+			int n_params, int max_iterations, const char *exclude_group,
+			struct val_fit_result *res, struct sc_error *err)
+{
+	struct sfit_ctx x = { set, cal, params, n_params, exclude_group, NULL, 0, 0 };
+	gsl_multimin_function fn = { gsl_objective, (size_t)n_params, &x };
+	gsl_multimin_fminimizer *s;
+	gsl_vector *u, *step;
+	struct calibration start = *cal;
+	int status = GSL_CONTINUE, it = 0;
+
+	memset(res, 0, sizeof(*res));
+	if (n_params <= 0 || n_params > VAL_FIT_MAX_PARAMS)
+		return sc_error_set(err, SC_EINVAL, NULL, NULL, "fit needs 1 to %d parameters, got %d",
+				    VAL_FIT_MAX_PARAMS, n_params);
+	res->mean_abs_log_before = objective(&x);
+	res->mape_before = x.mape;
+	res->cases = x.metrics;
+	if (x.metrics < 2 * n_params)
+		return sc_error_set(err, SC_EINVAL, NULL, NULL,
+				    "profile \"%s\" covers %d published metrics of expressible serving cases: too few to fit %d parameters",
+				    cal->name, x.metrics, n_params);
+	u = gsl_vector_alloc((size_t)n_params);
+	step = gsl_vector_alloc((size_t)n_params);
+	s = gsl_multimin_fminimizer_alloc(gsl_multimin_fminimizer_nmsimplex2, (size_t)n_params);
+	if (!u || !step || !s) {
+		gsl_vector_free(u);
+		gsl_vector_free(step);
+		if (s)
+			gsl_multimin_fminimizer_free(s);
+		return sc_error_set(err, SC_ENOMEM, NULL, NULL, "out of memory");
+	}
+	for (int i = 0; i < n_params; i++) {
+		gsl_vector_set(u, (size_t)i, to_u(&calib_params[params[i]],
+						  calib_get(cal, (enum calib_param)params[i])));
+		gsl_vector_set(step, (size_t)i, 0.5);
+	}
+	gsl_multimin_fminimizer_set(s, &fn, u, step);
+	while (status == GSL_CONTINUE && it < max_iterations) {
+		it++;
+		if (gsl_multimin_fminimizer_iterate(s))
+			break;
+		status = gsl_multimin_test_size(gsl_multimin_fminimizer_size(s), 1e-3);
+	}
+	*cal = start;
+	for (int i = 0; i < n_params; i++)
+		*calib_value(cal, (enum calib_param)params[i]) =
+			to_value(&calib_params[params[i]], gsl_vector_get(s->x, (size_t)i));
+	res->iterations = it;
+	res->mean_abs_log_after = objective(&x);
+	res->mape_after = x.mape;
+	gsl_multimin_fminimizer_free(s);
+	gsl_vector_free(u);
+	gsl_vector_free(step);
+	return SC_OK;
+}
+
+double sval_group_mape(struct sval_set *set, const struct calibration *cal, const char *group,
+		       int *count)
+{
+	struct calibration c = *cal;
+	struct sfit_ctx x = { set, &c, NULL, 0, NULL, group, 0, 0 };
+
+	objective(&x);
+	*count = x.metrics;
+	return x.mape;
+}

@@ -1,0 +1,31 @@
+/* serve_fit.h: fit general calibration parameters to the serving cases.
+ *
+ * sval_fit() moves the named parameters of one calibration profile to
+ * minimise the mean absolute log error of predicted versus measured
+ * throughput, TTFT and TPOT (every published metric of every expressible
+ * case whose GPU belongs to the profile's family counts once), by GSL's
+ * Nelder-Mead simplex with the parameters kept inside their catalogue
+ * bounds, as sim/validate/fit.c does for training.  Parameters are shared
+ * by all cases of a GPU family: never per case, per source or per model.
+ * The caller owns every struct; nothing to free.
+ */
+#ifndef SC_SERVE_FIT_H
+#define SC_SERVE_FIT_H
+
+#include "fit.h"
+#include "serve_validate.h"
+
+/* Fit params (indices into calib_params) of *cal over set's cases of
+ * cal's GPU family, leaving out source group exclude_group (NULL: none).
+ * On success *cal holds the fitted values; the cases keep their own
+ * profiles. */
+enum sc_status sval_fit(struct sval_set *set, struct calibration *cal, const int *params,
+			int n_params, int max_iterations, const char *exclude_group,
+			struct val_fit_result *res, struct sc_error *err);
+
+/* MAPE (fraction, over the published metrics) and metric count of the
+ * cases of source group `group` in cal's family, predicted with cal. */
+double sval_group_mape(struct sval_set *set, const struct calibration *cal, const char *group,
+		       int *count);
+
+#endif

@@ -1,0 +1,1 @@
+serve tests/bad/serve_calibration_family.json

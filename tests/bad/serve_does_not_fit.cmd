@@ -1,0 +1,1 @@
+serve tests/bad/serve_does_not_fit.json

@@ -1,0 +1,1 @@
+serve tests/bad/serve_engine_override_zero.json

@@ -1,0 +1,1 @@
+serve tests/bad/serve_fp8_on_a100.json

@@ -1,0 +1,1 @@
+serve tests/bad/serve_missing_replicas.json

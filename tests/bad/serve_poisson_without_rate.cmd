@@ -1,0 +1,1 @@
+serve tests/bad/serve_poisson_without_rate.json

@@ -1,0 +1,1 @@
+serve tests/bad/serve_rate_with_burst.json

@@ -1,0 +1,1 @@
+serve tests/bad/serve_replicas_with_disaggregated.json

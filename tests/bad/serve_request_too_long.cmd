@@ -1,0 +1,1 @@
+serve tests/bad/serve_request_too_long.json

@@ -1,0 +1,1 @@
+serve tests/bad/serve_tp_heads.json

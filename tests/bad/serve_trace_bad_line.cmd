@@ -1,0 +1,1 @@
+serve tests/bad/serve_trace_bad_line.json

@@ -1,0 +1,1 @@
+serve tests/bad/serve_uniform_without_bounds.json

@@ -1,0 +1,1 @@
+serve tests/bad/serve_unknown_format_hint.json

@@ -1,0 +1,1 @@
+serve tests/bad/serve_unknown_key_hint.json

@@ -1,0 +1,1 @@
+validate --serving tests/bad/serve_validate_bad_case.json

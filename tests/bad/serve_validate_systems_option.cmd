@@ -1,0 +1,1 @@
+validate --serving --systems tests/validation/data/systems.json

@@ -1,0 +1,1 @@
+serve tests/bad/serve_weight_only_activations.json

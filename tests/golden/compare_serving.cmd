@@ -1,0 +1,1 @@
+compare --serving scenarios/serve-llama3-70b-p5en.json --instances p5en.48xlarge,p5.48xlarge

@@ -1,0 +1,424 @@
+/* test_serving.c: the serving model and simulation against hand
+ * calculations and queueing laws.
+ *
+ *  - KV bytes per token of a GQA model (Llama-3-70B) and an MLA model
+ *    (DeepSeek-V3), whole-model and per GPU under TP, by hand;
+ *  - the KV footprint of a sliding-window model (gpt-oss-120b);
+ *  - a decode step at batch 1 is bound by streaming the weights from HBM:
+ *    its GEMM time equals weight bytes / (HBM bandwidth x serve_hbm_eta);
+ *    a long prefill is compute-bound;
+ *  - Little's law L = lambda W in the simulation's steady state;
+ *  - one static batch takes its prefill plus every decode step, summed by
+ *    hand from the iteration model;
+ *  - the disaggregated KV transfer takes the send/recv time of the prompt's
+ *    KV bytes on EFA, by hand;
+ *  - determinism (same seed, same answer), preemption under a full cache,
+ *    speculative decoding's tokens per step, the planner's answer meeting
+ *    its SLOs.
+ * Runs from the repository root (the catalogue in configs/).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/collective.h"
+#include "models/serving.h"
+#include "sim/config/catalog_load.h"
+#include "sim/serve/serve_config.h"
+#include "sim/serve/serve_plan.h"
+#include "sim/serve/serve_sim.h"
+#include "sc_test.h"
+
+static struct catalog cat;
+static struct srv_engines engines;
+
+static bool load_scenario(const char *json, struct srv_scenario *sc)
+{
+	struct sc_error err;
+	cJSON *root = cfg_parse_buffer("test", json, strlen(json), &err);
+	enum sc_status st;
+
+	if (!root) {
+		fprintf(stderr, "parse: %s\n", err.message);
+		return false;
+	}
+	st = srv_scenario_read("test", root, &cat, &engines, sc, &err);
+	cJSON_Delete(root);
+	if (st != SC_OK)
+		fprintf(stderr, "scenario: %s: %s\n", err.pointer, err.message);
+	return st == SC_OK;
+}
+
+static void test_kv_bytes_gqa(void)
+{
+	const struct model_arch *m = catalog_model(&cat, "llama3-70b");
+	static struct srv_scenario sc;
+	static struct srv_replica r;
+	struct sc_error err;
+
+	CHECK(m != NULL);
+	if (!m)
+		return;
+	/* 2 (K, V) x 8 kv heads x 128 head dim x 2 bytes x 80 layers */
+	CHECK_REL(srv_kv_bytes_per_token(m, 2.0), 2.0 * 8 * 128 * 2 * 80, 1e-12);
+	CHECK_REL(srv_kv_bytes_per_token(m, 1.0), 163840.0, 1e-12);
+	/* TP 8: one kv head per GPU */
+	CHECK(load_scenario("{\"name\":\"t\",\"model\":\"llama3-70b\",\"instance\":\"p5en.48xlarge\","
+			    "\"replica\":{\"tp\":8},\"replicas\":1,\"precision\":{\"weights\":\"bf16\"},"
+			    "\"engine\":\"vllm\",\"workload\":{\"arrival\":\"burst\",\"requests\":10,"
+			    "\"input_tokens\":{\"dist\":\"fixed\",\"mean\":100},"
+			    "\"output_tokens\":{\"dist\":\"fixed\",\"mean\":10}}}", &sc));
+	CHECK(srv_replica_for(&sc, &sc.replica, &r, &err) == SC_OK);
+	CHECK_REL(r.kv_bytes_per_token_full, 2.0 * 1 * 128 * 2 * 80, 1e-12);
+	CHECK_REL(r.kv_bytes_per_token_window, 0.0, 0);
+	/* a block of 16 holds 16 tokens' worth: 17 tokens take two blocks */
+	CHECK_REL(srv_kv_seq_bytes(&r, 17, 16), 32 * 40960.0, 1e-12);
+}
+
+static void test_kv_bytes_mla(void)
+{
+	const struct model_arch *m = catalog_model(&cat, "deepseek-v3");
+	static struct srv_scenario sc;
+	static struct srv_replica r;
+	struct sc_error err;
+
+	CHECK(m != NULL);
+	if (!m)
+		return;
+	/* the compressed latent (512) and the shared rotary key (64) per
+	 * layer, 61 layers, BF16 (DeepSeek-V2 report, section 2.1.4) */
+	CHECK_REL(srv_kv_bytes_per_token(m, 2.0), (512.0 + 64.0) * 2 * 61, 1e-12);
+	/* an MHA model of the same shape would need 128 heads x (128 + 128) */
+	CHECK(srv_kv_bytes_per_token(m, 2.0) < 61.0 * 128 * 256 * 2 / 40);
+	/* under TP every rank keeps the whole latent */
+	CHECK(load_scenario("{\"name\":\"t\",\"model\":\"deepseek-v3\",\"instance\":\"p6-b200.48xlarge\","
+			    "\"replica\":{\"tp\":8,\"ep\":8},\"replicas\":1,\"precision\":{\"weights\":\"fp8\","
+			    "\"kv_cache\":\"fp8\"},\"engine\":\"sglang\",\"workload\":{\"arrival\":\"burst\","
+			    "\"requests\":10,\"input_tokens\":{\"dist\":\"fixed\",\"mean\":100},"
+			    "\"output_tokens\":{\"dist\":\"fixed\",\"mean\":10}}}", &sc));
+	CHECK(srv_replica_for(&sc, &sc.replica, &r, &err) == SC_OK);
+	CHECK_REL(r.kv_bytes_per_token_full, 576.0 * 61, 1e-12);
+}
+
+static void test_kv_sliding_window(void)
+{
+	static struct srv_scenario sc;
+	static struct srv_replica r;
+	struct sc_error err;
+	/* gpt-oss-120b: 36 layers, every second one a 128-token window;
+	 * 8 kv heads of 64, BF16: 2 x 8 x 64 x 2 = 2048 bytes per layer */
+	double per_layer = 2.0 * 8 * 64 * 2;
+
+	CHECK(load_scenario("{\"name\":\"t\",\"model\":\"gpt-oss-120b\",\"instance\":\"p5en.48xlarge\","
+			    "\"replica\":{\"tp\":1},\"replicas\":1,\"precision\":{\"weights\":\"mxfp4\"},"
+			    "\"engine\":\"vllm\",\"workload\":{\"arrival\":\"burst\",\"requests\":10,"
+			    "\"input_tokens\":{\"dist\":\"fixed\",\"mean\":100},"
+			    "\"output_tokens\":{\"dist\":\"fixed\",\"mean\":10}}}", &sc));
+	CHECK(srv_replica_for(&sc, &sc.replica, &r, &err) == SC_OK);
+	CHECK_REL(r.kv_bytes_per_token_full, 18 * per_layer, 1e-12);
+	CHECK_REL(r.kv_bytes_per_token_window, 18 * per_layer, 1e-12);
+	CHECK(r.window_tokens == 128);
+	CHECK_REL(srv_kv_seq_bytes(&r, 1000, 1), 18 * per_layer * (1000 + 128), 1e-12);
+	CHECK_REL(srv_kv_seq_bytes(&r, 100, 1), 36 * per_layer * 100, 1e-12);
+}
+
+static void test_decode_is_hbm_bound(void)
+{
+	static struct srv_scenario sc;
+	static struct srv_replica r;
+	struct srv_iter_parts p;
+	struct srv_batch b;
+	struct sc_error err;
+	const struct model_arch *m;
+	double bw, embed, t;
+
+	CHECK(load_scenario("{\"name\":\"t\",\"model\":\"llama3-70b\",\"instance\":\"p5en.48xlarge\","
+			    "\"replica\":{\"tp\":8},\"replicas\":1,\"precision\":{\"weights\":\"bf16\"},"
+			    "\"engine\":\"vllm\",\"workload\":{\"arrival\":\"burst\",\"requests\":10,"
+			    "\"input_tokens\":{\"dist\":\"fixed\",\"mean\":100},"
+			    "\"output_tokens\":{\"dist\":\"fixed\",\"mean\":10}}}", &sc));
+	CHECK(srv_replica_for(&sc, &sc.replica, &r, &err) == SC_OK);
+	m = &r.arch.m;
+	memset(&b, 0, sizeof(b));
+	b.decode_seqs = 1;
+	b.decode_ctx = b.decode_ctx_win = 1;
+	b.sampled = 1;
+	t = srv_iteration_time(&r, &b, &p);
+	bw = r.gpu.hbm_GBps * 1e9 * r.cal.serve_hbm_eta;
+	/* every weight a GPU holds is read once, except the input embedding
+	 * (one row looked up) */
+	embed = 2.0 * m->vocab * m->hidden / 8;
+	CHECK_REL(p.weight_read_s, p.gemm_s, 0.01);
+	CHECK_REL(p.gemm_s, (r.weights_bytes - embed) / bw, 0.02);
+	/* and nothing else of the step is comparable: attention reads one
+	 * token of KV, the rest is fixed overhead and small collectives */
+	CHECK(p.attention_s < 0.05 * p.gemm_s);
+	CHECK_REL(t - p.overhead_s - p.comm_s, (r.weights_bytes - embed) / bw, 0.05);
+
+	/* a long prefill is compute-bound: no decoder GEMM waits on its
+	 * weights; only the output head, run for the one sampled token, does */
+	memset(&b, 0, sizeof(b));
+	b.prefill_tokens = 8192;
+	b.prefill_pairs = b.prefill_pairs_win = 8192.0 * 8193 / 2;
+	b.sampled = 1;
+	srv_iteration_time(&r, &b, &p);
+	CHECK_REL(p.weight_read_s, embed / bw, 1e-6);
+	CHECK(p.gemm_s > 0.5 * p.total_s);
+}
+
+static const char *poisson_json =
+	"{\"name\":\"little\",\"model\":\"llama3-8b\",\"instance\":\"p5.48xlarge\","
+	"\"replica\":{\"tp\":1},\"replicas\":2,\"precision\":{\"weights\":\"bf16\"},"
+	"\"engine\":\"vllm\",\"workload\":{\"arrival\":\"poisson\",\"rate_rps\":%g,"
+	"\"requests\":%d,\"warmup_requests\":%d,"
+	"\"input_tokens\":{\"dist\":\"lognormal\",\"mean\":600,\"sd\":300,\"min\":16,\"max\":4096},"
+	"\"output_tokens\":{\"dist\":\"lognormal\",\"mean\":200,\"sd\":100,\"min\":4,\"max\":1024},"
+	"\"seed\":%d}}";
+
+static void test_littles_law(void)
+{
+	static struct srv_scenario sc;
+	struct srv_result r;
+	struct sc_error err;
+	char json[1024];
+
+	snprintf(json, sizeof(json), poisson_json, 12.0, 6000, 1000, 7);
+	CHECK(load_scenario(json, &sc));
+	CHECK(srv_simulate(&sc, &r, &err) == SC_OK);
+	CHECK(r.completed == 6000);
+	CHECK(r.little_L > 1);
+	/* steady state: the time-average number in the system equals the
+	 * arrival rate times the mean time in the system */
+	CHECK_REL(r.little_L, r.little_lambda * r.little_W, 0.03);
+	/* and the arrival rate is the one asked for */
+	CHECK_REL(r.little_lambda, 12.0, 0.06);
+	/* what arrives is served: throughput = rate in steady state */
+	CHECK_REL(r.requests_per_s, 12.0, 0.06);
+}
+
+static void test_determinism(void)
+{
+	static struct srv_scenario sc;
+	struct srv_result a, b, c;
+	struct sc_error err;
+	char json[1024];
+
+	snprintf(json, sizeof(json), poisson_json, 10.0, 1500, 100, 3);
+	CHECK(load_scenario(json, &sc));
+	CHECK(srv_simulate(&sc, &a, &err) == SC_OK);
+	CHECK(srv_simulate(&sc, &b, &err) == SC_OK);
+	CHECK(a.ttft_s.p99 == b.ttft_s.p99 && a.tpot_s.mean == b.tpot_s.mean &&
+	      a.output_tokens_per_s == b.output_tokens_per_s && a.iterations == b.iterations);
+	sc.workload.seed = 4;
+	CHECK(srv_simulate(&sc, &c, &err) == SC_OK);
+	CHECK(c.ttft_s.p99 != a.ttft_s.p99);
+}
+
+static void test_preemption(void)
+{
+	static struct srv_scenario sc;
+	struct srv_result r;
+	struct sc_error err;
+
+	/* a cache of a few thousand tokens for a burst of long requests */
+	CHECK(load_scenario("{\"name\":\"t\",\"model\":\"llama3-70b\",\"instance\":\"p5en.48xlarge\","
+			    "\"replica\":{\"tp\":2},\"replicas\":1,\"precision\":{\"weights\":\"bf16\"},"
+			    "\"engine\":{\"name\":\"vllm\",\"kv_mem_fraction\":0.62},"
+			    "\"workload\":{\"arrival\":\"burst\",\"requests\":64,"
+			    "\"input_tokens\":{\"dist\":\"fixed\",\"mean\":1000},"
+			    "\"output_tokens\":{\"dist\":\"fixed\",\"mean\":1000}}}", &sc));
+	CHECK(srv_simulate(&sc, &r, &err) == SC_OK);
+	CHECK(r.replica.kv_capacity_tokens < 64 * 2000);
+	CHECK(r.replica.kv_capacity_tokens > 2000);
+	CHECK(r.preemptions > 0);
+	CHECK(r.completed == 64);
+	CHECK(r.kv_util_peak <= 1.0 + 1e-9);
+	/* reserving prompt and output at admission never preempts */
+	sc.engine.kv_policy = SRV_KV_RESERVE;
+	CHECK(srv_simulate(&sc, &r, &err) == SC_OK);
+	CHECK(r.preemptions == 0);
+	CHECK(r.completed == 64);
+}
+
+static void test_static_batch_by_hand(void)
+{
+	static struct srv_scenario sc;
+	static struct srv_replica rep;
+	struct srv_result r;
+	struct srv_batch b;
+	struct sc_error err;
+	double t, per_layer_pairs;
+	const int B = 8, in = 500, out = 40;
+
+	CHECK(load_scenario("{\"name\":\"t\",\"model\":\"llama3-8b\",\"instance\":\"p5.48xlarge\","
+			    "\"replica\":{\"tp\":1},\"replicas\":1,\"precision\":{\"weights\":\"bf16\"},"
+			    "\"engine\":{\"name\":\"tensorrt-llm\",\"schedule\":\"static\",\"max_num_seqs\":8},"
+			    "\"workload\":{\"arrival\":\"burst\",\"requests\":8,\"front_end\":false,"
+			    "\"input_tokens\":{\"dist\":\"fixed\",\"mean\":500},"
+			    "\"output_tokens\":{\"dist\":\"fixed\",\"mean\":40}}}", &sc));
+	CHECK(srv_simulate(&sc, &r, &err) == SC_OK);
+	CHECK(srv_replica_for(&sc, &sc.replica, &rep, &err) == SC_OK);
+	/* one prefill of all prompts, then out - 1 decode steps */
+	memset(&b, 0, sizeof(b));
+	per_layer_pairs = (double)in * (in + 1) / 2;
+	b.prefill_tokens = B * in;
+	b.prefill_pairs = b.prefill_pairs_win = B * per_layer_pairs;
+	b.sampled = B;
+	t = srv_iteration_time(&rep, &b, NULL);
+	CHECK_REL(r.ttft_s.mean, t, 1e-9);
+	for (int j = 0; j < out - 1; j++) {
+		memset(&b, 0, sizeof(b));
+		b.decode_seqs = B;
+		b.decode_ctx = b.decode_ctx_win = (double)B * (in + j);
+		b.sampled = B;
+		t += srv_iteration_time(&rep, &b, NULL);
+	}
+	CHECK_REL(r.makespan_s, t, 1e-6);
+	CHECK_REL(r.output_tokens_per_s, B * out / t, 1e-6);
+}
+
+static void test_disaggregated_transfer(void)
+{
+	static struct srv_scenario sc;
+	static struct srv_replica rep;
+	struct srv_result r;
+	struct sc_error err;
+	struct net_span s;
+	struct cluster cl;
+	double bytes, want;
+
+	CHECK(load_scenario("{\"name\":\"t\",\"model\":\"llama3-70b\",\"instance\":\"p5.48xlarge\","
+			    "\"replica\":{\"tp\":8},\"precision\":{\"weights\":\"fp8\",\"kv_cache\":\"fp8\"},"
+			    "\"engine\":\"vllm\",\"disaggregated\":{\"prefill_replicas\":1,\"decode_replicas\":1},"
+			    "\"workload\":{\"arrival\":\"poisson\",\"rate_rps\":0.5,\"requests\":40,"
+			    "\"input_tokens\":{\"dist\":\"fixed\",\"mean\":3000},"
+			    "\"output_tokens\":{\"dist\":\"fixed\",\"mean\":20}}}", &sc));
+	CHECK(srv_simulate(&sc, &r, &err) == SC_OK);
+	CHECK(r.disaggregated);
+	CHECK(r.completed == 40);
+	CHECK_STR(r.kv_transfer_tier, "efa");
+	CHECK(srv_replica_for(&sc, &sc.disagg.prefill, &rep, &err) == SC_OK);
+	/* each GPU sends its head's K and V of every layer: 3000 tokens x
+	 * 2 x 1 head x 128 x 1 byte x 80 layers, over its 1/8 share of the
+	 * node's 32 x 100 Gb/s EFA at the calibrated send/recv efficiency */
+	bytes = 3000.0 * 2 * 128 * 80;
+	CHECK_REL(r.kv_transfer_bytes_per_request, bytes, 1e-12);
+	memset(&cl, 0, sizeof(cl));
+	cl.instance = sc.instance;
+	cl.gpu = sc.gpu;
+	cl.fabric = sc.fabric;
+	cl.nodes = 2;
+	s = net_span_of(&cl, 2, 8);
+	want = sc.calibration.p2p_alpha_s + s.extra_latency_s +
+	       bytes / (32 * 100e9 / 8 / 8 * sc.calibration.efa_ring_bw_eff);
+	CHECK_REL(coll_time(&sc.calibration, &s, COLL_SEND_RECV, bytes, NULL), want, 1e-9);
+	/* at 0.5 requests/s nothing queues on the link */
+	CHECK_REL(r.kv_transfer_s.p50, want, 1e-6);
+	CHECK_REL(r.kv_transfer_s.max, want, 1e-6);
+}
+
+static void test_trace(void)
+{
+	static struct srv_scenario sc;
+	struct srv_result r;
+	struct sc_error err;
+	char path[] = "/tmp/stepcast-trace-XXXXXX", json[1024];
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	/* three requests, the last long after the others are done */
+	fprintf(f, "arrival_s,input_tokens,output_tokens\n0,100,10\n0.5,200,20\n100,300,5\n");
+	fclose(f);
+	snprintf(json, sizeof(json),
+		 "{\"name\":\"t\",\"model\":\"llama3-8b\",\"instance\":\"p5.48xlarge\","
+		 "\"replica\":{\"tp\":1},\"replicas\":1,\"precision\":{\"weights\":\"bf16\"},"
+		 "\"engine\":\"vllm\",\"workload\":{\"arrival\":\"trace\",\"trace\":\"%s\"}}", path);
+	CHECK(load_scenario(json, &sc));
+	CHECK(srv_simulate(&sc, &r, &err) == SC_OK);
+	remove(path);
+	CHECK(r.requests == 3 && r.measured == 3 && r.completed == 3);
+	CHECK_REL(r.mean_input_tokens, 200, 1e-12);
+	CHECK_REL(r.mean_output_tokens, (10 + 20 + 5) / 3.0, 1e-12);
+	/* the last request arrives at 100 s into an idle replica */
+	CHECK(r.makespan_s > 100 && r.makespan_s < 101);
+}
+
+static void test_speculative(void)
+{
+	struct srv_speculative s = { 3, 0.7 };
+
+	CHECK_REL(srv_tokens_per_step(&s), (1 - pow(0.7, 4)) / 0.3, 1e-12);
+	s.acceptance_rate = 1.0;
+	CHECK_REL(srv_tokens_per_step(&s), 4.0, 1e-12);
+	s.draft_tokens = 0;
+	CHECK_REL(srv_tokens_per_step(&s), 1.0, 1e-12);
+}
+
+static void test_plan_meets_slo(void)
+{
+	static struct srv_scenario sc, best;
+	static struct srv_plan plan;
+	const char *instances[] = { "p5.48xlarge", NULL };
+	struct srv_plan_opts o;
+	struct srv_result r;
+	struct sc_error err;
+	char json[1024];
+
+	snprintf(json, sizeof(json), poisson_json, 8.0, 1500, 200, 5);
+	CHECK(load_scenario(json, &sc));
+	memset(&o, 0, sizeof(o));
+	o.target_rps = 16;
+	o.slo_ttft_p99_ms = 1500;
+	o.slo_tpot_p99_ms = 40;
+	o.instances = instances;
+	CHECK(srv_plan(&sc, &cat, &o, &plan, &err) == SC_OK);
+	CHECK(plan.best >= 0);
+	if (plan.best < 0)
+		return;
+	CHECK(plan.rows[plan.best].ttft_p99_s * 1e3 <= 1500);
+	CHECK(plan.rows[plan.best].tpot_p99_s * 1e3 <= 40);
+	/* the answer, simulated on its own, meets the SLOs, and so does the
+	 * fewest replicas it found; one replica fewer than that does not */
+	CHECK(srv_plan_scenario(&sc, &cat, &plan.rows[plan.best], 16, &best, &err) == SC_OK);
+	CHECK(srv_simulate(&best, &r, &err) == SC_OK);
+	CHECK(r.slo_met);
+	CHECK(plan.rows[plan.best].replicas_needed <= best.replicas);
+	best.replicas = plan.rows[plan.best].replicas_needed;
+	CHECK(srv_simulate(&best, &r, &err) == SC_OK);
+	CHECK(r.slo_met);
+	if (best.replicas > 1) {
+		best.replicas--;
+		CHECK(srv_simulate(&best, &r, &err) == SC_OK);
+		CHECK(!r.slo_met);
+	}
+}
+
+int main(void)
+{
+	struct sc_error err;
+
+	if (catalog_load("configs", &cat, &err) != SC_OK ||
+	    srv_engines_load("configs", &engines, &err) != SC_OK) {
+		fprintf(stderr, "cannot load the catalogue: %s: %s\n", err.file, err.message);
+		return 1;
+	}
+	RUN(test_kv_bytes_gqa);
+	RUN(test_kv_bytes_mla);
+	RUN(test_kv_sliding_window);
+	RUN(test_decode_is_hbm_bound);
+	RUN(test_littles_law);
+	RUN(test_determinism);
+	RUN(test_preemption);
+	RUN(test_static_batch_by_hand);
+	RUN(test_disaggregated_transfer);
+	RUN(test_trace);
+	RUN(test_speculative);
+	RUN(test_plan_meets_slo);
+	srv_engines_free(&engines);
+	catalog_free(&cat);
+	return sc_test_summary();
+}

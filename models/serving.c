@@ -19,7 +19,11 @@
  *    gathered across TP;
  *  - TP needs one all-reduce per attention block and one per MLP (one per
  *    layer with parallel attention), timed by models/collective on the tier
- *    the TP group spans; PP stages send the hidden state on.
+ *    the TP group spans; PP stages send the hidden state on.  Experts split
+ *    over ep of the TP ranks (expert TP tp/ep) read the tokens every TP rank
+ *    already holds and the MLP's all-reduce combines their outputs, as vLLM
+ *    and TensorRT-LLM run expert parallelism without attention data
+ *    parallelism: no all-to-all.
  */
 #include "serving.h"
 

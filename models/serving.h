@@ -142,6 +142,7 @@ struct srv_iter_parts {
 	double weight_read_s;      /* of gemm_s: time bound by streaming weights */
 };
 
+/* The format's name as scenario files spell it, e.g. "int4-awq" (static). */
 const char *srv_format_name(enum srv_format f);
 
 /* Bytes per stored element (4-bit formats count their block scales:

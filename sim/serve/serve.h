@@ -179,6 +179,8 @@ struct srv_result {
 	double usd_per_m_total_tokens;
 };
 
+/* The names of the enum values as the scenario files spell them (static
+ * strings). */
 const char *srv_schedule_name(enum srv_schedule s);
 const char *srv_kv_policy_name(enum srv_kv_policy p);
 const char *srv_arrival_name(enum srv_arrival a);

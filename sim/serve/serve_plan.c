@@ -94,6 +94,7 @@ static void search_layout(const struct srv_scenario *base_on_inst, const struct 
 	*sc = *base_on_inst;
 	sc->replica = row->layout;
 	if ((st = srv_replica_for(sc, &row->layout, rep, &err)) != SC_OK) {
+		row->too_big = st == SC_ERANGE;
 		reject(row, "%s", err.message);
 		return;
 	}
@@ -234,7 +235,7 @@ static void plan_instance(const struct srv_scenario *base, const struct catalog 
 	struct sc_error err;
 	int domain = inst->nvlink_domain_gpus > 0 ? inst->nvlink_domain_gpus : inst->gpus_per_node;
 	int first = p->n_rows, best = -1;
-	bool any_fit = false;
+	bool any_fit = false, too_big = false;
 
 	if (!scp || on_instance(base, cat, inst, scp, &err) != SC_OK) {
 		int i = add_row(p, inst, 1, 1, 1);
@@ -259,11 +260,12 @@ static void plan_instance(const struct srv_scenario *base, const struct catalog 
 			p->simulations += p->rows[i].simulations;
 			if (p->rows[i].feasible || p->rows[i].replica_capacity_rps > 0)
 				any_fit = true;
+			too_big |= p->rows[i].too_big;
 		}
 	}
 	/* pipeline stages across instances only when no single-domain
 	 * layout holds the model */
-	if (!any_fit) {
+	if (!any_fit && too_big) {
 		int tp = 1;
 
 		while (tp * 2 <= domain && tp_valid(m, tp * 2))

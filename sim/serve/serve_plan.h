@@ -48,6 +48,7 @@ struct srv_plan_row {
 	double decode_step_batch1_s;
 	int simulations;
 	bool best;                     /* the cheapest feasible row of its instance type */
+	bool too_big;                  /* rejected because the weights do not fit */
 };
 
 struct srv_plan {

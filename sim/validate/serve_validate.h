@@ -80,6 +80,7 @@ void sval_stats(const struct sval_set *set, enum sval_metric metric,
 		bool (*filter)(const struct sval_case *, const void *), const void *arg,
 		struct val_stats *out);
 
+/* "throughput", "ttft" or "tpot" (static). */
 const char *sval_metric_name(enum sval_metric m);
 
 void sval_free(struct sval_set *set);

@@ -996,49 +996,30 @@ void sval_run(struct sval_set *set, const struct calibration *calibration)
 	}
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 void sval_stats(const struct sval_set *set, enum sval_metric metric,
 		bool (*filter)(const struct sval_case *, const void *), const void *arg,
 		struct val_stats *out)
 {
-	double *ape = malloc(sizeof(double) * ((size_t)set->n_cases + 1));
-	double sum = 0, sum_signed = 0;
+	double *err = malloc(sizeof(double) * ((size_t)set->n_cases + 1));
+	int *index = malloc(sizeof(int) * ((size_t)set->n_cases + 1));
 	int n = 0;
 
 	memset(out, 0, sizeof(*out));
 	out->worst_index = -1;
-	if (!ape)
-		return;
-	for (int i = 0; i < set->n_cases; i++) {
-		const struct sval_case *vc = &set->cases[i];
-		const struct sval_value *v = &vc->m[metric];
-		double a;
+	if (err && index) {
+		for (int i = 0; i < set->n_cases; i++) {
+			const struct sval_case *vc = &set->cases[i];
+			const struct sval_value *v = &vc->m[metric];
 
-		if (!vc->expressible || !v->have || (filter && !filter(vc, arg)))
-			continue;
-		a = fabs(v->err_rel);
-		ape[n++] = a;
-		sum += a;
-		sum_signed += v->err_rel;
-		if (out->worst_index < 0 || a > out->worst_ape) {
-			out->worst_ape = a;
-			out->worst_index = i;
+			if (!vc->expressible || !v->have || (filter && !filter(vc, arg)))
+				continue;
+			err[n] = v->err_rel;
+			index[n++] = i;
 		}
+		val_stats_of_errors(err, index, n, out);
 	}
-	out->count = n;
-	if (n > 0) {
-		qsort(ape, (size_t)n, sizeof(double), cmp_double);
-		out->mape = sum / n;
-		out->mean_err = sum_signed / n;
-		out->median_ape = n % 2 ? ape[n / 2] : 0.5 * (ape[n / 2 - 1] + ape[n / 2]);
-		out->p90_ape = ape[(int)ceil(0.9 * n) - 1];
-	}
-	free(ape);
+	free(err);
+	free(index);
 }
 
 void sval_free(struct sval_set *set)

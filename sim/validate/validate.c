@@ -598,29 +598,25 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-void val_stats(const struct val_set *set, bool (*filter)(const struct val_case *, const void *),
-	       const void *arg, struct val_stats *out)
+void val_stats_of_errors(const double *err_rel, const int *index, int n,
+			 struct val_stats *out)
 {
-	double *ape = malloc(sizeof(double) * ((size_t)set->n_cases + 1));
+	double *ape = malloc(sizeof(double) * ((size_t)n + 1));
 	double sum = 0, sum_signed = 0;
-	int n = 0;
 
 	memset(out, 0, sizeof(*out));
 	out->worst_index = -1;
 	if (!ape)
 		return;
-	for (int i = 0; i < set->n_cases; i++) {
-		const struct val_case *vc = &set->cases[i];
-		double a;
-		if (!vc->expressible || (filter && !filter(vc, arg)))
-			continue;
-		a = fabs(vc->err_rel);
-		ape[n++] = a;
+	for (int i = 0; i < n; i++) {
+		double a = fabs(err_rel[i]);
+
+		ape[i] = a;
 		sum += a;
-		sum_signed += vc->err_rel;
+		sum_signed += err_rel[i];
 		if (out->worst_index < 0 || a > out->worst_ape) {
 			out->worst_ape = a;
-			out->worst_index = i;
+			out->worst_index = index[i];
 		}
 	}
 	out->count = n;
@@ -633,6 +629,29 @@ void val_stats(const struct val_set *set, bool (*filter)(const struct val_case *
 		out->p90_ape = ape[(int)ceil(0.9 * n) - 1];
 	}
 	free(ape);
+}
+
+void val_stats(const struct val_set *set, bool (*filter)(const struct val_case *, const void *),
+	       const void *arg, struct val_stats *out)
+{
+	double *err = malloc(sizeof(double) * ((size_t)set->n_cases + 1));
+	int *index = malloc(sizeof(int) * ((size_t)set->n_cases + 1));
+	int n = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->worst_index = -1;
+	if (err && index) {
+		for (int i = 0; i < set->n_cases; i++) {
+			const struct val_case *vc = &set->cases[i];
+			if (!vc->expressible || (filter && !filter(vc, arg)))
+				continue;
+			err[n] = vc->err_rel;
+			index[n++] = i;
+		}
+		val_stats_of_errors(err, index, n, out);
+	}
+	free(err);
+	free(index);
 }
 
 void val_free(struct val_set *set)

@@ -90,6 +90,12 @@ enum sc_status val_run(struct val_set *set, const struct catalog *cat,
 void val_stats(const struct val_set *set, bool (*filter)(const struct val_case *, const void *),
 	       const void *arg, struct val_stats *out);
 
+/* Statistics of n signed relative errors err_rel[]; index[i] names the
+ * case each came from (reported as worst_index).  Shared by the training
+ * and serving validations. */
+void val_stats_of_errors(const double *err_rel, const int *index, int n,
+			 struct val_stats *out);
+
 void val_free(struct val_set *set);
 
 #endif

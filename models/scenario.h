@@ -14,6 +14,24 @@ enum sc_precision { PREC_BF16, PREC_FP16, PREC_FP8, PREC_MXFP8, PREC_NVFP4 };
 enum sc_recompute { RECOMPUTE_NONE, RECOMPUTE_SELECTIVE, RECOMPUTE_FULL };
 enum sc_schedule { SCHED_1F1B, SCHED_INTERLEAVED_1F1B, SCHED_GPIPE };
 enum sc_optimizer { OPT_ADAM, OPT_SGD };
+/* How the decoder layers are split over the pp x vpp virtual pipeline
+ * stages (models/layout.h has the rules):
+ *   even      every virtual stage the same number of layers; the embedding
+ *             and the loss head on top of the first and last (Megatron-Core
+ *             default: layers divisible by pp x vpp);
+ *   slots     the embedding and the loss each take one layer's slot
+ *             (--account-for-embedding-in-pipeline-split and
+ *             --account-for-loss-in-pipeline-split: layers + 2 divisible);
+ *   balanced  an explicit --pipeline-model-parallel-layout that spreads the
+ *             layers + 2 slots as evenly as possible (any pp x vpp up to
+ *             layers + 2; what the Megatron-Bridge recipes use for 61- and
+ *             94-layer models);
+ *   uneven    first_stage_layers / last_stage_layers on the first / last
+ *             pipeline rank, the rest even (--decoder-first/last-pipeline-
+ *             num-layers).
+ * auto (the default) takes even where the layers divide, else slots, else
+ * balanced; giving first/last_stage_layers means uneven. */
+enum sc_layer_split { SPLIT_AUTO, SPLIT_EVEN, SPLIT_SLOTS, SPLIT_BALANCED, SPLIT_UNEVEN };
 /* MoE token dispatch: Megatron's all-to-all (top_k copies of every token
  * to their experts' ranks), or the flex dispatcher (DeepEP, HybridEP) that
  * sends a token once to each remote NVLink domain and fans it out there. */
@@ -32,6 +50,9 @@ struct layout {
 	int fsdp_group;          /* sharding group (hybrid shard); 0 = whole DP */
 	bool sequence_parallel;
 	enum sc_schedule schedule;
+	enum sc_layer_split layer_split;
+	int first_stage_layers;  /* decoder layers on the first pipeline rank; 0 = not given */
+	int last_stage_layers;   /* decoder layers on the last pipeline rank; 0 = not given */
 	bool tp_comm_overlap;
 	bool ep_comm_overlap;
 	enum sc_moe_dispatcher moe_dispatcher;

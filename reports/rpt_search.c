@@ -33,7 +33,7 @@ static void space_text(const struct search_meta *m, char *buf, size_t n)
 
 	mask_list(rcs, sizeof(rcs), m->space.recompute_mask, rc, 3);
 	mask_list(zs, sizeof(zs), m->space.zero_mask, zero, 4);
-	snprintf(buf, n, "tp <= %d (NVLink domain %d), cp <= %d, pp <= %d, vpp <= %d (equal chunks), "
+	snprintf(buf, n, "tp <= %d (NVLink domain %d), cp <= %d, pp <= %d, vpp <= %d (pp x vpp <= layers + 2), "
 		 "%sep <= %d, micro-batch <= %d (dividing %d), recompute %s, zero %s (3 = FSDP)",
 		 m->space.max_tp, m->nvlink_domain_gpus, m->space.max_cp, m->space.max_pp,
 		 m->space.max_vpp, m->moe ? "etp 1 or tp, " : "", m->space.max_ep,

@@ -26,6 +26,7 @@
 
 #include "../../models/collective.h"
 #include "../../models/gpu.h"
+#include "../../models/layout.h"
 #include "../../models/memory.h"
 #include "../../models/network.h"
 #include "../../models/schedule.h"
@@ -83,26 +84,15 @@ const char *bottleneck_name(enum bottleneck b)
 
 /* ---- validation ------------------------------------------------------------- */
 
-static enum sc_status bad(struct sc_error *err, const char *ptr,
-			  const char *msg, long long v)
+/* What the engine divides by beyond the layout (the GPU's peaks, the
+ * model's widths), then the layout's rules (models/layout, their one
+ * owner), deriving li. */
+static enum sc_status validate(const struct scenario *sc, struct layout_info *li,
+			       struct sc_error *err)
 {
-	return sc_error_set(err, SC_EINVAL, NULL, ptr, "%s (got \"%lld\")", msg, v);
-}
-
-static enum sc_status validate(const struct scenario *sc, struct sc_error *err)
-{
-	const struct layout *l = &sc->layout;
-	const struct training *t = &sc->training;
 	const struct model_arch *m = &sc->model;
 	const struct cluster *c = &sc->cluster;
-	int etp = l->etp > 0 ? l->etp : l->tp;
-	long long gpus;
 
-	if (c->nodes < 1)
-		return bad(err, "/cluster/nodes", "nodes must be at least 1", c->nodes);
-	if (c->instance.gpus_per_node < 1)
-		return bad(err, "/cluster/instance/gpus_per_node",
-			   "gpus per node must be at least 1", c->instance.gpus_per_node);
 	if (!(c->gpu.peak_bf16_flops > 0 || c->gpu.peak_fp16_flops > 0))
 		return sc_error_set(err, SC_EINVAL, NULL, "/cluster/gpu/peak_bf16_flops",
 				    "gpu \"%s\" has no positive bf16 peak", c->gpu.name);
@@ -114,98 +104,7 @@ static enum sc_status validate(const struct scenario *sc, struct sc_error *err)
 		return sc_error_set(err, SC_EINVAL, NULL, "/model",
 				    "model \"%s\" needs positive layers, hidden, heads and vocab",
 				    m->name);
-	if (t->seq_len < 1)
-		return bad(err, "/training/seq_len", "seq_len must be positive", t->seq_len);
-	if (t->micro_batch_seqs < 1)
-		return bad(err, "/training/micro_batch_seqs",
-			   "micro_batch_seqs must be positive", t->micro_batch_seqs);
-	if (t->global_batch_seqs < 1)
-		return bad(err, "/training/global_batch_seqs",
-			   "global_batch_seqs must be positive", t->global_batch_seqs);
-	if (l->tp < 1) return bad(err, "/layout/tp", "tp must be at least 1", l->tp);
-	if (l->pp < 1) return bad(err, "/layout/pp", "pp must be at least 1", l->pp);
-	if (l->dp < 1) return bad(err, "/layout/dp", "dp must be at least 1", l->dp);
-	if (l->cp < 1) return bad(err, "/layout/cp", "cp must be at least 1", l->cp);
-	if (l->ep < 1) return bad(err, "/layout/ep", "ep must be at least 1", l->ep);
-	if (l->vpp < 1) return bad(err, "/layout/vpp", "vpp must be at least 1", l->vpp);
-	if (l->etp < 0) return bad(err, "/layout/etp", "etp must not be negative", l->etp);
-	gpus = (long long)c->nodes * c->instance.gpus_per_node;
-	if ((long long)l->tp * l->pp * l->cp * l->dp != gpus)
-		return sc_error_set(err, SC_EINVAL, NULL, "/layout",
-				    "tp*pp*cp*dp = %lld does not match the cluster's \"%lld\" gpus",
-				    (long long)l->tp * l->pp * l->cp * l->dp, gpus);
-	if (m->heads % l->tp != 0)
-		return sc_error_set(err, SC_EINVAL, NULL, "/layout/tp",
-				    "tp \"%d\" does not divide the model's %d attention heads",
-				    l->tp, m->heads);
-	{
-		int kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
-
-		if (!model_is_mla(m) && kv % l->tp != 0 && l->tp % kv != 0)
-			return sc_error_set(err, SC_EINVAL, NULL, "/layout/tp",
-					    "tp \"%d\" and the model's %d kv heads do not divide one another",
-					    l->tp, kv);
-	}
-	if (l->vpp > 1 && l->schedule != SCHED_INTERLEAVED_1F1B)
-		return sc_error_set(err, SC_EINVAL, NULL, "/layout/vpp",
-				    "vpp \"%d\" needs schedule interleaved-1f1b, not %s",
-				    l->vpp, schedule_name(l->schedule));
-	if (l->schedule == SCHED_INTERLEAVED_1F1B && (l->vpp < 2 || l->pp < 2))
-		return sc_error_set(err, SC_EINVAL, NULL, "/layout/schedule",
-				    "schedule interleaved-1f1b needs pp > 1 and vpp > 1 (got pp \"%d\", vpp \"%d\")",
-				    l->pp, l->vpp);
-	/* Uneven splits are allowed (extra layers go to later virtual stages);
-	 * up to two virtual stages may hold no decoder layer, as when
-	 * Megatron counts the embedding and the loss as pipeline slots
-	 * (account_for_embedding/loss_in_pipeline_split) */
-	if ((long long)l->pp * l->vpp > m->layers + 2)
-		return sc_error_set(err, SC_EINVAL, NULL, "/layout/pp",
-				    "pp*vpp = %d exceeds the model's %d layers (+2 for embedding and loss) (pp \"%d\")",
-				    l->pp * l->vpp, m->layers, l->pp);
-	if (t->global_batch_seqs % ((long long)t->micro_batch_seqs * l->dp) != 0)
-		return sc_error_set(err, SC_EINVAL, NULL, "/training/global_batch_seqs",
-				    "global batch \"%d\" is not a multiple of micro_batch*dp = %lld",
-				    t->global_batch_seqs, (long long)t->micro_batch_seqs * l->dp);
-	if (l->cp > 1 && t->seq_len % (2 * l->cp) != 0)
-		return sc_error_set(err, SC_EINVAL, NULL, "/layout/cp",
-				    "seq_len %d is not a multiple of 2*cp (cp \"%d\"), which load-balanced context parallelism needs",
-				    t->seq_len, l->cp);
-	if (l->sequence_parallel && l->tp > 1 && (t->seq_len / l->cp) % l->tp != 0)
-		return sc_error_set(err, SC_EINVAL, NULL, "/layout/sequence_parallel",
-				    "sequence parallelism needs seq_len/cp = %d to be a multiple of tp \"%d\"",
-				    t->seq_len / l->cp, l->tp);
-	if (l->zero_stage < 0 || l->zero_stage > 3)
-		return bad(err, "/layout/zero_stage", "zero_stage must be 0..3", l->zero_stage);
-	if (l->fsdp_group < 0 || (l->fsdp_group > 0 && (l->dp * l->cp) % l->fsdp_group != 0))
-		return sc_error_set(err, SC_EINVAL, NULL, "/layout/fsdp_group",
-				    "fsdp_group \"%d\" does not divide dp*cp = %d",
-				    l->fsdp_group, l->dp * l->cp);
-	if (!model_is_moe(m)) {
-		if (l->ep > 1)
-			return bad(err, "/layout/ep", "ep > 1 needs an MoE model", l->ep);
-	} else {
-		long long fold = (long long)l->tp * l->cp * l->dp;
-
-		if (m->top_k < 1 || m->moe_ffn_hidden < 1)
-			return sc_error_set(err, SC_EINVAL, NULL, "/model",
-					    "MoE model \"%s\" needs positive top_k and moe_ffn_hidden",
-					    m->name);
-		if (m->experts % l->ep != 0)
-			return sc_error_set(err, SC_EINVAL, NULL, "/layout/ep",
-					    "ep \"%d\" does not divide the model's %d experts",
-					    l->ep, m->experts);
-		/* Megatron folds the tp*cp*dp GPUs of a stage into etp x ep x edp
-		 * for expert layers */
-		if (fold % ((long long)etp * l->ep) != 0)
-			return sc_error_set(err, SC_EINVAL, NULL, "/layout/ep",
-					    "etp*ep = %lld does not divide tp*cp*dp = %lld (ep \"%d\")",
-					    (long long)etp * l->ep, fold, l->ep);
-		if (m->moe_ffn_hidden % etp != 0)
-			return sc_error_set(err, SC_EINVAL, NULL, "/layout/etp",
-					    "etp \"%d\" does not divide moe_ffn_hidden %d",
-					    etp, m->moe_ffn_hidden);
-	}
-	return SC_OK;
+	return layout_derive(sc, NULL, li, err);
 }
 
 /* ---- per-kind timing ---------------------------------------------------------- */
@@ -243,17 +142,6 @@ static double ep_a2a(const struct ctx *x, double bytes, struct coll_choice *out)
 	}
 	(void)n;
 	return coll_time(x->cal, s, COLL_ALL_TO_ALL, bytes, out);
-}
-
-static double hide(double frac, double comm, double window)
-{
-	double h = frac * comm;
-
-	if (h > window)
-		h = window;
-	if (h < 0)
-		h = 0;
-	return h;
 }
 
 /* TP-style communication of one layer (f and g operators), one direction.
@@ -388,8 +276,8 @@ static void time_kind(const struct ctx *x, const struct tf_layer *L,
 	 * when the layout enables it (Transformer Engine tp_comm_overlap) */
 	hid_f = hid_b = 0;
 	{
-		double h_f = lay->tp_comm_overlap ? hide(cal->tp_overlap, tp_f, gemm_f) : 0;
-		double h_b = lay->tp_comm_overlap ? hide(cal->tp_overlap, tp_b, gemm_b) : 0;
+		double h_f = lay->tp_comm_overlap ? layout_hidden_s(cal->tp_overlap, tp_f, gemm_f) : 0;
+		double h_b = lay->tp_comm_overlap ? layout_hidden_s(cal->tp_overlap, tp_b, gemm_b) : 0;
 
 		kt->tp_exp_s = kt->tp_s - h_f - h_b;
 		kt->tp_hid_dir_s[0] = h_f;
@@ -400,8 +288,8 @@ static void time_kind(const struct ctx *x, const struct tf_layer *L,
 	/* CP: the ring exchange always runs under the attention kernels */
 	{
 		double af = gpu_time_total(&attn), ab = gpu_time_total(&attn_b);
-		double h_f = hide(cal->cp_overlap, cp_f, af);
-		double h_b = hide(cal->cp_overlap, cp_b, ab);
+		double h_f = layout_hidden_s(cal->cp_overlap, cp_f, af);
+		double h_b = layout_hidden_s(cal->cp_overlap, cp_b, ab);
 
 		kt->cp_exp_s = kt->cp_s - h_f - h_b;
 		kt->cp_win_dir_s[0] = af;
@@ -413,8 +301,8 @@ static void time_kind(const struct ctx *x, const struct tf_layer *L,
 	 * (e.g. Megatron's MoE a2a overlap, DeepEP), under the rest of the
 	 * layer's compute */
 	{
-		double h_f = lay->ep_comm_overlap ? hide(cal->ep_overlap, ep_f, kt->fwd_s - hid_f) : 0;
-		double h_b = lay->ep_comm_overlap ? hide(cal->ep_overlap, ep_b, kt->bwd_s - hid_b) : 0;
+		double h_f = lay->ep_comm_overlap ? layout_hidden_s(cal->ep_overlap, ep_f, kt->fwd_s - hid_f) : 0;
+		double h_b = lay->ep_comm_overlap ? layout_hidden_s(cal->ep_overlap, ep_b, kt->bwd_s - hid_b) : 0;
 
 		kt->ep_exp_s = kt->ep_s - h_f - h_b;
 		hid_f += h_f;
@@ -534,7 +422,7 @@ static void dp_group_cost(const struct ctx *x, const struct net_span *grp,
 		double ag = bucketed(cal, grp, COLL_ALL_GATHER, params, 2.0, &one);
 		double rs = bucketed(cal, grp, COLL_REDUCE_SCATTER, params, gb, &one);
 		double c = 2.0 * ag + rs;
-		double h = hide(cal->fsdp_prefetch_overlap, c, mb_window);
+		double h = layout_hidden_s(cal->fsdp_prefetch_overlap, c, mb_window);
 
 		exposed = m * (c - h);
 		hidden = m * h;
@@ -545,7 +433,7 @@ static void dp_group_cost(const struct ctx *x, const struct net_span *grp,
 		 * overlap_grad_reduce; Li et al. 2020, PyTorch DDP) */
 		enum coll_op gop = zero == 0 ? COLL_ALL_REDUCE : COLL_REDUCE_SCATTER;
 		double g = bucketed(cal, grp, gop, params, gb, &one);
-		double h = hide(cal->dp_overlap, g, bwd_window);
+		double h = layout_hidden_s(cal->dp_overlap, g, bwd_window);
 
 		if (h > g - one)
 			h = g - one > 0 ? g - one : 0;
@@ -555,7 +443,7 @@ static void dp_group_cost(const struct ctx *x, const struct net_span *grp,
 			/* updated parameters: all-gather, overlapped with the next
 			 * step's first forward (Megatron overlap_param_gather) */
 			double a = bucketed(cal, grp, COLL_ALL_GATHER, params, 2.0, &one);
-			double ha = hide(cal->dp_overlap, a, fwd_window);
+			double ha = layout_hidden_s(cal->dp_overlap, a, fwd_window);
 
 			if (ha > a - one)
 				ha = a - one > 0 ? a - one : 0;
@@ -573,13 +461,6 @@ static void dp_group_cost(const struct ctx *x, const struct net_span *grp,
 
 /* ---- the step -------------------------------------------------------------------------- */
 
-/* Layers of virtual stage j of pv: [floor(j L / pv), floor((j+1) L / pv)).
- * Uneven splits put the extra layers on later virtual stages. */
-static int vstage_begin(int j, int L, int pv)
-{
-	return (int)(((long long)j * L) / pv);
-}
-
 struct stage {
 	int dense, moe;
 	bool first, last;
@@ -591,8 +472,8 @@ struct stage {
 /* The shape part of a step (see struct step_prep): the op list of one
  * micro-batch on one GPU, each layer kind's time, the model FLOPs and the
  * activations of one layer.  sc has passed validate(). */
-static enum sc_status prepare(const struct scenario *sc, struct step_prep *p,
-			      struct sc_error *err)
+static enum sc_status prepare(const struct scenario *sc, const struct layout_info *li,
+			      struct step_prep *p, struct sc_error *err)
 {
 	const struct layout *lay = &sc->layout;
 	const struct training *tr = &sc->training;
@@ -602,8 +483,8 @@ static enum sc_status prepare(const struct scenario *sc, struct step_prep *p,
 	struct ctx x;
 	struct tf_shard sh;
 	enum sc_status rc;
-	int tp = lay->tp, cp = lay->cp;
-	int ep = lay->ep, etp = lay->etp > 0 ? lay->etp : lay->tp;
+	int tp = li->tp, cp = li->cp;
+	int ep = li->ep, etp = li->etp;
 
 	p->tp = tp;
 	p->cp = cp;
@@ -631,10 +512,10 @@ static enum sc_status prepare(const struct scenario *sc, struct step_prep *p,
 	/* Megatron rank order: TP innermost (stride 1), then CP (stride tp),
 	 * then DP (stride tp*cp), then PP (stride tp*cp*dp); expert layers
 	 * refold tp*cp*dp as etp (stride 1) x ep (stride etp) x edp */
-	x.tp = net_span_of(cl, tp, 1);
-	x.etp = net_span_of(cl, model_is_moe(m) ? etp : 1, 1);
-	x.cp = net_span_of(cl, cp, tp);
-	x.ep = net_span_of(cl, ep, etp);
+	x.tp = layout_span(cl, li, LG_TP);
+	x.etp = layout_span(cl, li, LG_ETP);
+	x.cp = layout_span(cl, li, LG_CP);
+	x.ep = layout_span(cl, li, LG_EP);
 
 	/* op lists of one micro-batch on one GPU */
 	sh.seq_len = tr->seq_len;
@@ -698,7 +579,7 @@ static bool same_shape(const struct scenario *sc, const struct step_prep *p)
 
 /* The rest of the step of sc's (validated) layout from its shape p. */
 static void finish(const struct scenario *sc, const struct step_prep *p,
-		   unsigned flags, struct step_result *out)
+		   const struct layout_info *li, unsigned flags, struct step_result *out)
 {
 	const struct layout *lay = &sc->layout;
 	const struct training *tr = &sc->training;
@@ -712,9 +593,8 @@ static void finish(const struct scenario *sc, const struct step_prep *p,
 	const struct tf_flops *fl = &p->flops;
 	struct ctx x;
 	struct stage crit, st;
-	int tp = lay->tp, pp = lay->pp, cp = lay->cp, dp = lay->dp, v = lay->vpp;
-	int ep = lay->ep, etp = p->etp;
-	int gpus, mb, zero, edp, L = m->layers, pv, chunk;
+	int tp = li->tp, pp = li->pp, cp = li->cp, v = li->vpp;
+	int gpus, mb, zero, edp;
 	double stage_sum = 0, p2p_mb = 0, p2p_call = 0, p2p_bytes = 0;
 	double max_params_dense = 0, max_params_expert = 0;
 	double tokens_per_step, peak;
@@ -732,12 +612,11 @@ static void finish(const struct scenario *sc, const struct step_prep *p,
 	x.etp = p->etp_span;
 	x.cp = p->cp_span;
 	x.ep = p->ep_span;
-	gpus = scenario_gpus(sc);
-	mb = tr->global_batch_seqs / (tr->micro_batch_seqs * dp);
-	zero = lay->fsdp ? 3 : lay->zero_stage;
-	edp = model_is_moe(m) ? tp * cp * dp / (etp * ep) : 1;
-	pv = pp * v;
-	x.pp = net_span_of(cl, pp > 1 ? 2 : 1, tp * cp * dp);
+	gpus = (int)li->gpus;
+	mb = li->micro_batches;
+	zero = li->zero;
+	edp = li->edp;
+	x.pp = layout_span(cl, li, LG_PP);
 
 	/* pipeline send/recv: the activation (SP-sharded when SP is on) of
 	 * each chunk forward and its gradient backward */
@@ -748,11 +627,9 @@ static void finish(const struct scenario *sc, const struct step_prep *p,
 		p2p_mb = (1.0 - cal->pp_overlap) * 2.0 * v * p2p_call;
 	}
 
-	/* every pipeline rank: its v chunks' layers and the head parts */
+	/* every pipeline rank: its v chunks' layers (models/layout) and the
+	 * head parts */
 	tied_shared = m->tied_embeddings && pp == 1;
-	/* layers per virtual stage when they divide evenly (no division in
-	 * the loop), else 0 */
-	chunk = L % pv == 0 ? L / pv : 0;
 
 	/* memory: first and last pipeline stage, the worse one reported (first,
 	 * so that a search can stop here when the layout does not fit) */
@@ -774,10 +651,10 @@ static void finish(const struct scenario *sc, const struct step_prep *p,
 			if (pass == 1 && pp == 1)
 				break;
 			for (int c = 0; c < v; c++) {
-				int j = c * pp + s;
-				int b = chunk > 0 ? j * chunk : vstage_begin(j, L, pv);
-				int e = chunk > 0 ? b + chunk : vstage_begin(j + 1, L, pv);
-				int k = tf_moe_layers_in(m, b, e);
+				int b, e, k;
+
+				layout_vstage_layers(li, layout_vstage_of(li, lay->schedule, s, c), &b, &e);
+				k = tf_moe_layers_in(m, b, e);
 
 				nm += k;
 				nd += (e - b) - k;
@@ -810,7 +687,7 @@ static void finish(const struct scenario *sc, const struct step_prep *p,
 			}
 			mi.params_dense = pdn;
 			mi.params_expert = pex;
-			mi.dense_shard = (zero >= 3 && lay->fsdp_group > 0) ? lay->fsdp_group : dp * cp;
+			mi.dense_shard = li->dense_shard;
 			mi.expert_shard = edp;
 			mi.zero_stage = zero;
 			mi.grad_fp32 = tr->grad_fp32;
@@ -846,10 +723,10 @@ static void finish(const struct scenario *sc, const struct step_prep *p,
 		bool first = s == 0, last = s == pp - 1;
 
 		for (int c = 0; c < v; c++) {
-			int j = c * pp + s;
-			int b = chunk > 0 ? j * chunk : vstage_begin(j, L, pv);
-			int e = chunk > 0 ? b + chunk : vstage_begin(j + 1, L, pv);
-			int nm = tf_moe_layers_in(m, b, e);
+			int b, e, nm;
+
+			layout_vstage_layers(li, layout_vstage_of(li, lay->schedule, s, c), &b, &e);
+			nm = tf_moe_layers_in(m, b, e);
 
 			nmo += nm;
 			nd += (e - b) - nm;
@@ -913,9 +790,8 @@ same_stage:
 	struct dp_result dpr;
 	memset(&dpr, 0, sizeof(dpr));
 	{
-		int shard = (zero >= 3 && lay->fsdp_group > 0) ? lay->fsdp_group : dp * cp;
-		struct net_span g_dense = net_span_of(cl, shard, tp);
-		struct net_span g_exp = net_span_of(cl, edp, etp * ep);
+		struct net_span g_dense = layout_span(cl, li, LG_DP);
+		struct net_span g_exp = layout_span(cl, li, LG_EDP);
 		double mbw = crit.kt.fwd_s + crit.kt.bwd_s;
 
 		dp_group_cost(&x, &g_dense, max_params_dense, zero, mb, crit.kt.fwd_s,
@@ -923,11 +799,10 @@ same_stage:
 		if (model_is_moe(m))
 			dp_group_cost(&x, &g_exp, max_params_expert, zero, mb, crit.kt.fwd_s,
 				      crit.kt.bwd_s, mbw, &dpr);
-		if (zero >= 3 && lay->fsdp_group > 0 && dp * cp > lay->fsdp_group) {
+		if (li->g[LG_REPLICA].ranks > 1) {
 			/* hybrid sharding: all-reduce the gradient shards across
 			 * the replicas once per step */
-			struct net_span g_rep = net_span_of(cl, dp * cp / lay->fsdp_group,
-							    tp * lay->fsdp_group);
+			struct net_span g_rep = layout_span(cl, li, LG_REPLICA);
 			double one;
 			double gb = tr->grad_fp32 ? 4.0 : 2.0;
 			double t = bucketed(cal, &g_rep, COLL_ALL_REDUCE,
@@ -992,7 +867,7 @@ no_list:;
 	 * HBM (Adam: master, m, v, gradient read; master, m, v, weight written) */
 	double local_params;
 	{
-		double ds = zero >= 1 ? ((zero >= 3 && lay->fsdp_group > 0) ? lay->fsdp_group : dp * cp) : 1;
+		double ds = zero >= 1 ? li->dense_shard : 1;
 		double es = zero >= 1 ? edp : 1;
 
 		local_params = max_params_dense / ds + max_params_expert / es;
@@ -1072,32 +947,34 @@ no_list:;
 enum sc_status sim_step_prepare(const struct scenario *sc, struct step_prep *prep,
 				struct sc_error *err)
 {
+	struct layout_info li;
 	enum sc_status rc;
 
 	sc_error_clear(err);
-	rc = validate(sc, err);
+	rc = validate(sc, &li, err);
 	if (rc != SC_OK)
 		return rc;
-	return prepare(sc, prep, err);
+	return prepare(sc, &li, prep, err);
 }
 
 enum sc_status sim_step_finish(const struct scenario *sc, const struct step_prep *prep,
 			       unsigned flags, struct step_result *out, struct sc_error *err)
 {
+	struct layout_info li;
 	enum sc_status rc;
 
 	/* the collectives list is most of the struct: left alone unless asked for */
 	memset(out, 0, (flags & STEP_COLLECTIVES) ? sizeof(*out)
 		       : offsetof(struct step_result, collectives));
 	sc_error_clear(err);
-	rc = validate(sc, err);
+	rc = validate(sc, &li, err);
 	if (rc != SC_OK)
 		return rc;
 	if (!same_shape(sc, prep))
 		return sc_error_set(err, SC_EINVAL, NULL, "/layout",
 				    "layout (tp \"%d\", cp %d, ep %d) differs from the prepared shape (tp %d, cp %d, ep %d) in a per-micro-batch setting",
 				    sc->layout.tp, sc->layout.cp, sc->layout.ep, prep->tp, prep->cp, prep->ep);
-	finish(sc, prep, flags, out);
+	finish(sc, prep, &li, flags, out);
 	/* data stalls, checkpoints, stragglers (sim/analytic/goodput.h): only
 	 * for scenarios that ask, one predictable branch otherwise */
 	if (sc->storage.enabled || sc->stragglers.enabled)
@@ -1109,17 +986,18 @@ enum sc_status sim_step_predict(const struct scenario *sc,
 				struct step_result *out, struct sc_error *err)
 {
 	struct step_prep prep;
+	struct layout_info li;
 	enum sc_status rc;
 
 	memset(out, 0, sizeof(*out));
 	sc_error_clear(err);
-	rc = validate(sc, err);
+	rc = validate(sc, &li, err);
 	if (rc != SC_OK)
 		return rc;
-	rc = prepare(sc, &prep, err);
+	rc = prepare(sc, &li, &prep, err);
 	if (rc != SC_OK)
 		return rc;
-	finish(sc, &prep, STEP_COLLECTIVES, out);
+	finish(sc, &prep, &li, STEP_COLLECTIVES, out);
 	if (sc->storage.enabled || sc->stragglers.enabled)
 		return sim_goodput_extend(sc, out, err);
 	return SC_OK;

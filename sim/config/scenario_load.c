@@ -1,6 +1,7 @@
 /* scenario_load.c: strict scenario reading (see scenario_load.h). */
 #include "scenario_load.h"
 #include "scenario_storage.h"
+#include "../../models/layout.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -13,6 +14,7 @@ static const char *const recomputes[] = { "none", "selective", "full", NULL };
 static const char *const optimizers[] = { "adam", "sgd", NULL };
 static const char *const schedules[] = { "1f1b", "interleaved-1f1b", "gpipe", NULL };
 static const char *const dispatchers[] = { "alltoall", "flex", NULL };
+static const char *const splits[] = { "auto", "even", "slots", "balanced", "uneven", NULL };
 
 /* "model": a catalogue name or an inline model object. */
 static enum sc_status read_model_ref(struct cfg_reader *rd, const cJSON *item,
@@ -128,6 +130,9 @@ const struct cfg_field cfg_layout_fields[] = {
 	CFG_F_INT(struct layout, fsdp_group, POS, "FSDP sharding group size for hybrid sharding (default all of DP)"),
 	CFG_F_BOOL(struct layout, sequence_parallel, 0, "Megatron sequence parallelism with TP (default true when tp > 1)"),
 	CFG_F_ENUM(struct layout, schedule, 0, schedules, "1f1b, interleaved-1f1b or gpipe (default 1f1b, interleaved-1f1b when vpp > 1)"),
+	CFG_F_ENUM(struct layout, layer_split, 0, splits, "how decoder layers split over the pp x vpp virtual stages: auto (default), even, slots (embedding and loss take a layer's slot), balanced (an explicit pipeline layout) or uneven"),
+	CFG_F_INT(struct layout, first_stage_layers, POS, "decoder layers on the first pipeline rank (Megatron --decoder-first-pipeline-num-layers; implies layer_split uneven)"),
+	CFG_F_INT(struct layout, last_stage_layers, POS, "decoder layers on the last pipeline rank (Megatron --decoder-last-pipeline-num-layers; implies layer_split uneven)"),
 	CFG_F_BOOL(struct layout, tp_comm_overlap, 0, "overlap TP communication with GEMMs (default false)"),
 	CFG_F_BOOL(struct layout, ep_comm_overlap, 0, "overlap EP all-to-all with computation (default false)"),
 	CFG_F_ENUM(struct layout, moe_dispatcher, 0, dispatchers, "MoE token dispatcher: alltoall (default) or flex (DeepEP/HybridEP, one copy per remote NVLink domain)"),
@@ -150,90 +155,23 @@ const struct cfg_field cfg_scenario_fields[] = {
 	CFG_END
 };
 
-static enum sc_status layout_error(struct sc_error *err, const char *file,
-				   const char *key, const char *fmt, int a, int b)
-{
-	char where[SC_ERROR_PTR_MAX];
-	char msg[SC_ERROR_MSG_MAX];
-
-	snprintf(where, sizeof(where), "/layout/%s", key);
-	snprintf(msg, sizeof(msg), fmt, a, b);
-	return sc_error_set(err, SC_EINVAL, file, where, "%s", msg);
-}
-
 enum sc_status scenario_check(const struct scenario *sc, const char *file,
 			      struct sc_error *err)
 {
-	const struct layout *l = &sc->layout;
-	const struct model_arch *m = &sc->model;
 	const struct training *t = &sc->training;
-	int gpus = scenario_gpus(sc);
-	int domain = sc->cluster.instance.nvlink_domain_gpus;
+	enum sc_status st;
 
-	if (l->tp * l->pp * l->cp * l->dp != gpus)
-		return layout_error(err, file, "dp", "tp x pp x cp x dp = %d, but the cluster has %d GPUs",
-				    l->tp * l->pp * l->cp * l->dp, gpus);
-	if (m->heads % l->tp != 0)
-		return layout_error(err, file, "tp", "tp (%d) must divide the model's %d query heads",
-				    l->tp, m->heads);
-	if (!model_is_mla(m) && m->kv_heads % l->tp != 0 && l->tp % m->kv_heads != 0)
-		return layout_error(err, file, "tp", "tp (%d) and the model's %d key/value heads must divide one another",
-				    l->tp, m->kv_heads);
-	if (l->tp > domain)
-		return layout_error(err, file, "tp", "tp (%d) is larger than the NVLink domain (%d GPUs)",
-				    l->tp, domain);
-	if (l->pp > m->layers)
-		return layout_error(err, file, "pp", "pp (%d) is more than the model's %d layers",
-				    l->pp, m->layers);
-	if (l->vpp > 1 && l->pp == 1)
-		return layout_error(err, file, "vpp", "vpp (%d) needs pp > 1 (pp is %d)", l->vpp, l->pp);
-	/* Megatron may give the embedding and the loss a pipeline slot each
-	 * (account_for_embedding/loss_in_pipeline_split), hence layers + 2. */
-	if (l->pp * l->vpp > m->layers + 2)
-		return layout_error(err, file, "vpp", "pp x vpp (%d) is more than the model's %d layers + 2",
-				    l->pp * l->vpp, m->layers);
-	if (t->global_batch_seqs % (t->micro_batch_seqs * l->dp) != 0) {
-		char msg[SC_ERROR_MSG_MAX];
-		snprintf(msg, sizeof(msg),
-			 "global_batch_seqs (%d) is not a multiple of micro_batch_seqs x dp (%d x %d)",
-			 t->global_batch_seqs, t->micro_batch_seqs, l->dp);
-		return sc_error_set(err, SC_EINVAL, file, "/training/global_batch_seqs", "%s", msg);
-	}
-	if (l->cp > 1 && t->seq_len % (2 * l->cp) != 0)
-		return layout_error(err, file, "cp", "seq_len (%d) must be a multiple of 2 x cp (cp is %d)",
-				    t->seq_len, l->cp);
-	if (!model_is_moe(m) && (l->ep > 1))
-		return layout_error(err, file, "ep", "ep (%d) needs an MoE model (%d experts)", l->ep, m->experts);
-	if (model_is_moe(m)) {
-		int etp = l->etp > 0 ? l->etp : l->tp;
-		if (m->experts % l->ep != 0)
-			return layout_error(err, file, "ep", "ep (%d) must divide the model's %d experts",
-					    l->ep, m->experts);
-		if ((l->tp * l->cp * l->dp) % (etp * l->ep) != 0)
-			return layout_error(err, file, "ep", "etp x ep (%d) must divide tp x cp x dp (%d)",
-					    etp * l->ep, l->tp * l->cp * l->dp);
-	}
-	if (l->fsdp_group > 0 && l->dp % l->fsdp_group != 0)
-		return layout_error(err, file, "fsdp_group", "fsdp_group (%d) must divide dp (%d)",
-				    l->fsdp_group, l->dp);
-	if (l->sequence_parallel && l->tp == 1)
-		return layout_error(err, file, "sequence_parallel",
-				    "sequence_parallel needs tp > 1 (tp is %d)", l->tp, 0);
-	if (l->schedule == SCHED_INTERLEAVED_1F1B && l->vpp < 2)
-		return layout_error(err, file, "schedule",
-				    "interleaved-1f1b needs vpp >= 2 (vpp is %d)", l->vpp, 0);
-	if (t->precision == PREC_NVFP4 && sc->cluster.gpu.peak_fp4_flops <= 0) {
-		char msg[SC_ERROR_MSG_MAX];
-		snprintf(msg, sizeof(msg), "nvfp4 needs a GPU with FP4 tensor cores; %s has none",
-			 sc->cluster.gpu.name);
-		return sc_error_set(err, SC_EINVAL, file, "/training/precision", "%s", msg);
-	}
-	if ((t->precision == PREC_FP8 || t->precision == PREC_MXFP8) && sc->cluster.gpu.peak_fp8_flops <= 0) {
-		char msg[SC_ERROR_MSG_MAX];
-		snprintf(msg, sizeof(msg), "%s needs a GPU with FP8 tensor cores; %s has none",
-			 precision_name(t->precision), sc->cluster.gpu.name);
-		return sc_error_set(err, SC_EINVAL, file, "/training/precision", "%s", msg);
-	}
+	/* every layout rule has one owner: models/layout */
+	if ((st = layout_derive(sc, file, NULL, err)) != SC_OK)
+		return st;
+	if (t->precision == PREC_NVFP4 && sc->cluster.gpu.peak_fp4_flops <= 0)
+		return sc_error_set(err, SC_EINVAL, file, "/training/precision",
+				    "nvfp4 needs a GPU with FP4 tensor cores; %s has none",
+				    sc->cluster.gpu.name);
+	if ((t->precision == PREC_FP8 || t->precision == PREC_MXFP8) && sc->cluster.gpu.peak_fp8_flops <= 0)
+		return sc_error_set(err, SC_EINVAL, file, "/training/precision",
+				    "%s needs a GPU with FP8 tensor cores; %s has none",
+				    precision_name(t->precision), sc->cluster.gpu.name);
 	return SC_OK;
 }
 

@@ -22,6 +22,7 @@
 #include "platform.h"
 
 #include "../../models/collective.h"
+#include "../../models/layout.h"
 #include "../../models/network.h"
 #include "des.h"
 
@@ -106,6 +107,7 @@ struct des_program {
 	const struct scenario *sc;
 	struct step_prep prep;
 	struct step_result analytic;
+	struct layout_info li;    /* the layout's derived quantities (models/layout) */
 	struct net_topo topo;
 	int gpus, fold, nsim;     /* simulated ranks: r % fold == 0 */
 	int tp, pp, v, dp, cp, ep, etp, edp, mb, zero;
@@ -142,16 +144,9 @@ static inline int des_index_in(const struct des_gdef *g, int r)
 	return (r / g->stride) % g->n;
 }
 
-/* The overlap rule of the analytical engine: of c seconds of communication,
- * min(f c, w) hide under a window of w seconds. */
-static inline double des_hide(double f, double c, double w)
-{
-	double h = f * c;
-
-	if (h > w)
-		h = w;
-	return h > 0 ? h : 0;
-}
+/* The overlap rule of the analytical engine (models/layout.h, its one
+ * owner). */
+#define des_hide layout_hidden_s
 
 /* ---- the platform (platform.cpp, see platform.h) ----------------------------- */
 

@@ -143,11 +143,6 @@ static void cost_add(const struct des_program *p, struct des_cost *c,
 	c->interference_s += n * interf;
 }
 
-static int vstage_begin(int j, int L, int pv)
-{
-	return (int)(((long long)j * L) / pv);
-}
-
 /* The cost of chunk c on stage s (both directions) and its parameters. */
 static void chunk_cost(const struct des_program *p, int s, int c, struct des_cost out[2],
 		       double *params_dense, double *params_expert)
@@ -156,13 +151,15 @@ static void chunk_cost(const struct des_program *p, int s, int c, struct des_cos
 	const struct model_arch *m = &sc->model;
 	const struct step_prep *pr = &p->prep;
 	const struct tf_ops *ops = &pr->ops;
-	int pv = p->pp * p->v, j = c * p->pp + s;
-	int b = vstage_begin(j, m->layers, pv), e = vstage_begin(j + 1, m->layers, pv);
-	int nm = tf_moe_layers_in(m, b, e), nd = (e - b) - nm;
+	int pv = p->li.virtual_stages, j = layout_vstage_of(&p->li, sc->layout.schedule, s, c);
+	int b, e, nm, nd;
 	bool first = j == 0, last = j == pv - 1;
 	bool tied_shared = m->tied_embeddings && p->pp == 1;
 	struct kind_flows f_dense, f_moe, f_none;
 
+	layout_vstage_layers(&p->li, j, &b, &e);
+	nm = tf_moe_layers_in(m, b, e);
+	nd = (e - b) - nm;
 	memset(out, 0, 2 * sizeof(*out));
 	memset(&f_none, 0, sizeof(f_none));
 	kind_flows_of(p, &ops->dense, &f_dense);
@@ -492,7 +489,7 @@ static enum sc_status stage_jobs(const struct des_program *p, struct des_stage *
 			for (int c = 0; c < p->v; c++)
 				sum += pd[c];
 			st->tail_first = jv.n;
-			bucket_jobs(p, &jv, DES_G_REPLICA, DES_WHAT_ALL_REDUCE, 0, sum / p->sc->layout.fsdp_group, gb, 0);
+			bucket_jobs(p, &jv, DES_G_REPLICA, DES_WHAT_ALL_REDUCE, 0, sum / p->li.dense_shard, gb, 0);
 			st->tail_count = jv.n - st->tail_first;
 		}
 	} else {
@@ -643,10 +640,12 @@ done:
 
 /* ---- the program ----------------------------------------------------------------------- */
 
-static void gdef(struct des_program *p, int g, int n, int stride)
+/* DES group g as the layout's group lg (models/layout: sizes and strides
+ * in Megatron's rank order). */
+static void gdef(struct des_program *p, int g, enum layout_group lg)
 {
-	p->g[g].n = n > 0 ? n : 1;
-	p->g[g].stride = stride > 0 ? stride : 1;
+	p->g[g].n = p->li.g[lg].ranks > 0 ? p->li.g[lg].ranks : 1;
+	p->g[g].stride = p->li.g[lg].stride > 0 ? p->li.g[lg].stride : 1;
 	p->g[g].span = net_span_of(&p->sc->cluster, p->g[g].n, p->g[g].stride);
 }
 
@@ -673,6 +672,9 @@ enum sc_status des_program_build(const struct scenario *sc, const struct des_opt
 	rc = sim_step_prepare(sc, &p->prep, err);
 	if (rc != SC_OK)
 		return rc;
+	rc = layout_derive(sc, NULL, &p->li, err);
+	if (rc != SC_OK)
+		return rc;
 	net_topo_of(&sc->cluster, &p->topo);
 	p->gpus = scenario_gpus(sc);
 	p->tp = lay->tp;
@@ -681,10 +683,10 @@ enum sc_status des_program_build(const struct scenario *sc, const struct des_opt
 	p->dp = lay->dp;
 	p->cp = lay->cp;
 	p->ep = lay->ep;
-	p->etp = p->prep.etp;
-	p->zero = lay->fsdp ? 3 : lay->zero_stage;
-	p->mb = tr->global_batch_seqs / (tr->micro_batch_seqs * lay->dp);
-	p->edp = model_is_moe(&sc->model) ? p->tp * p->cp * p->dp / (p->etp * p->ep) : 1;
+	p->etp = p->li.etp;
+	p->zero = p->li.zero;
+	p->mb = p->li.micro_batches;
+	p->edp = p->li.edp;
 
 	/* what the DES does not cover */
 	if (p->topo.domain_gpus < p->topo.gpus_per_node ||
@@ -696,10 +698,6 @@ enum sc_status des_program_build(const struct scenario *sc, const struct des_opt
 		return sc_error_set(err, SC_EUNSUPPORTED, NULL, "/layout/tp",
 				    "des: tp \"%d\" must divide the %d GPUs of an NVLink domain (TP traffic is folded into compute)",
 				    p->tp, p->topo.domain_gpus);
-	if (lay->schedule == SCHED_INTERLEAVED_1F1B && p->mb % p->pp != 0)
-		return sc_error_set(err, SC_EUNSUPPORTED, NULL, "/training/global_batch_seqs",
-				    "des: the interleaved schedule needs micro-batches per step (%d) to be a multiple of pp \"%d\" (Megatron-LM)",
-				    p->mb, p->pp);
 	if (p->topo.nic_links == 0 && p->gpus > p->topo.domain_gpus)
 		return sc_error_set(err, SC_EUNSUPPORTED, NULL, "/cluster/instance/efa_nics",
 				    "des: instance \"%s\" has no EFA NICs to connect %d NVLink domains",
@@ -716,19 +714,14 @@ enum sc_status des_program_build(const struct scenario *sc, const struct des_opt
 	p->nsim = p->gpus / p->fold;
 
 	/* groups in Megatron's rank order (see step.c) */
-	if (p->zero >= 3 && lay->fsdp_group > 0) {
-		gdef(p, DES_G_DENSE, lay->fsdp_group, p->tp);
-		gdef(p, DES_G_REPLICA, p->dp * p->cp / lay->fsdp_group, p->tp * lay->fsdp_group);
-	} else {
-		gdef(p, DES_G_DENSE, p->dp * p->cp, p->tp);
-		gdef(p, DES_G_REPLICA, 1, 1);
-	}
-	gdef(p, DES_G_EXPERT, model_is_moe(&sc->model) ? p->edp : 1, p->etp * p->ep);
-	gdef(p, DES_G_CP, p->cp, p->tp);
-	gdef(p, DES_G_EP, model_is_moe(&sc->model) ? p->ep : 1, p->etp);
+	gdef(p, DES_G_DENSE, LG_DP);
+	gdef(p, DES_G_REPLICA, LG_REPLICA);
+	gdef(p, DES_G_EXPERT, LG_EDP);
+	gdef(p, DES_G_CP, LG_CP);
+	gdef(p, DES_G_EP, LG_EP);
 	p->pp_g.n = p->pp;
-	p->pp_g.stride = p->tp * p->cp * p->dp;
-	p->pp_g.span = net_span_of(&sc->cluster, p->pp > 1 ? 2 : 1, p->pp_g.stride);
+	p->pp_g.stride = p->li.g[LG_PP].stride;
+	p->pp_g.span = layout_span(&sc->cluster, &p->li, LG_PP);
 	p->cp_flows = p->cp > 1 && p->prep.cp_span.inter;
 	p->ep_flows = p->ep > 1 && model_is_moe(&sc->model) && p->prep.ep_span.inter;
 

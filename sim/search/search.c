@@ -1,6 +1,8 @@
 /* search.c: layout enumeration, memory pruning and ranking (see search.h). */
 #include "search.h"
 
+#include "../../models/layout.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -140,29 +142,15 @@ void search_space_resolve(const struct scenario *sc, const struct search_space *
  * requires; MLA has no KV heads to split. */
 static bool tp_ok(const struct scenario *sc, int tp, int gpus, int domain)
 {
-	const struct model_arch *m = &sc->model;
-	int kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
-
-	if (gpus % tp != 0 || domain % tp != 0 || m->heads % tp != 0)
-		return false;
-	if (!model_is_mla(m) && kv % tp != 0 && tp % kv != 0)
-		return false;
-	return true;
+	return gpus % tp == 0 && domain % tp == 0 && layout_tp_fits_heads(&sc->model, tp);
 }
 
 /* Context parallelism in load-balanced chunks (2 cp chunks of the
- * sequence) and, with sequence parallelism, seq / cp divisible by tp. */
+ * sequence) and, with sequence parallelism, seq / cp divisible by tp
+ * (models/layout). */
 static bool cp_ok(const struct scenario *sc, int tp, int cp, int gpus)
 {
-	int seq = sc->training.seq_len;
-
-	if ((gpus / tp) % cp != 0)
-		return false;
-	if (cp > 1 && seq % (2 * cp) != 0)
-		return false;
-	if (tp > 1 && (seq / cp) % tp != 0)
-		return false;
-	return true;
+	return (gpus / tp) % cp == 0 && layout_cp_fits_seq(sc->training.seq_len, tp, cp, tp > 1);
 }
 
 /* More than any int has (1344 for 32-bit integers). */
@@ -297,7 +285,7 @@ static void walk_shape(struct walker *w, int gpus)
 		/* expert layers refold tp*cp*dp as etp x ep x edp */
 		if (model_is_moe(m) && ((long long)tp * cp * dp) % ((long long)etp * l->ep) != 0)
 			continue;
-		/* vpp 1, then the interleavings of equal chunks (w->vpps) */
+		/* vpp 1, then the interleavings the frameworks accept (w->vpps) */
 		for (int vi = -1; vi < w->n_vpps[pp]; vi++) {
 			int v = vi < 0 ? 1 : w->vpps[w->vpp_at[pp] + vi];
 
@@ -311,32 +299,43 @@ static void walk_shape(struct walker *w, int gpus)
 				l->zero_stage = z;
 				l->fsdp = z == 3;
 				l->fsdp_group = 0;
+				l->layer_split = SPLIT_AUTO;
+				l->first_stage_layers = 0;
+				l->last_stage_layers = 0;
+				/* only what the frameworks accept (models/layout:
+				 * e.g. interleaving with micro-batches not a
+				 * multiple of pp) is a layout of the space */
+				if (layout_derive(sc, NULL, NULL, NULL) != SC_OK)
+					continue;
 				visit(w);
 			}
 		}
 	}
 }
 
-/* For every pp in 1..L, the vpp > 1 that interleave it in chunks of equal
- * layers (pp >= 2, pp * vpp divides L, vpp <= max_vpp), into one array. */
+/* For every pp in 2..L, the vpp > 1 the frameworks accept: every vpp with
+ * pp x vpp <= L + 2 (up to max_vpp), since a layer split that is not even
+ * is an explicit pipeline layout with the embedding and the loss in slots
+ * (models/layout.h, SPLIT_BALANCED; Megatron-Core
+ * --pipeline-model-parallel-layout), into one array: sum over pp of
+ * (L + 2) / pp entries, O(L log L). */
 static enum sc_status vpp_table(struct walker *w, int L, int max_vpp, struct sc_error *err)
 {
+	long long total = 0;
 	int n = 0;
 
+	for (int pp = 2; pp <= L; pp++)
+		total += (L + 2) / pp;
 	w->n_vpps = calloc((size_t)L + 1, sizeof(int));
 	w->vpp_at = calloc((size_t)L + 1, sizeof(int));
-	w->vpps = calloc((size_t)L * 2 + 1, sizeof(int));   /* sum of d(L/pp) <= 2L */
+	w->vpps = calloc((size_t)total + 1, sizeof(int));
 	if (!w->n_vpps || !w->vpp_at || !w->vpps)
 		return sc_error_set(err, SC_ENOMEM, NULL, NULL, "out of memory");
 	for (int pp = 2; pp <= L; pp++) {
 		w->vpp_at[pp] = n;
-		if (L % pp != 0)
-			continue;
-		for (int v = 2; v <= max_vpp && pp * v <= L; v++) {
-			if (L % (pp * v) == 0 && n < L * 2) {
-				w->vpps[n++] = v;
-				w->n_vpps[pp]++;
-			}
+		for (int v = 2; v <= max_vpp && (long long)pp * v <= L + 2LL; v++) {
+			w->vpps[n++] = v;
+			w->n_vpps[pp]++;
 		}
 	}
 	return SC_OK;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "serve_sim.h"
+#include "../../models/layout.h"
 
 /* The base scenario moved onto instance type inst (its GPU, and the GPU's
  * calibration profile unless the base's profile is for the same family). */
@@ -201,13 +202,10 @@ static void plan_layout(const struct srv_scenario *base_on_inst, const struct sr
 	free(sc);
 }
 
+/* tp against the heads: the layout owner's rule (models/layout). */
 static bool tp_valid(const struct model_arch *m, int tp)
 {
-	int kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
-
-	if (m->heads % tp != 0)
-		return false;
-	return model_is_mla(m) || kv % tp == 0 || tp % kv == 0;
+	return layout_tp_fits_heads(m, tp);
 }
 
 static int add_row(struct srv_plan *p, const struct instance_spec *inst, int tp, int pp, int ep)

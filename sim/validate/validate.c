@@ -392,7 +392,7 @@ static int build_case(const struct val_set *set, const struct catalog *cat,
 	sc->layout.schedule = sc->layout.vpp > 1 ? SCHED_INTERLEAVED_1F1B : SCHED_1F1B;
 	if (rc->etp > 0) {
 		sc->layout.etp = rc->etp;
-	} else if (model_is_moe(m) && (rc->tp * rc->cp * rc->dp) % (rc->tp * rc->ep) != 0) {
+	} else if (model_is_moe(m) && (long long)rc->tp * rc->cp * rc->dp % ((long long)rc->tp * rc->ep) != 0) {
 		/* Megatron's default etp = tp does not fit this layout, so the
 		 * run must have used expert tensor parallelism 1. */
 		sc->layout.etp = 1;

@@ -275,7 +275,7 @@ static void test_invalid(void)
 
 	s = llama70b_p5(64);
 	s.layout.dp = 8;                     /* 8*4*8 = 256 != 512 */
-	expect_einval(&s, "/layout");
+	expect_einval(&s, "/layout/dp");
 	s = llama70b_p5(64);
 	s.layout.tp = 128;                   /* 64 heads */
 	s.layout.dp = 1;
@@ -288,7 +288,31 @@ static void test_invalid(void)
 	expect_einval(&s, "/layout/vpp");
 	s = llama70b_p5(64);
 	s.layout.vpp = 25;                   /* 4 * 25 > 80 + 2 layers */
-	expect_einval(&s, "/layout/pp");
+	expect_einval(&s, "/layout/vpp");
+	/* interleaving with micro-batches not a multiple of pp (Megatron-Core
+	 * refuses it): 512 / (1 x 16) = 32 micro-batches, so a global batch
+	 * of 16 x 6 gives 6 on pp 4 */
+	s = llama70b_p5(64);
+	s.training.global_batch_seqs = 16 * 6;
+	expect_einval(&s, "/layout/schedule");
+	/* and with a multiple of pp it runs, however few */
+	s.training.global_batch_seqs = 16 * 4;
+	CHECK(sim_step_predict(&s, &r, &err) == SC_OK);
+	/* layer_split even needs the layers to divide: 80 / (4 x 6) */
+	s = llama70b_p5(64);
+	s.layout.vpp = 6;
+	s.layout.layer_split = SPLIT_EVEN;
+	expect_einval(&s, "/layout/layer_split");
+	s.layout.layer_split = SPLIT_AUTO;   /* 82 slots over 24: balanced */
+	CHECK(sim_step_predict(&s, &r, &err) == SC_OK);
+	/* uneven: 80 = 18 + 2 x 22 + 18 on pp 4, multiples of vpp 2 */
+	s = llama70b_p5(64);
+	s.layout.vpp = 2;
+	s.layout.first_stage_layers = 18;
+	s.layout.last_stage_layers = 18;
+	CHECK(sim_step_predict(&s, &r, &err) == SC_OK);
+	s.layout.first_stage_layers = 17;    /* not a multiple of vpp */
+	expect_einval(&s, "/layout/first_stage_layers");
 	s = llama70b_p5(64);
 	s.layout.ep = 2;                     /* dense model */
 	expect_einval(&s, "/layout/ep");
@@ -382,7 +406,7 @@ static void test_deepseek(void)
 		CHECK(sim_step_predict(&t, &r, &err) == SC_OK);
 		CHECK_REL(parts_sum(&r), r.step_time_s, 1e-12);
 		t.layout.vpp = 9;
-		expect_einval(&t, "/layout/pp");
+		expect_einval(&t, "/layout/vpp");
 	}
 	s.layout.ep = 256;
 	s.layout.etp = 2;   /* 512 > tp*cp*dp = 128 */

@@ -1,0 +1,112 @@
+/* layout.h: the one owner of parallelism-layout validity and of every
+ * quantity derived from a layout.
+ *
+ * A layout (struct layout in scenario.h) is valid when the frameworks that
+ * run it accept it; layout_derive() checks those rules, each with its
+ * source, and fills struct layout_info with what the rest of the code needs:
+ * micro-batches per step, the effective ZeRO stage and expert tensor
+ * parallelism, group sizes and strides in Megatron's rank order (and so
+ * which tier each group spans, through net_span_of), and which decoder
+ * layers each virtual pipeline stage holds.  The scenario loader, the
+ * analytic engine, the DES, search, plan and validate ask this module and
+ * re-derive none of it.  The overlap rule both engines share is here too
+ * (layout_hidden_s).
+ *
+ * Pure: plain structs, no allocation, nothing to free.  Messages name the
+ * scenario key (JSON pointer) and the framework rule.
+ */
+#ifndef SC_LAYOUT_H
+#define SC_LAYOUT_H
+
+#include <stdbool.h>
+
+#include "network.h"
+#include "scenario.h"
+#include "status.h"
+
+/* Communication groups in Megatron-Core's rank order (TP innermost, then
+ * CP, then DP, then PP; expert layers refold TP x CP x DP as ETP x EP x
+ * EDP): megatron/core/parallel_state.py, RankGenerator. */
+enum layout_group {
+	LG_TP,       /* tensor parallel: tp ranks, stride 1 */
+	LG_CP,       /* context parallel: cp ranks, stride tp */
+	LG_DP,       /* dense gradient/parameter group: dp x cp (or the FSDP shard group), stride tp */
+	LG_REPLICA,  /* hybrid sharding: the replicas of one FSDP shard group, stride tp x fsdp_group */
+	LG_ETP,      /* expert tensor parallel: etp ranks, stride 1 */
+	LG_EP,       /* expert parallel: ep ranks, stride etp */
+	LG_EDP,      /* expert data parallel: edp ranks, stride etp x ep */
+	LG_PP,       /* pipeline neighbours: 2 ranks (1 when pp = 1), stride tp x cp x dp */
+	LG_COUNT
+};
+
+struct layout_group_def {
+	int ranks;
+	int stride;
+};
+
+struct layout_info {
+	long long gpus;          /* nodes x GPUs per node */
+	int tp, pp, vpp, dp, cp, ep;
+	int etp;                 /* effective expert TP (the layout's, else tp) */
+	int edp;                 /* expert data parallel: tp cp dp / (etp ep); 1 if dense */
+	int zero;                /* effective ZeRO stage: 3 with FSDP */
+	int stage_gpus;          /* GPUs of one pipeline stage: tp x cp x dp */
+	int dense_shard;         /* ranks a dense parameter is sharded over (ZeRO >= 1): dp cp or fsdp_group */
+	int micro_batches;       /* per step per pipeline: global / (micro x dp) */
+	int virtual_stages;      /* pp x vpp */
+	enum sc_layer_split split; /* resolved (never SPLIT_AUTO) */
+	int layers;              /* decoder layers of the model */
+	int first_layers, last_layers; /* SPLIT_UNEVEN: on the first / last pipeline rank (-1: not given) */
+	int mid_layers;          /* SPLIT_UNEVEN: on every other rank */
+	struct layout_group_def g[LG_COUNT];
+};
+
+/* Check sc's layout against the model, the cluster and the training
+ * settings, and derive li (may be NULL).  Errors: SC_EINVAL with file
+ * (may be NULL) and the JSON pointer of the key at fault.  Cheap (no loop
+ * over stages): a search calls it for every layout. */
+enum sc_status layout_derive(const struct scenario *sc, const char *file,
+			     struct layout_info *li, struct sc_error *err);
+
+/* Single rules, for enumerators (search, the serving planner) that prune
+ * before building a whole layout; layout_derive applies the same ones.
+ * tp against the attention heads: tp divides the query heads, and the
+ * key/value heads and tp divide one another (MLA has no KV heads). */
+bool layout_tp_fits_heads(const struct model_arch *m, int tp);
+/* cp and sequence parallelism against the sequence: seq_len a multiple of
+ * 2 cp (load-balanced chunks), and with sp (tp > 1) seq_len / cp a
+ * multiple of tp. */
+bool layout_cp_fits_seq(int seq_len, int tp, int cp, bool sp);
+
+/* The decoder layers of virtual stage j (0 <= j < virtual_stages, in model
+ * order): [*begin, *end).  Whether j also holds the embedding (j == 0) or
+ * the loss head (j == virtual_stages - 1) is positional; under SPLIT_SLOTS
+ * and SPLIT_BALANCED those take a layer's slot (Megatron-Core
+ * account_for_embedding/loss_in_pipeline_split, pipeline_model_parallel_layout). */
+void layout_vstage_layers(const struct layout_info *li, int j, int *begin, int *end);
+
+/* The virtual stage (model order) that pipeline rank s runs as its chunk c
+ * (0 <= c < vpp): c pp + s for the interleaved schedule (Megatron-Core
+ * get_model_chunk_id); the V shape of ZB-V mirrors the second chunk. */
+int layout_vstage_of(const struct layout_info *li, enum sc_schedule sched, int s, int c);
+
+/* The network span of group g of li on cluster cl. */
+struct net_span layout_span(const struct cluster *cl, const struct layout_info *li,
+			    enum layout_group g);
+
+/* The overlap rule shared by the analytic engine and the DES: of comm_s
+ * seconds of communication, a fraction frac can hide under a window of
+ * window_s seconds of independent work; the hidden part is
+ * min(frac comm_s, window_s), never negative. */
+static inline double layout_hidden_s(double frac, double comm_s, double window_s)
+{
+	double h = frac * comm_s;
+
+	if (h > window_s)
+		h = window_s;
+	return h > 0 ? h : 0;
+}
+
+const char *layer_split_name(enum sc_layer_split s);
+
+#endif

@@ -1,1 +1,0 @@
-predict tests/des/data/unsupported-interleaved.json --engine des

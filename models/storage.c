@@ -1,6 +1,7 @@
 /* storage.c: data loading and checkpoint I/O on a storage tier (see
  * storage.h). */
 #include "storage.h"
+#include "layout.h"
 
 #include <math.h>
 #include <string.h>
@@ -128,8 +129,15 @@ void storage_data_readers(const struct scenario *sc, double *copies, int *readin
 {
 	const struct layout *l = &sc->layout;
 	int gpn = sc->cluster.instance.gpus_per_node > 0 ? sc->cluster.instance.gpus_per_node : 1;
-	long long stage = (long long)l->tp * l->cp * l->dp;
-	long long a0, a1, b0, b1, n;
+	struct layout_info li;
+	long long stage, a0, a1, b0, b1, n;
+
+	if (layout_derive(sc, NULL, &li, NULL) != SC_OK) {
+		*copies = 1;
+		*reading_nodes = sc->cluster.nodes > 0 ? sc->cluster.nodes : 1;
+		return;
+	}
+	stage = li.stage_gpus;
 
 	*copies = (double)l->cp * (l->pp > 1 ? 2.0 : 1.0);
 	node_range(0, stage, gpn, &a0, &a1);
@@ -177,21 +185,27 @@ void storage_ckpt_size(const struct scenario *sc, enum ckpt_moments moments,
 		       struct ckpt_size *out)
 {
 	const struct model_arch *m = &sc->model;
-	const struct layout *l = &sc->layout;
 	struct tf_params p;
 	double moment_bytes = moments == MOMENTS_BF16 ? 2.0 : 4.0;
 	double n_moments = sc->training.optimizer == OPT_SGD ? 1.0 : 2.0;
 	double state_bpp = 4.0 + n_moments * moment_bytes;   /* master + moments */
 	double p_exp, p_dense, dense_local, exp_local, w_local, o_local;
-	int tp = l->tp, pp = l->pp, cp = l->cp, dp = l->dp, ep = l->ep > 0 ? l->ep : 1;
-	int etp = l->etp > 0 ? l->etp : l->tp;
-	int zero = l->fsdp ? 3 : l->zero_stage;
-	bool hybrid = zero >= 3 && l->fsdp_group > 0 && l->fsdp_group < dp * cp;
-	double ds = zero >= 3 && l->fsdp_group > 0 ? l->fsdp_group : (double)dp * cp;
-	double es = model_is_moe(m) ? (double)tp * cp * dp / ((double)etp * ep) : 1.0;
-	int gpus = scenario_gpus(sc);
+	struct layout_info li;
+	int tp, pp, zero, gpus;
+	bool hybrid;
+	double ds, es;
 
 	memset(out, 0, sizeof(*out));
+	/* the layout's derived quantities have one owner (models/layout) */
+	if (layout_derive(sc, NULL, &li, NULL) != SC_OK)
+		return;
+	tp = li.tp;
+	pp = li.pp;
+	zero = li.zero;
+	gpus = (int)li.gpus;
+	hybrid = li.g[LG_REPLICA].ranks > 1;
+	ds = li.dense_shard;
+	es = li.edp;
 	tf_params(m, &p);
 	out->params = p.total + p.mtp;
 	p_exp = p.moe_layers * p.moe_layer_expert +
@@ -208,7 +222,7 @@ void storage_ckpt_size(const struct scenario *sc, enum ckpt_moments moments,
 	 * ETP/EP/PP slice of the experts, with ZeRO sharding over the dense
 	 * data-parallel group (dp cp, or the FSDP group) and the expert one */
 	dense_local = p_dense / ((double)tp * pp);
-	exp_local = p_exp / ((double)etp * ep * pp);
+	exp_local = p_exp / ((double)li.etp * li.ep * pp);
 	w_local = 2.0 * (zero >= 3 ? dense_local / ds + exp_local / es : dense_local + exp_local);
 	o_local = state_bpp * (zero >= 1 ? dense_local / ds + exp_local / es : dense_local + exp_local);
 	out->gpu_params = dense_local + exp_local;
@@ -218,11 +232,11 @@ void storage_ckpt_size(const struct scenario *sc, enum ckpt_moments moments,
 	if (zero >= 3) {
 		/* hybrid sharding replicates the sharded state across groups */
 		out->gpu_replicated_bytes = hybrid ? out->gpu_held_bytes : 0.0;
-		out->replica_group = hybrid ? dp * cp / l->fsdp_group : 1;
-		out->replica_stride = tp * l->fsdp_group;
+		out->replica_group = hybrid ? li.g[LG_REPLICA].ranks : 1;
+		out->replica_stride = li.g[LG_REPLICA].stride;
 	} else {
 		out->gpu_replicated_bytes = w_local + (zero == 0 ? o_local : 0.0);
-		out->replica_group = dp * cp;
+		out->replica_group = li.dp * li.cp;
 		out->replica_stride = tp;
 	}
 }

@@ -706,7 +706,7 @@ static void ring_peers(const struct des_program *p, const struct des_gdef *g, in
 static enum sc_status setup_ranks(struct sim *s, struct sc_error *err)
 {
 	const struct des_program *p = s->p;
-	int stage_size = p->tp * p->cp * p->dp;
+	int stage_size = p->li.stage_gpus;
 
 	for (int i = 0; i < s->n; i++) {
 		struct rank *r = &s->r[i];

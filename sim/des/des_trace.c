@@ -30,8 +30,9 @@ static const char *category(enum des_ev_kind k)
 
 bool des_trace_write(FILE *out, const struct scenario *sc, const struct des_result *r)
 {
-	const struct layout *l = &sc->layout;
-	int stage_size = l->tp * l->cp * l->dp;
+	struct layout_info li;
+	int stage_size = layout_derive(sc, NULL, &li, NULL) == SC_OK ? li.stage_gpus
+			 : sc->layout.tp * sc->layout.cp * sc->layout.dp;
 	int gpn = sc->cluster.instance.gpus_per_node > 0 ? sc->cluster.instance.gpus_per_node : 1;
 	int fold = r->stats.fold > 0 ? r->stats.fold : 1;
 	bool first = true;

@@ -47,7 +47,8 @@ static enum sc_status load_path(const char *ref, const char *relative_to, const 
 	if (st == SC_EIO)
 		/* say which key or option named the file: "cannot read" alone
 		 * does not tell a user where the path came from */
-		return sc_error_set(err, st, file, pointer, "profile \"%s\": %s", path, lerr.message);
+		return sc_error_set(err, st, file, pointer, "profile \"%s\": %s", path,
+				    lerr.message);
 	if (st != SC_OK && err)
 		*err = lerr; /* the profile's own path and JSON pointer */
 	return st;
@@ -65,16 +66,19 @@ enum sc_status calibration_select(const struct catalog *cat, const struct gpu_sp
 		const struct calibration *c;
 
 		if (!gpu)
-			return sc_error_set(err, SC_EINTERNAL, file, pointer,
-					    "no calibration profile and no GPU to take its default from");
+			return sc_error_set(
+			    err, SC_EINTERNAL, file, pointer,
+			    "no calibration profile and no GPU to take its default from");
 		if (!(c = catalog_calibration(cat, gpu->calibration)))
-			return catalog_unknown(cat, "calibration", gpu->calibration, file, pointer, err);
+			return catalog_unknown(cat, "calibration", gpu->calibration, file, pointer,
+					       err);
 		*out = *c;
 		return SC_OK; /* catalog_load checked the default's family */
 	}
 	if (!ref[0])
-		return sc_error_set(err, SC_EINVAL, file, pointer,
-				    "expected a calibration profile name or a profile file, got \"\"");
+		return sc_error_set(
+		    err, SC_EINVAL, file, pointer,
+		    "expected a calibration profile name or a profile file, got \"\"");
 	if ((path = calibration_ref_is_path(ref))) {
 		if ((st = load_path(ref, relative_to, file, pointer, out, err)) != SC_OK)
 			return st;
@@ -88,7 +92,7 @@ enum sc_status calibration_select(const struct catalog *cat, const struct gpu_sp
 	if (gpu && !calibration_fits_gpu(out, gpu))
 		return sc_error_set(err, SC_EINVAL, file, pointer,
 				    "profile \"%s\"%s%s%s is for %s GPUs, but %s is %s", out->name,
-				    path ? " (" : "", path ? ref : "", path ? ")" : "", out->gpu_family,
-				    gpu->name, gpu->family);
+				    path ? " (" : "", path ? ref : "", path ? ")" : "",
+				    out->gpu_family, gpu->name, gpu->family);
 	return SC_OK;
 }

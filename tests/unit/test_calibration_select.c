@@ -13,10 +13,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sc_test.h"
 #include "sim/config/calibration_select.h"
 #include "sim/config/scenario_load.h"
 #include "sim/serve/serve_config.h"
-#include "sc_test.h"
 
 static char tmp[64];
 static struct catalog cat; /* configs/ */
@@ -104,22 +104,24 @@ static void test_select(void)
 
 	/* NULL: the GPU's default */
 	sc_error_clear(&err);
-	CHECK(calibration_select(&cat, h100, NULL, NULL, "--calibration", NULL, &got, &err) == SC_OK);
+	CHECK(calibration_select(&cat, h100, NULL, NULL, "--calibration", NULL, &got, &err) ==
+	      SC_OK);
 	CHECK_STR(got.name, h100->calibration);
 
 	/* a name, checked against the GPU's family */
-	CHECK(calibration_select(&cat, a100, "p4de-efa-nccltests", NULL, "--calibration", NULL, &got,
-				 &err) == SC_OK);
+	CHECK(calibration_select(&cat, a100, "p4de-efa-nccltests", NULL, "--calibration", NULL,
+				 &got, &err) == SC_OK);
 	CHECK_STR(got.gpu_family, "ampere");
 	sc_error_clear(&err);
-	CHECK(calibration_select(&cat, h100, "p4de-efa-nccltests", NULL, "--calibration", NULL, &got,
-				 &err) == SC_EINVAL);
+	CHECK(calibration_select(&cat, h100, "p4de-efa-nccltests", NULL, "--calibration", NULL,
+				 &got, &err) == SC_EINVAL);
 	CHECK_STR(err.file, "--calibration");
 	CHECK_STR(err.pointer, "");
-	CHECK_STR(err.message, "profile \"p4de-efa-nccltests\" is for ampere GPUs, but h100-sxm is hopper");
+	CHECK_STR(err.message,
+		  "profile \"p4de-efa-nccltests\" is for ampere GPUs, but h100-sxm is hopper");
 	/* no GPU: no family check (validate applies it per case) */
-	CHECK(calibration_select(&cat, NULL, "p4de-efa-nccltests", NULL, "--calibration", NULL, &got,
-				 &err) == SC_OK);
+	CHECK(calibration_select(&cat, NULL, "p4de-efa-nccltests", NULL, "--calibration", NULL,
+				 &got, &err) == SC_OK);
 	CHECK(calibration_fits_gpu(&got, a100) && !calibration_fits_gpu(&got, h100));
 
 	sc_error_clear(&err);
@@ -133,16 +135,19 @@ static void test_select(void)
 	snprintf(file, sizeof(file), "%s/mine.json", tmp);
 	CHECK(write_profile(file, "my-h100", 0.7));
 	sc_error_clear(&err);
-	CHECK(calibration_select(&cat, h100, file, NULL, "--calibration", NULL, &got, &err) == SC_OK);
+	CHECK(calibration_select(&cat, h100, file, NULL, "--calibration", NULL, &got, &err) ==
+	      SC_OK);
 	if (err.status != SC_OK)
 		fprintf(stderr, "  %s: %s: %s\n", err.file, err.pointer, err.message);
 	CHECK_STR(got.name, "my-h100");
 	CHECK_REL(got.gemm_eta_max_bf16, 0.7, 1e-12);
-	CHECK(calibration_select(&cat, a100, file, NULL, "--calibration", NULL, &got, &err) == SC_EINVAL);
+	CHECK(calibration_select(&cat, a100, file, NULL, "--calibration", NULL, &got, &err) ==
+	      SC_EINVAL);
 	{
 		char want[256];
 
-		snprintf(want, sizeof(want), "profile \"my-h100\" (%s) is for hopper GPUs, but a100-40gb is ampere",
+		snprintf(want, sizeof(want),
+			 "profile \"my-h100\" (%s) is for hopper GPUs, but a100-40gb is ampere",
 			 file);
 		CHECK_STR(err.message, want);
 	}
@@ -150,7 +155,8 @@ static void test_select(void)
 	/* unreadable: the option or key that named it, and the path */
 	snprintf(bad, sizeof(bad), "%s/none.json", tmp);
 	sc_error_clear(&err);
-	CHECK(calibration_select(&cat, h100, bad, NULL, "--calibration", NULL, &got, &err) == SC_EIO);
+	CHECK(calibration_select(&cat, h100, bad, NULL, "--calibration", NULL, &got, &err) ==
+	      SC_EIO);
 	CHECK_STR(err.file, "--calibration");
 	CHECK(strstr(err.message, bad) != NULL);
 
@@ -158,7 +164,8 @@ static void test_select(void)
 	snprintf(bad, sizeof(bad), "%s/bad.json", tmp);
 	CHECK(write_profile(bad, "bad", 1.5)); /* gemm_eta_max_bf16 is a fraction */
 	sc_error_clear(&err);
-	CHECK(calibration_select(&cat, h100, bad, NULL, "--calibration", NULL, &got, &err) == SC_EINVAL);
+	CHECK(calibration_select(&cat, h100, bad, NULL, "--calibration", NULL, &got, &err) ==
+	      SC_EINVAL);
 	CHECK_STR(err.file, bad);
 	CHECK_STR(err.pointer, "/parameters/gemm_eta_max_bf16/value");
 }
@@ -173,11 +180,11 @@ static void test_scenario_key(void)
 	struct sc_error err;
 	char dir[128], path[256], prof[256], text[1024];
 	static const char *const train =
-		"{\"name\": \"k\", \"model\": \"llama3-8b\","
-		" \"cluster\": {\"instance\": \"%s\", \"nodes\": 1, \"fabric\": \"ultracluster\"},"
-		" \"training\": {\"seq_len\": 4096, \"global_batch_seqs\": 64, \"micro_batch_seqs\": 1,"
-		"  \"precision\": \"bf16\", \"recompute\": \"none\"},"
-		" \"layout\": {\"tp\": 8, \"pp\": 1}, \"calibration\": \"%s\"}";
+	    "{\"name\": \"k\", \"model\": \"llama3-8b\","
+	    " \"cluster\": {\"instance\": \"%s\", \"nodes\": 1, \"fabric\": \"ultracluster\"},"
+	    " \"training\": {\"seq_len\": 4096, \"global_batch_seqs\": 64, \"micro_batch_seqs\": 1,"
+	    "  \"precision\": \"bf16\", \"recompute\": \"none\"},"
+	    " \"layout\": {\"tp\": 8, \"pp\": 1}, \"calibration\": \"%s\"}";
 
 	snprintf(dir, sizeof(dir), "%s/profiles", tmp);
 	CHECK(mkdir(dir, 0700) == 0);
@@ -201,11 +208,12 @@ static void test_scenario_key(void)
 	CHECK(scenario_load(path, &cat, &sc, &err) == SC_EINVAL);
 	CHECK_STR(err.file, path);
 	CHECK_STR(err.pointer, "/calibration");
-	CHECK_STR(err.message,
-		  "profile \"scenario-h100\" (profiles/h.json) is for hopper GPUs, but a100-40gb is ampere");
+	CHECK_STR(err.message, "profile \"scenario-h100\" (profiles/h.json) is for hopper GPUs, "
+			       "but a100-40gb is ampere");
 
 	/* a relative FILE is not taken relative to the current directory */
-	snprintf(text, sizeof(text), train, "p5.48xlarge", "configs/calibration/hopper-default.json");
+	snprintf(text, sizeof(text), train, "p5.48xlarge",
+		 "configs/calibration/hopper-default.json");
 	CHECK(write_text(path, text));
 	sc_error_clear(&err);
 	CHECK(scenario_load(path, &cat, &sc, &err) == SC_EIO);
@@ -215,14 +223,15 @@ static void test_scenario_key(void)
 	sc_error_clear(&err);
 	CHECK(srv_engines_load(cat.dir, &engines, &err) == SC_OK);
 	snprintf(path, sizeof(path), "%s/serve.json", tmp);
-	CHECK(write_text(path,
-			 "{\"name\": \"s\", \"model\": \"llama3-8b\", \"instance\": \"p5.48xlarge\","
-			 " \"replica\": {\"tp\": 1}, \"replicas\": 1, \"precision\": {\"weights\": \"bf16\"},"
-			 " \"engine\": \"vllm\","
-			 " \"workload\": {\"arrival\": \"poisson\", \"rate_rps\": 1, \"requests\": 10,"
-			 "  \"input_tokens\": {\"dist\": \"fixed\", \"mean\": 100},"
-			 "  \"output_tokens\": {\"dist\": \"fixed\", \"mean\": 10}},"
-			 " \"calibration\": \"profiles/h.json\"}"));
+	CHECK(write_text(
+	    path,
+	    "{\"name\": \"s\", \"model\": \"llama3-8b\", \"instance\": \"p5.48xlarge\","
+	    " \"replica\": {\"tp\": 1}, \"replicas\": 1, \"precision\": {\"weights\": \"bf16\"},"
+	    " \"engine\": \"vllm\","
+	    " \"workload\": {\"arrival\": \"poisson\", \"rate_rps\": 1, \"requests\": 10,"
+	    "  \"input_tokens\": {\"dist\": \"fixed\", \"mean\": 100},"
+	    "  \"output_tokens\": {\"dist\": \"fixed\", \"mean\": 10}},"
+	    " \"calibration\": \"profiles/h.json\"}"));
 	sc_error_clear(&err);
 	CHECK(srv_scenario_load(path, &cat, &engines, &ss, &err) == SC_OK);
 	if (err.status != SC_OK)
@@ -236,7 +245,8 @@ int main(void)
 	struct sc_error err;
 	char cmd[128];
 
-	snprintf(tmp, sizeof(tmp), "%s/sc-calsel.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	snprintf(tmp, sizeof(tmp), "%s/sc-calsel.XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (!mkdtemp(tmp)) {
 		perror("mkdtemp");
 		return 1;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../sim/config/calibration_select.h"
 #include "../sim/config/cfg_json.h"
 #include "../sim/config/scenario_load.h"
 
@@ -115,7 +116,7 @@ enum sc_status reg_run(const struct catalog *cat, const char *dir, struct reg_ru
 			struct sc_error perr;
 			double t0;
 
-			if (strcmp(cal->gpu_family, sc->cluster.gpu.family) != 0)
+			if (!calibration_fits_gpu(cal, &sc->cluster.gpu))
 				continue;
 			memset(&c, 0, sizeof(c));
 			snprintf(c.scenario, sizeof(c.scenario), "scenarios/%s", names[i]);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "../../models/status.h"
+#include "../config/calibration_select.h"
 #include "../config/catalog_load.h"
 
 /* Exit codes (documented in README.md; a test keeps them in step). */

@@ -209,15 +209,10 @@ int cli_load_scenario(const char *cmd, const char *dir, const char *path, const 
 		catalog_free(&cat);
 		return cli_fail(&err);
 	}
-	if (calib) {
-		const struct calibration *cal = catalog_calibration(&cat, calib);
-
-		if (!cal) {
-			catalog_unknown(&cat, "calibration", calib, "--calibration", NULL, &err);
-			catalog_free(&cat);
-			return cli_fail(&err);
-		}
-		sc->calibration = *cal;
+	if (calib && calibration_select(&cat, &sc->cluster.gpu, calib, NULL, "--calibration", NULL,
+					&sc->calibration, &err) != SC_OK) {
+		catalog_free(&cat);
+		return cli_fail(&err);
 	}
 	if (keep)
 		*keep = cat;

@@ -107,7 +107,7 @@ static int cross_validate(struct sval_set *set, const struct calibration *start,
 		const struct sval_case *vc = &set->cases[i];
 		bool seen = false;
 
-		if (!vc->sc || strcmp(vc->sc->gpu.family, start->gpu_family) != 0)
+		if (!vc->sc || !calibration_fits_gpu(start, &vc->sc->gpu))
 			continue;
 		for (int j = 0; j < n_groups; j++)
 			if (strcmp(groups[j], vc->source_group) == 0)
@@ -194,10 +194,16 @@ int cli_validate_serving(const struct cli_serve_validate_opts *o)
 		catalog_free(&cat);
 		return cli_fail(&err);
 	}
-	if (o->calibration && !(cal = catalog_calibration(&cat, o->calibration))) {
-		catalog_unknown(&cat, "calibration", o->calibration, "--calibration", NULL, &err);
-		code = cli_fail(&err);
-		goto out_engines;
+	if (o->calibration) {
+		/* cases span GPU families: sval_run applies the family rule per case */
+		static struct calibration chosen;
+
+		if (calibration_select(&cat, NULL, o->calibration, NULL, "--calibration", NULL,
+				       &chosen, &err) != SC_OK) {
+			code = cli_fail(&err);
+			goto out_engines;
+		}
+		cal = &chosen;
 	}
 	if (sval_load(path, sval_default_supplement_path(), &cat, &engines, &set, &err) != SC_OK) {
 		code = cli_fail(&err);

@@ -54,7 +54,8 @@ static void calibrate_usage(FILE *out)
 		"  fit     fit the model to measurements (JSON or raw logs, as ingest reads them)\n"
 		"          and write a calibration profile with fitted ranges, provenance and\n"
 		"          residuals; print the fit quality\n"
-		"  show    print a profile (a catalogue name or a file) and its fit quality\n"
+		"  show    print a profile (a catalogue name, or a file: a value with '/' or\n"
+		"          ending in .json) and its fit quality\n"
 		"\n"
 		"options:\n"
 		"  -o, --output FILE        run, ingest: write the JSON here instead of stdout;\n"
@@ -70,7 +71,9 @@ static void calibrate_usage(FILE *out)
 		"      --nodes N            hosts of a log that does not name them\n"
 		"  -i, --instance NAME      fit: the instance type the measurements ran on\n"
 		"  -n, --name NAME          fit: name of the new profile\n"
-		"  -b, --base PROFILE       fit: profile the unfitted parameters come from\n"
+		"  -b, --base PROFILE       fit: profile the unfitted parameters come from, a\n"
+		"                           catalogue NAME or a profile FILE (a value with '/' or\n"
+		"                           ending in .json), for the instance's GPU family\n"
 		"                           (default: the instance GPU's default profile)\n"
 		"      --fabric NAME        fit: fabric of the instances (default ultracluster)\n"
 		"      --force              fit: replace an existing profile file\n"
@@ -664,11 +667,17 @@ static int do_fit(const struct args *a)
 		code = cli_fail(&err);
 		goto out;
 	}
-	base = catalog_calibration(&cat, a->base ? a->base : cl.gpu.calibration);
-	if (!base) {
-		catalog_unknown(&cat, "calibration", a->base, "--base", NULL, &err);
-		code = cli_fail(&err);
-		goto out;
+	{
+		/* the base must be for the measured GPU: its unfitted parameters
+		 * go into the new profile of that family */
+		static struct calibration base_cal;
+
+		if (calibration_select(&cat, &cl.gpu, a->base, NULL, "--base", NULL, &base_cal,
+				       &err) != SC_OK) {
+			code = cli_fail(&err);
+			goto out;
+		}
+		base = &base_cal;
 	}
 	if (a->output)
 		snprintf(path, sizeof(path), "%s", a->output);
@@ -751,7 +760,6 @@ static int do_show(const struct args *a)
 	char path[PATH_MAX];
 	const char *what;
 	int n = 0, code = EXIT_OK;
-	struct stat sb;
 	bool path_given = false;
 
 	if (!cal || !fits) {
@@ -768,7 +776,7 @@ static int do_show(const struct args *a)
 	}
 	what = a->files[0];
 	sc_error_clear(&err);
-	if (strchr(what, '/') || stat(what, &sb) == 0) {
+	if (calibration_ref_is_path(what)) {
 		snprintf(path, sizeof(path), "%s", what);
 		path_given = true;
 	} else {
@@ -781,7 +789,7 @@ static int do_show(const struct args *a)
 			code = cli_fail(&err);
 			goto out;
 		}
-		snprintf(path, sizeof(path), "%s/calibration/%s.json", cat.dir, what);
+		calibration_ref_path(&cat, what, NULL, path, sizeof(path));
 		catalog_free(&cat);
 	}
 	if (calibration_load_file(path, cal, &err) != SC_OK ||

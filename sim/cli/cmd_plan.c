@@ -38,7 +38,11 @@ static void plan_usage(FILE *out)
 		"  -S, --sweep LIST     the node counts to try instead, e.g. 64,128,256\n"
 		"  -f, --format FMT     text (default), json, csv, md or html\n"
 		"  -O, --output FILE    write to FILE (a temporary file renamed when complete)\n"
-		"  -k, --calibration NAME  use this calibration profile instead of the scenario's\n"
+		"  -k, --calibration NAME|FILE\n"
+		"                       use this calibration profile instead of the scenario's: a\n"
+		"                       catalogue NAME, or a profile FILE (a value with '/' or\n"
+		"                       ending in .json); it must be for the GPU family of the\n"
+		"                       scenario's instance (of --instance, when given)\n"
 		"  -c, --config-dir DIR catalogue directory (default: $STEPCAST_CONFIG_DIR, else the\n"
 		"                       configs/ of the source tree)\n"
 		"  -h, --help           show this help\n"
@@ -146,7 +150,8 @@ int cmd_plan(int argc, char **argv)
 	if (po.max_nodes > 0 && po.n_sweep > 0)
 		return cli_usage_error("plan", "give --max-nodes or --sweep, not both");
 
-	if ((code = cli_load_scenario("plan", dir, path, calib, &sc, &cat)) != EXIT_OK)
+	/* with --instance, --calibration is for the instance's GPU (below) */
+	if ((code = cli_load_scenario("plan", dir, path, instance ? NULL : calib, &sc, &cat)) != EXIT_OK)
 		return code;
 	memset(&entry, 0, sizeof(entry));
 	sc_error_clear(&err);
@@ -164,19 +169,12 @@ int cmd_plan(int argc, char **argv)
 		}
 		if (calib) {
 			/* an explicit profile must be for the instance's GPU family */
-			const struct calibration *k = catalog_calibration(&cat, calib);
-
-			if (k && strcmp(k->gpu_family, target.cluster.gpu.family) != 0) {
-				code = cli_usage_error("plan", "--calibration %s is for %s GPUs, but %s has %s (%s)",
-						       calib, k->gpu_family, inst->name, target.cluster.gpu.name,
-						       target.cluster.gpu.family);
+			if (calibration_select(&cat, &target.cluster.gpu, calib, NULL, "--calibration",
+					       NULL, &target.calibration, &err) != SC_OK) {
 				catalog_free(&cat);
-				return code;
+				return cli_fail(&err);
 			}
-			if (k) {
-				target.calibration = *k;
-				compare_entry_describe(&entry, &target);
-			}
+			compare_entry_describe(&entry, &target);
 		}
 	} else {
 		target = sc;

@@ -20,9 +20,10 @@
 static void predict_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: stepcast predict SCENARIO [--format text|json|csv] [--calibration NAME]\n"
-		"                        [--config-dir DIR] [--engine analytic|des]\n"
-		"                        [--fidelity FLOWS|exact] [--trace FILE]\n"
+		"usage: stepcast predict SCENARIO [--format text|json|csv]\n"
+		"                        [--calibration NAME|FILE] [--config-dir DIR]\n"
+		"                        [--engine analytic|des] [--fidelity FLOWS|exact]\n"
+		"                        [--trace FILE]\n"
 		"\n"
 		"Predict one training step of SCENARIO (a JSON file, see scenarios/): step time,\n"
 		"throughput, MFU, a breakdown that sums to the step time, memory per GPU with an\n"
@@ -30,7 +31,10 @@ static void predict_usage(FILE *out)
 		"\n"
 		"options:\n"
 		"  -f, --format FMT        text (default), json or csv\n"
-		"  -k, --calibration NAME  use this calibration profile instead of the scenario's\n"
+		"  -k, --calibration NAME|FILE\n"
+		"                          use this profile instead of the scenario's: a\n"
+		"                          catalogue NAME, or a profile FILE (a value with '/'\n"
+		"                          or ending in .json); it must be for the GPU's family\n"
 		"  -c, --config-dir DIR    catalogue directory (default: $STEPCAST_CONFIG_DIR,\n"
 		"                          else the configs/ of the source tree)\n"
 		"      --engine ENGINE     analytic (default: closed-form, milliseconds) or des\n"
@@ -164,14 +168,10 @@ int cmd_predict(int argc, char **argv)
 		catalog_free(&cat);
 		return cli_fail(&err);
 	}
-	if (calib) {
-		const struct calibration *cal = catalog_calibration(&cat, calib);
-		if (!cal) {
-			catalog_unknown(&cat, "calibration", calib, "--calibration", NULL, &err);
-			catalog_free(&cat);
-			return cli_fail(&err);
-		}
-		sc.calibration = *cal;
+	if (calib && calibration_select(&cat, &sc.cluster.gpu, calib, NULL, "--calibration", NULL,
+					&sc.calibration, &err) != SC_OK) {
+		catalog_free(&cat);
+		return cli_fail(&err);
 	}
 	if (sc.storage.enabled)
 		n_tiers = compare_tiers(&cat, &sc, tiers);

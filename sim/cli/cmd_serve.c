@@ -35,7 +35,10 @@ static void serve_usage(FILE *out)
 		"\n"
 		"options:\n"
 		"  -f, --format FMT         text (default), json or csv\n"
-		"  -k, --calibration NAME   use this calibration profile instead of the GPU's\n"
+		"  -k, --calibration NAME|FILE\n"
+		"                           use this profile instead of the scenario's: a\n"
+		"                           catalogue NAME, or a profile FILE (a value with '/'\n"
+		"                           or ending in .json); it must be for the GPU's family\n"
 		"  -c, --config-dir DIR     catalogue directory (default: $STEPCAST_CONFIG_DIR,\n"
 		"                           else the configs/ of the source tree)\n"
 		"  -s, --seed N             random seed of the workload (default: the scenario's)\n"
@@ -315,20 +318,10 @@ int cmd_serve(int argc, char **argv)
 	}
 	code = srv_scenario_load(path, &cat, &engines, &sc, &err) != SC_OK ? cli_fail(&err) : EXIT_OK;
 	srv_engines_free(&engines);
-	if (code == EXIT_OK && calib) {
-		const struct calibration *cal = catalog_calibration(&cat, calib);
-		if (!cal) {
-			catalog_unknown(&cat, "calibration", calib, "--calibration", NULL, &err);
-			code = cli_fail(&err);
-		} else if (strcmp(cal->gpu_family, sc.gpu.family) != 0) {
-			sc_error_set(&err, SC_EINVAL, "--calibration", NULL,
-				     "profile \"%s\" is for %s GPUs, but %s is %s", cal->name,
-				     cal->gpu_family, sc.gpu.name, sc.gpu.family);
-			code = cli_fail(&err);
-		} else {
-			sc.calibration = *cal;
-		}
-	}
+	if (code == EXIT_OK && calib &&
+	    calibration_select(&cat, &sc.gpu, calib, NULL, "--calibration", NULL, &sc.calibration,
+			       &err) != SC_OK)
+		code = cli_fail(&err);
 	if (code != EXIT_OK) {
 		catalog_free(&cat);
 		return code;

@@ -101,7 +101,7 @@ static int cross_validate(struct val_set *set, const struct calibration *start,
 		const struct val_case *vc = &set->cases[i];
 		bool seen = false;
 
-		if (!vc->scenario || strcmp(vc->scenario->cluster.gpu.calibration, start->name) != 0)
+		if (!vc->scenario || !calibration_fits_gpu(start, &vc->scenario->cluster.gpu))
 			continue;
 		for (int j = 0; j < n_groups; j++)
 			if (strcmp(groups[j], vc->source_group) == 0)
@@ -174,7 +174,7 @@ static void validate_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: stepcast validate [FILE] [--format text|json|csv|md] [--max-mape PCT]\n"
-		"                         [--summary] [--calibration NAME] [--systems FILE]\n"
+		"                         [--summary] [--calibration NAME|FILE] [--systems FILE]\n"
 		"                         [--config-dir DIR] [--fit P1,P2,... --output FILE]\n"
 		"\n"
 		"Predict every case of FILE (default: the public training runs shipped in\n"
@@ -187,7 +187,10 @@ static void validate_usage(FILE *out)
 		"  -f, --format FMT        text (default), json, csv or md\n"
 		"  -m, --max-mape PCT      exit 1 when the overall MAPE is above PCT percent\n"
 		"  -s, --summary           print only the summary (and unexpressed cases)\n"
-		"  -k, --calibration NAME  use this profile for every case (default: each GPU's)\n"
+		"  -k, --calibration NAME|FILE\n"
+		"                          use this profile (a catalogue NAME, or a profile FILE:\n"
+		"                          a value with '/' or ending in .json) for every case on\n"
+		"                          a GPU of its family (default: each GPU's own)\n"
 		"  -y, --systems FILE      scale-out network per GPU type (default: systems.json\n"
 		"                          next to the default cases file)\n"
 		"  -c, --config-dir DIR    catalogue directory (default: $STEPCAST_CONFIG_DIR,\n"
@@ -325,10 +328,16 @@ int cmd_validate(int argc, char **argv)
 	if ((code = cli_load_catalog(dir, &cat)) != EXIT_OK)
 		return code;
 	sc_error_clear(&err);
-	if (calib && !(cal = catalog_calibration(&cat, calib))) {
-		catalog_unknown(&cat, "calibration", calib, "--calibration", NULL, &err);
-		catalog_free(&cat);
-		return cli_fail(&err);
+	if (calib) {
+		/* cases span GPU families: val_run applies the family rule per case */
+		static struct calibration chosen;
+
+		if (calibration_select(&cat, NULL, calib, NULL, "--calibration", NULL, &chosen,
+				       &err) != SC_OK) {
+			catalog_free(&cat);
+			return cli_fail(&err);
+		}
+		cal = &chosen;
 	}
 	if (val_load(path, systems ? systems : val_default_systems_path(), &cat, &set, &err) != SC_OK) {
 		catalog_free(&cat);
@@ -350,7 +359,7 @@ int cmd_validate(int argc, char **argv)
 		/* Report each GPU with its own profile, the fitted one in place. */
 		for (int i = 0; i < set.n_cases; i++)
 			if (set.cases[i].scenario &&
-			    strcmp(set.cases[i].scenario->cluster.gpu.calibration, fitted.name) == 0)
+			    calibration_fits_gpu(&fitted, &set.cases[i].scenario->cluster.gpu))
 				set.cases[i].scenario->calibration = fitted;
 		cal = NULL;
 		val_run_keep_calibration = true;

@@ -1,5 +1,6 @@
 /* scenario_load.c: strict scenario reading (see scenario_load.h). */
 #include "scenario_load.h"
+#include "calibration_select.h"
 #include "scenario_storage.h"
 #include "../../models/layout.h"
 
@@ -80,20 +81,16 @@ static enum sc_status read_fabric_ref(struct cfg_reader *rd, const cJSON *item,
 	return SC_OK;
 }
 
+/* "calibration": only its type here; scenario_read resolves it with
+ * calibration_select once the GPU is known. */
 static enum sc_status read_calibration_ref(struct cfg_reader *rd, const cJSON *item,
 					   void *slot, const char *where)
 {
-	const struct catalog *cat = rd->ctx;
-	const struct calibration *c;
-
+	(void)slot;
 	if (!cJSON_IsString(item))
 		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
-				    "expected a calibration profile name, got %s",
+				    "expected a calibration profile name or file, got %s",
 				    cfg_json_type_name(item));
-	c = catalog_calibration(cat, item->valuestring);
-	if (!c)
-		return catalog_unknown(cat, "calibration", item->valuestring, rd->file, where, rd->err);
-	memcpy(slot, c, sizeof(*c));
 	return SC_OK;
 }
 
@@ -147,7 +144,7 @@ const struct cfg_field cfg_scenario_fields[] = {
 	CFG_F_OBJ(struct scenario, training, REQ, cfg_training_fields, "training settings"),
 	CFG_F_OBJ(struct scenario, layout, REQ, cfg_layout_fields, "parallelism layout"),
 	CFG_F_CUSTOM(struct scenario, calibration, 0, read_calibration_ref, NULL,
-		     "calibration profile name (default: the GPU's)"),
+		     "calibration profile name, or a profile file relative to the scenario (default: the GPU's)"),
 	CFG_F_OBJ(struct scenario, storage, 0, cfg_storage_cfg_fields,
 		  "data loading, checkpoints and failures (optional; see scenario_storage.h)"),
 	CFG_F_OBJ(struct scenario, stragglers, 0, cfg_straggler_fields,
@@ -180,7 +177,7 @@ enum sc_status scenario_read(const char *file, const cJSON *root,
 			     struct sc_error *err)
 {
 	struct cfg_reader rd = { file, err, (void *)cat };
-	const cJSON *layout;
+	const cJSON *layout, *calib;
 	enum sc_status st;
 	const struct gpu_spec *gpu;
 	int given_dp;
@@ -202,18 +199,10 @@ enum sc_status scenario_read(const char *file, const cJSON *root,
 		return catalog_unknown(cat, "gpu", sc->cluster.instance.gpu, file,
 				       "/cluster/instance/gpu", err);
 	sc->cluster.gpu = *gpu;
-	if (!cJSON_GetObjectItemCaseSensitive(root, "calibration")) {
-		const struct calibration *c = catalog_calibration(cat, gpu->calibration);
-		if (!c)
-			return catalog_unknown(cat, "calibration", gpu->calibration, file,
-					       "/calibration", err);
-		sc->calibration = *c;
-	} else if (strcmp(sc->calibration.gpu_family, gpu->family) != 0) {
-		return sc_error_set(err, SC_EINVAL, file, "/calibration",
-				    "profile \"%s\" is for %s GPUs, but %s is %s",
-				    sc->calibration.name, sc->calibration.gpu_family,
-				    gpu->name, gpu->family);
-	}
+	calib = cJSON_GetObjectItemCaseSensitive(root, "calibration");
+	if ((st = calibration_select(cat, gpu, calib ? calib->valuestring : NULL, file, file,
+				     "/calibration", &sc->calibration, err)) != SC_OK)
+		return st;
 
 	/* Defaults that depend on other keys; explicit values are kept. */
 	layout = cJSON_GetObjectItemCaseSensitive(root, "layout");

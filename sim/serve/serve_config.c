@@ -1,6 +1,7 @@
 /* serve_config.c: strict reading of engines, serving scenarios and traces
  * (see serve_config.h). */
 #include "serve_config.h"
+#include "../config/calibration_select.h"
 
 #include <errno.h>
 #include <math.h>
@@ -239,20 +240,16 @@ static enum sc_status read_fabric_ref(struct cfg_reader *rd, const cJSON *item, 
 	return SC_OK;
 }
 
+/* "calibration": only its type here; srv_scenario_read resolves it with
+ * calibration_select once the GPU is known. */
 static enum sc_status read_calibration_ref(struct cfg_reader *rd, const cJSON *item, void *slot,
 					   const char *where)
 {
-	const struct read_ctx *x = rd->ctx;
-	const struct calibration *c;
-
+	(void)slot;
 	if (!cJSON_IsString(item))
 		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
-				    "expected a calibration profile name, got %s",
+				    "expected a calibration profile name or file, got %s",
 				    cfg_json_type_name(item));
-	if (!(c = catalog_calibration(x->cat, item->valuestring)))
-		return catalog_unknown(x->cat, "calibration", item->valuestring, rd->file, where,
-				       rd->err);
-	memcpy(slot, c, sizeof(*c));
 	return SC_OK;
 }
 
@@ -389,7 +386,7 @@ const struct cfg_field cfg_serve_scenario_fields[] = {
 	      "separate prefill and decode pools"),
 	CFG_F_ENUM(struct srv_scenario, router, 0, routers, "least-loaded or round-robin"),
 	SRV_F("calibration", calibration, CFG_CUSTOM, 0, NULL, read_calibration_ref,
-	      "calibration profile name (default: the GPU's)"),
+	      "calibration profile name, or a profile file relative to the scenario (default: the GPU's)"),
 	CFG_END
 };
 
@@ -509,7 +506,7 @@ enum sc_status srv_scenario_read(const char *file, const cJSON *root, const stru
 	struct read_ctx x = { cat, engines };
 	struct cfg_reader rd = { file, err, &x };
 	const struct gpu_spec *gpu;
-	const cJSON *prec, *dis;
+	const cJSON *prec, *dis, *calib;
 	enum sc_status st;
 
 	memset(sc, 0, sizeof(*sc));
@@ -530,18 +527,10 @@ enum sc_status srv_scenario_read(const char *file, const cJSON *root, const stru
 	if (!(gpu = catalog_gpu(cat, sc->instance.gpu)))
 		return catalog_unknown(cat, "gpu", sc->instance.gpu, file, "/instance/gpu", err);
 	sc->gpu = *gpu;
-	if (!cJSON_GetObjectItemCaseSensitive(root, "calibration")) {
-		const struct calibration *c = catalog_calibration(cat, gpu->calibration);
-		if (!c)
-			return catalog_unknown(cat, "calibration", gpu->calibration, file,
-					       "/calibration", err);
-		sc->calibration = *c;
-	} else if (strcmp(sc->calibration.gpu_family, gpu->family) != 0) {
-		return sc_error_set(err, SC_EINVAL, file, "/calibration",
-				    "profile \"%s\" is for %s GPUs, but %s is %s",
-				    sc->calibration.name, sc->calibration.gpu_family, gpu->name,
-				    gpu->family);
-	}
+	calib = cJSON_GetObjectItemCaseSensitive(root, "calibration");
+	if ((st = calibration_select(cat, gpu, calib ? calib->valuestring : NULL, file, file,
+				     "/calibration", &sc->calibration, err)) != SC_OK)
+		return st;
 
 	/* precision defaults: activations follow the weights (BF16 under a
 	 * weight-only format); the KV cache is BF16 (vLLM's and SGLang's

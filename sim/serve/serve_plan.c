@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../config/calibration_select.h"
 #include "serve_sim.h"
 #include "../../models/layout.h"
 
@@ -23,7 +24,7 @@ static enum sc_status on_instance(const struct srv_scenario *base, const struct 
 		return catalog_unknown(cat, "gpu", inst->gpu, NULL, NULL, err);
 	sc->instance = *inst;
 	sc->gpu = *gpu;
-	if (strcmp(base->calibration.gpu_family, gpu->family) != 0) {
+	if (!calibration_fits_gpu(&base->calibration, gpu)) {
 		if (!(cal = catalog_calibration(cat, gpu->calibration)))
 			return catalog_unknown(cat, "calibration", gpu->calibration, NULL, NULL, err);
 		sc->calibration = *cal;

@@ -8,6 +8,7 @@
 #include <gsl/gsl_multimin.h>
 
 #include "../analytic/step.h"
+#include "../config/calibration_select.h"
 
 struct fit_ctx {
 	struct val_set *set;
@@ -38,7 +39,7 @@ static double to_u(const struct calib_param_info *p, double v)
 
 static bool uses_profile(const struct val_case *vc, const struct calibration *cal)
 {
-	return vc->scenario && strcmp(vc->scenario->cluster.gpu.calibration, cal->name) == 0;
+	return vc->scenario && calibration_fits_gpu(cal, &vc->scenario->cluster.gpu);
 }
 
 /* Mean |log(predicted / measured)| over the profile's cases; fills ctx->mape. */

@@ -8,6 +8,7 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_multimin.h>
 
+#include "../config/calibration_select.h"
 #include "../serve/serve_sim.h"
 
 struct sfit_ctx {
@@ -23,7 +24,7 @@ struct sfit_ctx {
 
 static bool in_family(const struct sval_case *vc, const struct calibration *cal)
 {
-	return vc->sc && strcmp(vc->sc->gpu.family, cal->gpu_family) == 0;
+	return vc->sc && calibration_fits_gpu(cal, &vc->sc->gpu);
 }
 
 /* Simulate the selected cases with ctx->cal; mean |log(predicted /

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../config/calibration_select.h"
 #include "../serve/serve_sim.h"
 
 #define REQ CFG_REQUIRED
@@ -964,7 +965,7 @@ void sval_run(struct sval_set *set, const struct calibration *calibration)
 
 		if (!vc->sc)
 			continue;
-		if (calibration && strcmp(calibration->gpu_family, vc->sc->gpu.family) == 0)
+		if (calibration && calibration_fits_gpu(calibration, &vc->sc->gpu))
 			vc->sc->calibration = *calibration;
 		if (srv_simulate(vc->sc, &r, &err) != SC_OK) {
 			vc->expressible = false;

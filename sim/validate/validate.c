@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "../analytic/step.h"
+#include "../config/calibration_select.h"
 #include "../config/scenario_load.h"
 
 #define NOT_STATED (-1)
@@ -567,7 +568,7 @@ enum sc_status val_run(struct val_set *set, const struct catalog *cat,
 
 		if (!vc->scenario)
 			continue;
-		if (calibration) {
+		if (calibration && calibration_fits_gpu(calibration, &vc->scenario->cluster.gpu)) {
 			vc->scenario->calibration = *calibration;
 		} else if (cat) {
 			const struct calibration *c =

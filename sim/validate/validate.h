@@ -80,9 +80,10 @@ enum sc_status val_load(const char *cases_path, const char *systems_path,
 			const struct catalog *cat, struct val_set *set,
 			struct sc_error *err);
 
-/* Predict every expressible case.  calibration given: that profile for all;
- * else cat given: each GPU's default profile from cat; else each scenario
- * keeps the profile it holds. */
+/* Predict every expressible case.  calibration given: that profile for the
+ * cases on a GPU of its family (calibration_fits_gpu); for the others, cat
+ * given: each GPU's default profile from cat; else each scenario keeps the
+ * profile it holds. */
 enum sc_status val_run(struct val_set *set, const struct catalog *cat,
 		       const struct calibration *calibration, struct sc_error *err);
 

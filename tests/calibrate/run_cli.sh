@@ -84,6 +84,25 @@ ingest-fit-predict)
 	"$bin" predict tests/regress/scenarios/llama3-8b-p5-1node.json --config-dir "$work/configs" \
 		--calibration t-from-log >/dev/null 2>"$work/p.err" || fail "predict 1 node"
 	[[ ! -s $work/p.err ]] || fail "a one-node scenario (NVLink only, not fitted) warns: $(cat "$work/p.err")"
+	# a profile outside any catalogue (fit --output, then --calibration FILE
+	# with the source tree's catalogue) predicts as the same profile by name
+	mkdir "$work/elsewhere"
+	"$bin" calibrate fit "$log" --instance p5.48xlarge --name t-from-log \
+		--output "$work/elsewhere/t.json" >/dev/null 2>"$work/err" || fail "fit --output: $(cat "$work/err")"
+	"$bin" predict scenarios/llama3-70b-p5en-64.json --calibration "$work/elsewhere/t.json" \
+		>"$work/f.out" 2>"$work/f.err" || fail "predict --calibration FILE: $(cat "$work/f.err")"
+	cmp -s "$work/p.out" "$work/f.out" ||
+		fail "--calibration FILE predicts differently from NAME: $(diff "$work/p.out" "$work/f.out")"
+	"$bin" predict tests/regress/scenarios/llama3-8b-p5-1node.json --config-dir "$work/configs" \
+		--calibration t-from-log >/dev/null 2>&1 || fail "predict 1 node"
+	"$bin" predict scenarios/llama3-70b-p5en-64.json --config-dir "$work/configs" \
+		--calibration t-from-log >/dev/null 2>"$work/p.err"
+	cmp -s "$work/p.err" "$work/f.err" || fail "--calibration FILE warns differently from NAME"
+	# --base takes a FILE too
+	"$bin" calibrate fit "$log" --instance p5.48xlarge --name t-on-file --base "$work/elsewhere/t.json" \
+		--output "$work/elsewhere/t2.json" >/dev/null 2>"$work/err" || fail "fit --base FILE: $(cat "$work/err")"
+	grep -q '"base_profile":[[:space:]]*"t-from-log"' "$work/elsewhere/t2.json" ||
+		fail "fit --base FILE: the provenance does not name the base"
 	# show: provenance, ranges, fits with residuals
 	"$bin" calibrate show "$work/configs/calibration/t-from-log.json" >"$work/show.txt" ||
 		fail "show failed"
@@ -145,6 +164,12 @@ bad-input)
 	check 2 "--quick is not an option of 'calibrate fit'" calibrate fit x --quick
 	check 2 "unknown subcommand 'frob'" calibrate frob
 	check 3 'unknown calibration "nope"' calibrate show nope
+	check 3 '--base: profile "ampere-default" is for ampere GPUs, but h100-sxm is hopper' calibrate fit \
+		tests/calibrate/nccl-allreduce-p5-2nodes.log --instance p5.48xlarge --name x --base ampere-default \
+		--output "$work/x.json"
+	check 4 "--base: profile \"$work/none.json\": cannot read" calibrate fit \
+		tests/calibrate/nccl-allreduce-p5-2nodes.log --instance p5.48xlarge --name x --base "$work/none.json" \
+		--output "$work/x.json"
 	;;
 *)
 	echo "run_cli: unknown case '$case'" >&2

@@ -12,8 +12,13 @@
 # is not touched), waits for the node, runs scripts/slurm-sweep.sh: a
 # 4-task job array (sbatch --array=0-3) of `stepcast search` shards and a
 # dependent merge job, waits for it (sbatch --wait), and checks that the
-# merged result is byte for byte the unsharded search.  Every daemon it
-# started is stopped by its PID on the way out.
+# merged result is byte for byte the unsharded search.  Then two sweeps that
+# fail: one where task 1 exits 3 and task 3 is killed (SIGKILL, no exit
+# status) while 0 and 2 succeed, one where every task fails for real (a
+# calibration profile for another GPU family): each must exit 1, name every
+# failed task (and no other) with its exit status or Slurm's state, and
+# print no result path.  Every daemon it started is stopped by its PID on
+# the way out.
 # Exit 77 (skipped) only when the packages are not installed (scripts/deps
 # installs them) or the test cannot run as root.
 set -uo pipefail
@@ -170,3 +175,66 @@ done
 "$bin" search "$scenario" "${args[@]}" --format jsonl >"$T/unsharded.jsonl" || fail "the unsharded search failed"
 cmp "$result" "$T/unsharded.jsonl" || fail "the merged Slurm result differs from the unsharded search"
 echo "run_slurm: 4 array tasks merged into exactly the unsharded result ($(wc -l <"$result") lines)"
+
+# Failures: the sweep must exit non-zero, name each failed task and print no
+# result path.  Mixed: of 4 tasks, 1 fails as stepcast does on bad input
+# (exit 3) and 3 dies with its task script (SIGKILL, as Slurm kills a task
+# at its time limit or memory limit: no exit status recorded); 0 and 2
+# succeed.  A wrapper injects the failures into the real binary.
+cat >"$T/flaky-stepcast" <<EOF
+#!/bin/bash
+if [[ \$1 == search ]]; then
+	for k in \${STEPCAST_TEST_FAIL:-}; do
+		if [[ \$k == "\${SLURM_ARRAY_TASK_ID:-}" ]]; then
+			echo "stepcast: error: injected failure of array task \$k" >&2
+			exit 3
+		fi
+	done
+	for k in \${STEPCAST_TEST_KILL:-}; do
+		if [[ \$k == "\${SLURM_ARRAY_TASK_ID:-}" ]]; then
+			kill -9 "\$PPID"
+			exit 137
+		fi
+	done
+fi
+exec $(printf '%q' "$bin") "\$@"
+EOF
+chmod +x "$T/flaky-stepcast"
+small=(scenarios/quickstart.json --top 3)
+STEPCAST_TEST_FAIL=1 STEPCAST_TEST_KILL=3 timeout 120 scripts/slurm-sweep.sh --tasks 4 --out "$T/mixed" \
+	--time 00:10:00 --stepcast "$T/flaky-stepcast" --wait "${small[@]}" >"$T/mixed.out" 2>"$T/mixed.err"
+rc=$?
+cat "$T/mixed.err"
+((rc == 1)) || fail "a sweep with failed tasks exited $rc, not 1"
+[[ ! -s $T/mixed.out ]] || fail "a sweep with failed tasks printed a result path: $(cat "$T/mixed.out")"
+[[ ! -e $T/mixed/result.jsonl ]] || fail "a sweep with failed tasks wrote a result"
+grep -Eq '^slurm-sweep: error: 2 of 4 array tasks of job [0-9]+ failed; nothing merged$' "$T/mixed.err" ||
+	fail "the mixed sweep does not say that 2 of 4 tasks failed"
+grep -Eq '^slurm-sweep:   task 1 \([0-9]+_1\): exit 3; log .*/mixed/logs/task-1.log$' "$T/mixed.err" ||
+	fail "task 1 (exit 3) is not named with its exit status"
+grep -q '^slurm-sweep:     stepcast: error: injected failure of array task 1$' "$T/mixed.err" ||
+	fail "task 1's log line is not shown"
+grep -Eq '^slurm-sweep:   task 3 \([0-9]+_3\): no exit status \(killed before it finished\?\); Slurm: [A-Z_]+ ' \
+	"$T/mixed.err" || fail "task 3 (killed) is not named with Slurm's state"
+grep -Eq 'task [02] \(' "$T/mixed.err" && fail "a task that succeeded is named as failed"
+[[ -s $T/mixed/parts/search.part-0-of-4.jsonl && -s $T/mixed/parts/search.part-2-of-4.jsonl ]] ||
+	fail "the tasks that succeeded left no parts"
+grep -q '^stepcast-merge: 2 of 4 array tasks failed, nothing merged: 1 (exit 3) 3 (no exit status)$' \
+	"$T/mixed/logs/merge.log" || fail "the merge job's log does not list the failed tasks"
+
+# Every task fails, for real: a calibration profile for another GPU family
+# is refused by each search (exit 3), which the login node does not check.
+timeout 120 scripts/slurm-sweep.sh --tasks 2 --out "$T/allfail" --time 00:10:00 --stepcast "$bin" \
+	--wait "${small[@]}" --calibration ampere-default >"$T/allfail.out" 2>"$T/allfail.err"
+rc=$?
+cat "$T/allfail.err"
+((rc == 1)) || fail "a sweep whose every task failed exited $rc, not 1"
+[[ ! -s $T/allfail.out ]] || fail "a sweep whose every task failed printed a result path: $(cat "$T/allfail.out")"
+grep -Eq '^slurm-sweep: error: 2 of 2 array tasks of job [0-9]+ failed; nothing merged$' "$T/allfail.err" ||
+	fail "the failed sweep does not say that 2 of 2 tasks failed"
+for k in 0 1; do
+	grep -Eq "^slurm-sweep:   task $k \\([0-9]+_$k\\): exit 3; " "$T/allfail.err" || fail "task $k is not named"
+done
+grep -q '^slurm-sweep:     stepcast: error: --calibration: profile "ampere-default" is for ampere GPUs' \
+	"$T/allfail.err" || fail "the tasks' error is not shown"
+echo "run_slurm: failed array tasks named (mixed: 1 exit 3, 3 killed; all failed: 0 and 1), exit 1, no result"

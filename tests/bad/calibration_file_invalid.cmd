@@ -1,0 +1,1 @@
+predict scenarios/quickstart.json --calibration @TMP@/broken.json

@@ -1,0 +1,1 @@
+predict scenarios/quickstart.json --calibration p4de-efa-nccltests

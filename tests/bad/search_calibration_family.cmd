@@ -1,0 +1,1 @@
+search scenarios/quickstart.json --calibration ampere-default

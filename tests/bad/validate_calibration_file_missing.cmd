@@ -1,0 +1,1 @@
+validate --summary --calibration @TMP@/none.json

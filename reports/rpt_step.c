@@ -1,5 +1,6 @@
 /* rpt_step.c: step prediction renderers (see rpt_step.h). */
 #include "rpt_step.h"
+#include "../models/layout.h"
 
 #include <stdlib.h>
 
@@ -18,6 +19,28 @@ static const char *efa_or_nvlink(const struct scenario *sc)
 {
 	return scenario_gpus(sc) > sc->cluster.instance.nvlink_domain_gpus ? "EFA" : "NVLink only";
 }
+/* With a pipeline: how the layers split (models/layout), as
+ * "  layers slots 0-1 per virtual stage". */
+static void layer_split_line(FILE *out, const struct scenario *sc)
+{
+	struct layout_info li;
+	int lo = 1 << 30, hi = 0;
+
+	if (sc->layout.pp < 2 || layout_derive(sc, NULL, &li, NULL) != SC_OK)
+		return;
+	for (int j = 0; j < li.virtual_stages; j++) {
+		int b, e;
+
+		layout_vstage_layers(&li, j, &b, &e);
+		lo = e - b < lo ? e - b : lo;
+		hi = e - b > hi ? e - b : hi;
+	}
+	if (lo == hi)
+		fprintf(out, "  layers %s %d per virtual stage", layer_split_name(li.split), lo);
+	else
+		fprintf(out, "  layers %s %d-%d per virtual stage", layer_split_name(li.split), lo, hi);
+}
+
 
 void rpt_step_text(FILE *out, const struct scenario *sc, const struct step_result *r)
 {
@@ -31,9 +54,11 @@ void rpt_step_text(FILE *out, const struct scenario *sc, const struct step_resul
 	fprintf(out, "cluster     %d x %s = %d x %s, fabric %s (%s)\n", sc->cluster.nodes,
 		sc->cluster.instance.name, scenario_gpus(sc), sc->cluster.gpu.name,
 		sc->cluster.fabric.name, efa_or_nvlink(sc));
-	fprintf(out, "layout      tp %d  pp %d  vpp %d  dp %d  cp %d  ep %d  zero %d%s%s  schedule %s\n",
+	fprintf(out, "layout      tp %d  pp %d  vpp %d  dp %d  cp %d  ep %d  zero %d%s%s  schedule %s",
 		l->tp, l->pp, l->vpp, l->dp, l->cp, l->ep, l->zero_stage,
 		l->fsdp ? "  fsdp" : "", l->sequence_parallel ? "  sp" : "", schedule_name(l->schedule));
+	layer_split_line(out, sc);
+	fputc('\n', out);
 	fprintf(out, "training    seq %d  global batch %d  micro batch %d (%d per step)  %s  recompute %s\n",
 		t->seq_len, t->global_batch_seqs, t->micro_batch_seqs, r->micro_batches,
 		precision_name(t->precision), recompute_name(t->recompute));

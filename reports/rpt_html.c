@@ -540,7 +540,7 @@ void rpt_plan_html(FILE *out, const struct rpt_plan_input *in)
 
 		fputs("<section id=\"decision\">\n<h2>Plan</h2>\n<ul class=\"decision\">\n", out);
 		if (p) {
-			char lay[96], a[32];
+			char lay[96], a[32], band[RPT_LINE_MAX];
 
 			fprintf(out, "<li>%d x %s (%d GPUs): %s</li>\n", p->nodes, e->instance.name, p->gpus,
 				rpt_plan_choice_text(e->plan.choice));
@@ -550,6 +550,14 @@ void rpt_plan_html(FILE *out, const struct rpt_plan_input *in)
 			fprintf(out, "<li>%s to train (goodput %.0f %%), %.4g GPU-hours</li>\n",
 				rpt_duration(p->train[0].time_s, d, sizeof(d)), p->train[0].goodput * 100,
 				p->train[0].gpu_hours);
+			fputs("<li>", out);
+			rpt_html_str(out, rpt_plan_time_band(p, band, sizeof(band)));
+			fputs(" (the step time's band)</li>\n", out);
+			if (rpt_plan_deadline_text(in, p, band, sizeof(band))) {
+				fputs("<li>", out);
+				rpt_html_str(out, band);
+				fputs("</li>\n", out);
+			}
 			for (int pr = 0; pr < PRICING_COUNT; pr++)
 				if (p->train[pr].usd_per_h > 0)
 					fprintf(out, "<li>%s: %s, $%.4g per million tokens</li>\n",

@@ -179,9 +179,13 @@ int rpt_plan_decision(const struct rpt_plan_input *in, char lines[][RPT_LINE_MAX
 			len += (size_t)snprintf(names + len, len < sizeof(names) ? sizeof(names) - len : 0,
 						"%s%s", len ? ", " : "", r->entries[i].instance.name);
 		}
-		if (missed > 0 && len < sizeof(names))
-			snprintf(lines[k++], RPT_LINE_MAX, "%s %s the deadline at any node count of the sweep "
-				 "(shown at their fastest)", names, missed > 1 ? "miss" : "misses");
+		if (missed > 0 && len < sizeof(names)) {
+			char q[16];
+
+			snprintf(lines[k++], RPT_LINE_MAX, "%s %s the deadline at %s at any node count of the "
+				 "sweep (shown at their fastest)", names, missed > 1 ? "miss" : "misses",
+				 rpt_confidence(plan_confidence(in->opts), q, sizeof(q)));
+		}
 	}
 	for (int pr = 0; pr < PRICING_COUNT; pr++) {
 		int w = r->cheapest[pr], w2 = r->cheapest_runner_up[pr];

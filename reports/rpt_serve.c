@@ -453,10 +453,12 @@ void rpt_plan_compare(FILE *out, const struct srv_scenario *sc, const struct srv
 
 	fprintf(out, md ? "## Serving %s at %g requests/s\n\n" : "compare     serving %s at %g requests/s",
 		sc->arch.m.name, p->target_rps);
-	if (!md)
-		fprintf(out, " (p99 TTFT <= %g ms, p99 TPOT <= %g ms)\n\n", p->slo_ttft_p99_ms,
+	if (!md) {
+		fprintf(out, " (p99 TTFT <= %g ms, p99 TPOT <= %g ms)\n", p->slo_ttft_p99_ms,
 			p->slo_tpot_p99_ms);
-	else
+		margin_text(out, p);
+		fputc('\n', out);
+	} else
 		fprintf(out, "Objectives: p99 TTFT <= %g ms, p99 TPOT <= %g ms.\n\n"
 			"| instance | gpu | replica | replicas | nodes | $/h | $/M output tokens | p99 TTFT ms | p99 TPOT ms |\n"
 			"|---|---|---|---:|---:|---:|---:|---:|---:|\n", p->slo_ttft_p99_ms, p->slo_tpot_p99_ms);

@@ -3,6 +3,8 @@
 #include "sc_test.h"
 
 #include "models/uncertainty.h"
+#include "sim/config/catalog_load.h"
+#include "sim/validate/validate.h"
 
 static const double PI = 3.14159265358979323846;
 
@@ -121,11 +123,41 @@ static void test_ties(void)
 		  1e-12);
 }
 
+/* The shipped profiles' bands against the shipped validation runs: the
+ * band is the out-of-sample error, so in sample it must cover at least
+ * its nominal 80 % and leave at most its nominal 10 % above P90 (with
+ * slack for the sample): a profile whose uncertainty_rel is too small, or
+ * a model change that moves the errors outside the band, fails here. */
+static void test_band_covers_validation(void)
+{
+	static struct catalog cat;
+	static struct val_set set;
+	struct val_band_cover c;
+	struct sc_error err;
+
+	if (catalog_load("configs", &cat, &err) != SC_OK ||
+	    val_load(val_default_cases_path(), val_default_systems_path(), &cat, &set, &err) != SC_OK) {
+		fprintf(stderr, "cannot load: %s: %s\n", err.file, err.message);
+		CHECK(false);
+		return;
+	}
+	CHECK(val_run(&set, &cat, NULL, &err) == SC_OK);
+	val_band_coverage(&set, NULL, NULL, &c);
+	CHECK(c.count > 500);
+	CHECK(c.inside >= 0.80);
+	CHECK(c.above_p90 <= 0.12);
+	CHECK(c.below_p10 <= 0.12);
+	CHECK_REL(c.below_p10 + c.inside + c.above_p90, 1.0, 1e-12);
+	val_free(&set);
+	catalog_free(&cat);
+}
+
 int main(void)
 {
 	RUN(test_from_mape);
 	RUN(test_mape_biased);
 	RUN(test_quantiles);
 	RUN(test_ties);
+	RUN(test_band_covers_validation);
 	return sc_test_summary();
 }

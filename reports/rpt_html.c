@@ -530,10 +530,18 @@ void rpt_plan_html(FILE *out, const struct rpt_plan_input *in)
 		fputs("</ul>\n</section>\n", out);
 		fprintf(out, "<section id=\"best\">\n<h2>Best layout per instance type</h2>\n<table>\n"
 			"<tr><th class=\"l\">instance</th><th class=\"l\">GPU</th>%s</tr>\n", row_head);
-		for (int i = 0; i < r->n; i++)
-			row_html(out, &r->entries[i], plan_chosen(&r->entries[i].plan),
-				 i == r->fastest || i == r->cheapest[in->opts->pricing], NULL);
-		fputs("</table>\n<p class=\"meta\">Green rows win on time or on cost.</p>\n</section>\n", out);
+		for (int i = 0; i < r->n; i++) {
+			bool win = i == r->fastest || i == r->cheapest[in->opts->pricing];
+
+			/* a tie with a winner (inside the model's band) is a win too */
+			for (int k = 0; k < r->n_fastest_tied; k++)
+				win |= r->fastest_tied[k] == i;
+			for (int k = 0; k < r->n_cheapest_tied[in->opts->pricing]; k++)
+				win |= r->cheapest_tied[in->opts->pricing][k] == i;
+			row_html(out, &r->entries[i], plan_chosen(&r->entries[i].plan), win, NULL);
+		}
+		fputs("</table>\n<p class=\"meta\">Green rows win on time or on cost, or are tied with the "
+		      "winner inside the model's band (see the decision).</p>\n</section>\n", out);
 	} else {
 		const struct compare_entry *e = &r->entries[0];
 		const struct plan_point *p = plan_chosen(&e->plan);

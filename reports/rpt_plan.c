@@ -42,10 +42,13 @@ void rpt_plan_basis(const struct rpt_plan_input *in, char *buf, size_t n)
 	char d[32];
 	const struct plan_opts *o = in->opts;
 
-	if (o->deadline_s > 0)
+	if (o->deadline_s > 0) {
+		char q[16];
+
 		snprintf(buf, n, "deadline %s: each instance type at its cheapest node count that meets it "
-			 "(%s), else its fastest", rpt_duration(o->deadline_s, d, sizeof(d)),
-			 plan_pricing_name(o->pricing));
+			 "at %s (%s), else its fastest", rpt_duration(o->deadline_s, d, sizeof(d)),
+			 rpt_confidence(plan_confidence(o), q, sizeof(q)), plan_pricing_name(o->pricing));
+	}
 	else
 		snprintf(buf, n, "%d nodes of each instance type; the layout of each is the one that "
 			 "trains the budget soonest", o->nodes > 0 ? o->nodes : in->sc->cluster.nodes);

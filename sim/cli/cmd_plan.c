@@ -219,8 +219,11 @@ int cmd_plan(int argc, char **argv)
 	code = cli_write_plan(output, &in, fmt);
 	if (code == EXIT_OK && (entry.plan.choice == PLAN_MISSED_DEADLINE ||
 				entry.plan.choice == PLAN_INFEASIBLE)) {
-		fprintf(stderr, "stepcast: plan: %s\n", entry.plan.choice == PLAN_INFEASIBLE
-			? "no layout fits in memory" : "no node count meets the deadline");
+		if (entry.plan.choice == PLAN_INFEASIBLE)
+			fprintf(stderr, "stepcast: plan: no layout fits in memory\n");
+		else
+			fprintf(stderr, "stepcast: plan: no node count meets the deadline at P%.3g\n",
+				100 * plan_confidence(&po));
 		code = EXIT_CHECK_FAILED;
 	}
 	plan_result_free(&entry.plan);

@@ -1,6 +1,8 @@
 /* rpt_serve.c: serving renderers (see rpt_serve.h). */
 #include "rpt_serve.h"
 
+#include "../models/uncertainty.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,6 +174,16 @@ void rpt_serve_text(FILE *out, const struct srv_scenario *sc, const struct srv_r
 		r->usd_per_m_output_tokens, r->usd_per_m_total_tokens);
 	fprintf(out, "uncertainty +/- %.0f %% on throughput and latency (serving validation)\n",
 		100 * sc->calibration.serve_uncertainty_rel);
+	{
+		struct model_band b = model_band_of_serving_calibration(&sc->calibration);
+		struct model_quantiles t = model_band_quantiles(&b, r->output_tokens_per_s);
+		struct model_quantiles f = model_band_quantiles(&b, r->ttft_s.p99 * 1e3);
+		struct model_quantiles o = model_band_quantiles(&b, r->tpot_s.p99 * 1e3);
+
+		fprintf(out, "band        P10 / P50 / P90: output %.4g / %.4g / %.4g tokens/s, p99 TTFT %.4g / "
+			"%.4g / %.4g ms, p99 TPOT %.4g / %.4g / %.4g ms\n", t.p10, t.p50, t.p90, f.p10, f.p50,
+			f.p90, o.p10, o.p50, o.p90);
+	}
 }
 
 /* ---- JSON --------------------------------------------------------------------------- */
@@ -287,6 +299,19 @@ bool rpt_serve_json(FILE *out, const struct srv_scenario *sc, const struct srv_r
 	cJSON_AddNumberToObject(o, "usd_per_m_output_tokens", r->usd_per_m_output_tokens);
 	cJSON_AddNumberToObject(o, "usd_per_m_total_tokens", r->usd_per_m_total_tokens);
 	cJSON_AddNumberToObject(o, "uncertainty_rel", sc->calibration.serve_uncertainty_rel);
+	{
+		struct model_band b = model_band_of_serving_calibration(&sc->calibration);
+		struct model_quantiles t = model_band_quantiles(&b, r->output_tokens_per_s);
+		struct model_quantiles f = model_band_quantiles(&b, r->ttft_s.p99 * 1e3);
+		struct model_quantiles q = model_band_quantiles(&b, r->tpot_s.p99 * 1e3);
+
+		cJSON_AddNumberToObject(o, "output_tokens_per_s_p10", t.p10);
+		cJSON_AddNumberToObject(o, "output_tokens_per_s_p90", t.p90);
+		cJSON_AddNumberToObject(o, "ttft_p99_ms_p10", f.p10);
+		cJSON_AddNumberToObject(o, "ttft_p99_ms_p90", f.p90);
+		cJSON_AddNumberToObject(o, "tpot_p99_ms_p10", q.p10);
+		cJSON_AddNumberToObject(o, "tpot_p99_ms_p90", q.p90);
+	}
 	return print_json(out, o);
 }
 

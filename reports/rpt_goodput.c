@@ -2,6 +2,8 @@
  * rpt_goodput.h). */
 #include "rpt_goodput.h"
 
+#include "../models/uncertainty.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -109,6 +111,17 @@ void rpt_goodput_text(FILE *out, const struct scenario *sc, const struct goodput
 			sc->training.tokens_to_train, g->steps, buf, g->gpu_hours / 1e6, g->cost_usd / 1e6);
 	}
 	fprintf(out, "\n");
+	if (g->steps > 0) {
+		struct model_band b = model_band_of_calibration(&sc->calibration);
+		struct model_quantiles q = model_band_quantiles(&b, g->wall_s);
+		char p10[32], p50[32], p90[32];
+
+		duration_str(p10, sizeof(p10), q.p10);
+		duration_str(p50, sizeof(p50), q.p50);
+		duration_str(p90, sizeof(p90), q.p90);
+		fprintf(out, "  time band    P10 %s, P50 %s, P90 %s (the step time's band, goodput as "
+			"predicted)\n", p10, p50, p90);
+	}
 	if (g->has_storage) {
 		fprintf(out, "\ncalendar          share\n");
 		for (int i = 0; i < CAL_COUNT; i++)
@@ -207,6 +220,14 @@ static cJSON *result_json(const struct scenario *sc, const struct goodput_result
 	if (g->steps > 0 && (c = cJSON_AddObjectToObject(o, "time_to_train"))) {
 		cJSON_AddNumberToObject(c, "steps", g->steps);
 		cJSON_AddNumberToObject(c, "wall_s", g->wall_s);
+		{
+			struct model_band b = model_band_of_calibration(&sc->calibration);
+			struct model_quantiles q = model_band_quantiles(&b, g->wall_s);
+
+			cJSON_AddNumberToObject(c, "wall_p10_s", q.p10);
+			cJSON_AddNumberToObject(c, "wall_p50_s", q.p50);
+			cJSON_AddNumberToObject(c, "wall_p90_s", q.p90);
+		}
 		cJSON_AddNumberToObject(c, "gpu_hours", g->gpu_hours);
 		cJSON_AddNumberToObject(c, "cost_usd", g->cost_usd);
 	}

@@ -530,17 +530,25 @@ void rpt_plan_html(FILE *out, const struct rpt_plan_input *in)
 		fputs("</ul>\n</section>\n", out);
 		fprintf(out, "<section id=\"best\">\n<h2>Best layout per instance type</h2>\n<table>\n"
 			"<tr><th class=\"l\">instance</th><th class=\"l\">GPU</th>%s</tr>\n", row_head);
-		for (int i = 0; i < r->n; i++)
-			row_html(out, &r->entries[i], plan_chosen(&r->entries[i].plan),
-				 i == r->fastest || i == r->cheapest[in->opts->pricing], NULL);
-		fputs("</table>\n<p class=\"meta\">Green rows win on time or on cost.</p>\n</section>\n", out);
+		for (int i = 0; i < r->n; i++) {
+			bool win = i == r->fastest || i == r->cheapest[in->opts->pricing];
+
+			/* a tie with a winner (inside the model's band) is a win too */
+			for (int k = 0; k < r->n_fastest_tied; k++)
+				win |= r->fastest_tied[k] == i;
+			for (int k = 0; k < r->n_cheapest_tied[in->opts->pricing]; k++)
+				win |= r->cheapest_tied[in->opts->pricing][k] == i;
+			row_html(out, &r->entries[i], plan_chosen(&r->entries[i].plan), win, NULL);
+		}
+		fputs("</table>\n<p class=\"meta\">Green rows win on time or on cost, or are tied with the "
+		      "winner inside the model's band (see the decision).</p>\n</section>\n", out);
 	} else {
 		const struct compare_entry *e = &r->entries[0];
 		const struct plan_point *p = plan_chosen(&e->plan);
 
 		fputs("<section id=\"decision\">\n<h2>Plan</h2>\n<ul class=\"decision\">\n", out);
 		if (p) {
-			char lay[96], a[32];
+			char lay[96], a[32], band[RPT_LINE_MAX];
 
 			fprintf(out, "<li>%d x %s (%d GPUs): %s</li>\n", p->nodes, e->instance.name, p->gpus,
 				rpt_plan_choice_text(e->plan.choice));
@@ -550,6 +558,14 @@ void rpt_plan_html(FILE *out, const struct rpt_plan_input *in)
 			fprintf(out, "<li>%s to train (goodput %.0f %%), %.4g GPU-hours</li>\n",
 				rpt_duration(p->train[0].time_s, d, sizeof(d)), p->train[0].goodput * 100,
 				p->train[0].gpu_hours);
+			fputs("<li>", out);
+			rpt_html_str(out, rpt_plan_time_band(p, band, sizeof(band)));
+			fputs(" (the step time's band)</li>\n", out);
+			if (rpt_plan_deadline_text(in, p, band, sizeof(band))) {
+				fputs("<li>", out);
+				rpt_html_str(out, band);
+				fputs("</li>\n", out);
+			}
 			for (int pr = 0; pr < PRICING_COUNT; pr++)
 				if (p->train[pr].usd_per_h > 0)
 					fprintf(out, "<li>%s: %s, $%.4g per million tokens</li>\n",

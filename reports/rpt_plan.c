@@ -42,13 +42,98 @@ void rpt_plan_basis(const struct rpt_plan_input *in, char *buf, size_t n)
 	char d[32];
 	const struct plan_opts *o = in->opts;
 
-	if (o->deadline_s > 0)
+	if (o->deadline_s > 0) {
+		char q[16];
+
 		snprintf(buf, n, "deadline %s: each instance type at its cheapest node count that meets it "
-			 "(%s), else its fastest", rpt_duration(o->deadline_s, d, sizeof(d)),
-			 plan_pricing_name(o->pricing));
+			 "at %s (%s), else its fastest", rpt_duration(o->deadline_s, d, sizeof(d)),
+			 rpt_confidence(plan_confidence(o), q, sizeof(q)), plan_pricing_name(o->pricing));
+	}
 	else
 		snprintf(buf, n, "%d nodes of each instance type; the layout of each is the one that "
 			 "trains the budget soonest", o->nodes > 0 ? o->nodes : in->sc->cluster.nodes);
+}
+
+const char *rpt_confidence(double c, char *buf, size_t n)
+{
+	snprintf(buf, n, "P%.3g", 100 * c);
+	return buf;
+}
+
+const char *rpt_plan_time_band(const struct plan_point *p, char *buf, size_t n)
+{
+	char a[32], b[32], c[32];
+
+	snprintf(buf, n, "P10 %s, P50 %s, P90 %s", rpt_duration(p->time_q_s.p10, a, sizeof(a)),
+		 rpt_duration(p->time_q_s.p50, b, sizeof(b)), rpt_duration(p->time_q_s.p90, c, sizeof(c)));
+	return buf;
+}
+
+bool rpt_plan_deadline_text(const struct rpt_plan_input *in, const struct plan_point *p, char *buf,
+			    size_t n)
+{
+	double c = plan_confidence(in->opts);
+	char d[32], q[16], m[32], t[32];
+
+	buf[0] = '\0';
+	if (!(in->opts->deadline_s > 0))
+		return false;
+	rpt_confidence(c, q, sizeof(q));
+	if (c == 0.5)
+		snprintf(buf, n, "%s the %s deadline at P50 (%s)", p->meets_deadline ? "meets" : "misses",
+			 rpt_duration(in->opts->deadline_s, d, sizeof(d)),
+			 rpt_duration(p->time_q_s.p50, m, sizeof(m)));
+	else
+		snprintf(buf, n, "%s the %s deadline at %s (P50 %s, %s %s)",
+			 p->meets_deadline ? "meets" : "misses",
+			 rpt_duration(in->opts->deadline_s, d, sizeof(d)), q,
+			 rpt_duration(p->time_q_s.p50, m, sizeof(m)), q,
+			 rpt_duration(p->time_conf_s, t, sizeof(t)));
+	return true;
+}
+
+/* Append to line (RPT_LINE_MAX) the entries of tied (n of them) that the
+ * winner w is tied with, by time or by cost under pricing pr: "tied within
+ * the model's +/-22 % band at P90 with B (141.7 days on 64 nodes, 1.10x;
+ * A is faster with probability 64 %)". */
+static void tied_text(const struct rpt_plan_input *in, int w, const int *tied, int n, bool by_time,
+		      int pr, char *line)
+{
+	const struct compare_result *r = in->res;
+	const struct plan_point *pw = plan_chosen(&r->entries[w].plan);
+	double u = r->entries[w].uncertainty_rel;
+	size_t len = strlen(line);
+	char q[16];
+
+	if (n <= 0)
+		return;
+	for (int i = 0; i < n; i++)
+		if (r->entries[tied[i]].uncertainty_rel > u)
+			u = r->entries[tied[i]].uncertainty_rel;
+	len += (size_t)snprintf(line + len, len < RPT_LINE_MAX ? RPT_LINE_MAX - len : 0,
+				", tied within the model's +/-%.0f %% band at %s with", 100 * u,
+				rpt_confidence(r->confidence, q, sizeof(q)));
+	for (int i = 0; i < n && len < RPT_LINE_MAX; i++) {
+		const struct plan_point *p = plan_chosen(&r->entries[tied[i]].plan);
+		double kw = by_time ? pw->train[0].time_s : pw->train[pr].usd_total;
+		double k = by_time ? p->train[0].time_s : p->train[pr].usd_total;
+		double prob = model_band_prob_less(&pw->band, kw, &p->band, k,
+						   compare_error_correlation(r, w, tied[i]));
+		char a[32];
+
+		if (by_time)
+			len += (size_t)snprintf(line + len, RPT_LINE_MAX - len,
+						"%s %s (%s on %d nodes, %.2fx; %s is faster with probability %.0f %%)",
+						i ? "," : "", r->entries[tied[i]].instance.name,
+						rpt_duration(k, a, sizeof(a)), p->nodes, k / kw,
+						r->entries[w].instance.name, 100 * prob);
+		else
+			len += (size_t)snprintf(line + len, RPT_LINE_MAX - len,
+						"%s %s (%s, %.1f %% more; %s is cheaper with probability %.0f %%)",
+						i ? "," : "", r->entries[tied[i]].instance.name,
+						rpt_usd(k, a, sizeof(a)), 100 * (k / kw - 1),
+						r->entries[w].instance.name, 100 * prob);
+	}
 }
 
 /* The decision, one sentence per line into lines (RPT_DECISION_MAX); returns
@@ -67,7 +152,10 @@ int rpt_plan_decision(const struct rpt_plan_input *in, char lines[][RPT_LINE_MAX
 		const struct compare_entry *e = &r->entries[r->fastest];
 		const struct plan_point *p = plan_chosen(&e->plan);
 
-		if (r->fastest_runner_up >= 0) {
+		if (r->n_fastest_tied > 0) {
+			snprintf(lines[k++], RPT_LINE_MAX, "fastest: %s, %s on %d nodes", e->instance.name,
+				 rpt_duration(p->train[0].time_s, a, sizeof(a)), p->nodes);
+		} else if (r->fastest_runner_up >= 0) {
 			const struct compare_entry *e2 = &r->entries[r->fastest_runner_up];
 			const struct plan_point *p2 = plan_chosen(&e2->plan);
 
@@ -80,6 +168,7 @@ int rpt_plan_decision(const struct rpt_plan_input *in, char lines[][RPT_LINE_MAX
 			snprintf(lines[k++], RPT_LINE_MAX, "fastest: %s, %s on %d nodes (the only one that fits)",
 				 e->instance.name, rpt_duration(p->train[0].time_s, a, sizeof(a)), p->nodes);
 		}
+		tied_text(in, r->fastest, r->fastest_tied, r->n_fastest_tied, true, 0, lines[k - 1]);
 	}
 	if (in->opts->deadline_s > 0) {
 		char names[RPT_LINE_MAX] = "";
@@ -93,9 +182,13 @@ int rpt_plan_decision(const struct rpt_plan_input *in, char lines[][RPT_LINE_MAX
 			len += (size_t)snprintf(names + len, len < sizeof(names) ? sizeof(names) - len : 0,
 						"%s%s", len ? ", " : "", r->entries[i].instance.name);
 		}
-		if (missed > 0 && len < sizeof(names))
-			snprintf(lines[k++], RPT_LINE_MAX, "%s %s the deadline at any node count of the sweep "
-				 "(shown at their fastest)", names, missed > 1 ? "miss" : "misses");
+		if (missed > 0 && len < sizeof(names)) {
+			char q[16];
+
+			snprintf(lines[k++], RPT_LINE_MAX, "%s %s the deadline at %s at any node count of the "
+				 "sweep (shown at their fastest)", names, missed > 1 ? "miss" : "misses",
+				 rpt_confidence(plan_confidence(in->opts), q, sizeof(q)));
+		}
 	}
 	for (int pr = 0; pr < PRICING_COUNT; pr++) {
 		int w = r->cheapest[pr], w2 = r->cheapest_runner_up[pr];
@@ -104,7 +197,11 @@ int rpt_plan_decision(const struct rpt_plan_input *in, char lines[][RPT_LINE_MAX
 		if (w < 0)
 			continue;
 		p = plan_chosen(&r->entries[w].plan);
-		if (w2 >= 0) {
+		if (r->n_cheapest_tied[pr] > 0) {
+			snprintf(lines[k++], RPT_LINE_MAX, "cheapest %s: %s, %s",
+				 plan_pricing_name((enum plan_pricing)pr), r->entries[w].instance.name,
+				 rpt_usd(p->train[pr].usd_total, a, sizeof(a)));
+		} else if (w2 >= 0) {
 			p2 = plan_chosen(&r->entries[w2].plan);
 			snprintf(lines[k++], RPT_LINE_MAX,
 				 "cheapest %s: %s, %s (%.1f %% less than the runner-up %s, %s)",
@@ -117,6 +214,7 @@ int rpt_plan_decision(const struct rpt_plan_input *in, char lines[][RPT_LINE_MAX
 				 plan_pricing_name((enum plan_pricing)pr), r->entries[w].instance.name,
 				 rpt_usd(p->train[pr].usd_total, a, sizeof(a)));
 		}
+		tied_text(in, w, r->cheapest_tied[pr], r->n_cheapest_tied[pr], false, pr, lines[k - 1]);
 	}
 	return k;
 }
@@ -220,7 +318,7 @@ static void text(FILE *out, const struct rpt_plan_input *in)
 	if (!in->compare) {
 		const struct compare_entry *e = &r->entries[0];
 		const struct plan_point *p = plan_chosen(&e->plan);
-		char lay[96], a[32], b[32];
+		char lay[96], a[32], b[32], band[RPT_LINE_MAX];
 
 		fprintf(out, "instance    %s (%d x %s), fabric %s\n", e->instance.name,
 			e->instance.gpus_per_node, e->gpu, in->sc->cluster.fabric.name);
@@ -237,6 +335,10 @@ static void text(FILE *out, const struct rpt_plan_input *in)
 			fprintf(out, "time        %s wall-clock, %.4g steps, goodput %.0f %% (+/- %.0f %% from "
 				"the step time)\n", rpt_duration(p->train[0].time_s, a, sizeof(a)),
 				p->train[0].steps, p->train[0].goodput * 100, e->uncertainty_rel * 100);
+			fprintf(out, "band        %s (the step time's band, calibration %s)\n",
+				rpt_plan_time_band(p, band, sizeof(band)), e->calibration);
+			if (rpt_plan_deadline_text(in, p, band, sizeof(band)))
+				fprintf(out, "deadline    %s\n", band);
 			for (int pr = 0; pr < PRICING_COUNT; pr++) {
 				const struct plan_train *t = &p->train[pr];
 
@@ -336,6 +438,13 @@ static cJSON *point_json(const struct plan_point *p, bool on_frontier)
 	cJSON_AddNumberToObject(o, "memory_total_bytes", p->best.mem_total_bytes);
 	cJSON_AddNumberToObject(o, "memory_capacity_bytes", p->best.mem_capacity_bytes);
 	cJSON_AddStringToObject(o, "bottleneck", bottleneck_name(p->best.bottleneck));
+	{
+		struct model_quantiles q = model_band_quantiles(&p->band, p->best.step_time_s);
+
+		cJSON_AddNumberToObject(o, "step_time_p10_s", q.p10);
+		cJSON_AddNumberToObject(o, "step_time_p50_s", q.p50);
+		cJSON_AddNumberToObject(o, "step_time_p90_s", q.p90);
+	}
 	parts = cJSON_AddObjectToObject(o, "breakdown_s");
 	for (int i = 0; parts && i < PART_COUNT; i++)
 		cJSON_AddNumberToObject(parts, step_part_name((enum step_part)i), p->best.part_s[i]);
@@ -346,9 +455,22 @@ static cJSON *point_json(const struct plan_point *p, bool on_frontier)
 		else
 			cJSON_AddNullToObject(tr, plan_pricing_name((enum plan_pricing)i));
 	}
+	cJSON_AddNumberToObject(o, "time_to_train_p10_s", p->time_q_s.p10);
+	cJSON_AddNumberToObject(o, "time_to_train_p50_s", p->time_q_s.p50);
+	cJSON_AddNumberToObject(o, "time_to_train_p90_s", p->time_q_s.p90);
+	cJSON_AddNumberToObject(o, "time_to_train_at_confidence_s", p->time_conf_s);
 	cJSON_AddBoolToObject(o, "meets_deadline", p->meets_deadline);
 	cJSON_AddBoolToObject(o, "pareto", on_frontier);
 	return o;
+}
+
+/* "tied_with": the names of the n entries tied with the winner of o. */
+static void tied_json(cJSON *o, const struct compare_result *r, const int *tied, int n)
+{
+	cJSON *arr = cJSON_AddArrayToObject(o, "tied_with");
+
+	for (int i = 0; arr && i < n; i++)
+		cJSON_AddItemToArray(arr, cJSON_CreateString(r->entries[tied[i]].instance.name));
 }
 
 static cJSON *decision_json(const struct rpt_plan_input *in)
@@ -361,10 +483,18 @@ static cJSON *decision_json(const struct rpt_plan_input *in)
 
 	if (!o)
 		return NULL;
-	if (r->fastest >= 0)
-		cJSON_AddStringToObject(o, "fastest", r->entries[r->fastest].instance.name);
-	else
+	cJSON_AddNumberToObject(o, "confidence", r->confidence);
+	if (r->fastest >= 0) {
+		cJSON *f = cJSON_AddObjectToObject(o, "fastest");
+
+		if (f) {
+			cJSON_AddStringToObject(f, "instance", r->entries[r->fastest].instance.name);
+			cJSON_AddNumberToObject(f, "time_s", plan_chosen(&r->entries[r->fastest].plan)->train[0].time_s);
+			tied_json(f, r, r->fastest_tied, r->n_fastest_tied);
+		}
+	} else {
 		cJSON_AddNullToObject(o, "fastest");
+	}
 	if (r->fastest >= 0 && r->fastest_runner_up >= 0)
 		cJSON_AddNumberToObject(o, "fastest_speedup",
 					plan_chosen(&r->entries[r->fastest_runner_up].plan)->train[0].time_s /
@@ -383,6 +513,7 @@ static cJSON *decision_json(const struct rpt_plan_input *in)
 			break;
 		cJSON_AddStringToObject(x, "instance", r->entries[w].instance.name);
 		cJSON_AddNumberToObject(x, "usd_total", plan_chosen(&r->entries[w].plan)->train[p].usd_total);
+		tied_json(x, r, r->cheapest_tied[p], r->n_cheapest_tied[p]);
 		if (w2 >= 0)
 			cJSON_AddNumberToObject(x, "saving_vs_runner_up",
 						1.0 - plan_chosen(&r->entries[w].plan)->train[p].usd_total /
@@ -416,6 +547,7 @@ static bool json(FILE *out, const struct rpt_plan_input *in)
 	cJSON_AddNumberToObject(root, "tokens", in->opts->tokens);
 	cJSON_AddNumberToObject(root, "deadline_s", in->opts->deadline_s);
 	cJSON_AddStringToObject(root, "pricing", plan_pricing_name(in->opts->pricing));
+	cJSON_AddNumberToObject(root, "confidence", plan_confidence(in->opts));
 	rpt_plan_basis(in, basis, sizeof(basis));
 	if (in->compare)
 		cJSON_AddStringToObject(root, "basis", basis);
@@ -470,7 +602,8 @@ static void csv(FILE *out, const struct rpt_plan_input *in)
 	fprintf(out, "instance,gpu,nodes,gpus,chosen,feasible,tp,cp,pp,vpp,dp,ep,etp,micro_batch_seqs,"
 		"recompute,zero_stage,step_time_s,tokens_per_s,mfu,memory_total_bytes,bottleneck,"
 		"time_to_train_s,goodput,gpu_hours,usd_on_demand,usd_capacity_block,"
-		"usd_per_mtoken_on_demand,meets_deadline,pareto,price_date\n");
+		"usd_per_mtoken_on_demand,meets_deadline,pareto,price_date,time_to_train_p10_s,"
+		"time_to_train_p50_s,time_to_train_p90_s\n");
 	for (int i = 0; i < r->n; i++) {
 		const struct compare_entry *e = &r->entries[i];
 
@@ -484,7 +617,7 @@ static void csv(FILE *out, const struct rpt_plan_input *in)
 			fprintf(out, ",%d,%d,%s,%s", p->nodes, p->gpus, k == e->plan.chosen ? "true" : "false",
 				p->feasible ? "true" : "false");
 			if (!p->feasible) {
-				fprintf(out, ",,,,,,,,,,,,,,,,,,,,,,,false,false,%s\n", e->instance.price.date);
+				fprintf(out, ",,,,,,,,,,,,,,,,,,,,,,,false,false,%s,,,\n", e->instance.price.date);
 				continue;
 			}
 			fprintf(out, ",%d,%d,%d,%d,%d,%d,%d,%d,%s,%d,%.10g,%.10g,%.10g,%.10g,%s,%.10g,%.10g,%.10g,%.10g,",
@@ -496,9 +629,10 @@ static void csv(FILE *out, const struct rpt_plan_input *in)
 				p->train[PRICING_ON_DEMAND].usd_total);
 			if (p->train[PRICING_CAPACITY_BLOCK].usd_per_h > 0)
 				fprintf(out, "%.10g", p->train[PRICING_CAPACITY_BLOCK].usd_total);
-			fprintf(out, ",%.10g,%s,%s,%s\n", p->train[PRICING_ON_DEMAND].usd_per_mtoken,
+			fprintf(out, ",%.10g,%s,%s,%s,%.10g,%.10g,%.10g\n", p->train[PRICING_ON_DEMAND].usd_per_mtoken,
 				p->meets_deadline ? "true" : "false",
-				rpt_plan_on_pareto(front, nf, i, k) ? "true" : "false", e->instance.price.date);
+				rpt_plan_on_pareto(front, nf, i, k) ? "true" : "false", e->instance.price.date,
+				p->time_q_s.p10, p->time_q_s.p50, p->time_q_s.p90);
 		}
 	}
 }
@@ -578,7 +712,7 @@ static void md(FILE *out, const struct rpt_plan_input *in)
 	} else {
 		const struct compare_entry *e = &r->entries[0];
 		const struct plan_point *p = plan_chosen(&e->plan);
-		char lay[96], a[32];
+		char lay[96], a[32], band[RPT_LINE_MAX];
 
 		fprintf(out, "- instance: %s (%d x %s), fabric %s\n", e->instance.name,
 			e->instance.gpus_per_node, e->gpu, sc->cluster.fabric.name);
@@ -596,6 +730,10 @@ static void md(FILE *out, const struct rpt_plan_input *in)
 			fprintf(out, "- time to train: %s (goodput %.0f %%; +/- %.0f %% from the step time)\n",
 				rpt_duration(p->train[0].time_s, d, sizeof(d)), p->train[0].goodput * 100,
 				e->uncertainty_rel * 100);
+			fprintf(out, "- band: %s (the step time's band, calibration %s)\n",
+				rpt_plan_time_band(p, band, sizeof(band)), e->calibration);
+			if (rpt_plan_deadline_text(in, p, band, sizeof(band)))
+				fprintf(out, "- deadline: %s\n", band);
 			for (int pr = 0; pr < PRICING_COUNT; pr++)
 				if (p->train[pr].usd_per_h > 0)
 					fprintf(out, "- cost, %s: %s ($%.4g per million tokens)\n",

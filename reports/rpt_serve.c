@@ -1,6 +1,8 @@
 /* rpt_serve.c: serving renderers (see rpt_serve.h). */
 #include "rpt_serve.h"
 
+#include "../models/uncertainty.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,6 +174,16 @@ void rpt_serve_text(FILE *out, const struct srv_scenario *sc, const struct srv_r
 		r->usd_per_m_output_tokens, r->usd_per_m_total_tokens);
 	fprintf(out, "uncertainty +/- %.0f %% on throughput and latency (serving validation)\n",
 		100 * sc->calibration.serve_uncertainty_rel);
+	{
+		struct model_band b = model_band_of_serving_calibration(&sc->calibration);
+		struct model_quantiles t = model_band_quantiles(&b, r->output_tokens_per_s);
+		struct model_quantiles f = model_band_quantiles(&b, r->ttft_s.p99 * 1e3);
+		struct model_quantiles o = model_band_quantiles(&b, r->tpot_s.p99 * 1e3);
+
+		fprintf(out, "band        P10 / P50 / P90: output %.4g / %.4g / %.4g tokens/s, p99 TTFT %.4g / "
+			"%.4g / %.4g ms, p99 TPOT %.4g / %.4g / %.4g ms\n", t.p10, t.p50, t.p90, f.p10, f.p50,
+			f.p90, o.p10, o.p50, o.p90);
+	}
 }
 
 /* ---- JSON --------------------------------------------------------------------------- */
@@ -287,6 +299,19 @@ bool rpt_serve_json(FILE *out, const struct srv_scenario *sc, const struct srv_r
 	cJSON_AddNumberToObject(o, "usd_per_m_output_tokens", r->usd_per_m_output_tokens);
 	cJSON_AddNumberToObject(o, "usd_per_m_total_tokens", r->usd_per_m_total_tokens);
 	cJSON_AddNumberToObject(o, "uncertainty_rel", sc->calibration.serve_uncertainty_rel);
+	{
+		struct model_band b = model_band_of_serving_calibration(&sc->calibration);
+		struct model_quantiles t = model_band_quantiles(&b, r->output_tokens_per_s);
+		struct model_quantiles f = model_band_quantiles(&b, r->ttft_s.p99 * 1e3);
+		struct model_quantiles q = model_band_quantiles(&b, r->tpot_s.p99 * 1e3);
+
+		cJSON_AddNumberToObject(o, "output_tokens_per_s_p10", t.p10);
+		cJSON_AddNumberToObject(o, "output_tokens_per_s_p90", t.p90);
+		cJSON_AddNumberToObject(o, "ttft_p99_ms_p10", f.p10);
+		cJSON_AddNumberToObject(o, "ttft_p99_ms_p90", f.p90);
+		cJSON_AddNumberToObject(o, "tpot_p99_ms_p10", q.p10);
+		cJSON_AddNumberToObject(o, "tpot_p99_ms_p90", q.p90);
+	}
 	return print_json(out, o);
 }
 
@@ -305,6 +330,29 @@ void rpt_serve_csv(FILE *out, const struct srv_scenario *sc, const struct srv_re
 
 /* ---- plan ------------------------------------------------------------------------------ */
 
+/* One line per instance type of the plan: the margin kept to the SLOs and
+ * the limits the replicas were planned against. */
+static void margin_text(FILE *out, const struct srv_plan *p)
+{
+	for (int i = 0; i < p->n_rows; i++) {
+		const struct srv_plan_row *r = &p->rows[i];
+		bool seen = false;
+
+		for (int j = 0; j < i && !seen; j++)
+			seen = strcmp(p->rows[j].instance, r->instance) == 0;
+		if (seen)
+			continue;
+		fprintf(out, "margin      %.0f %% on %s (%s): planned to", 100 * r->slo_margin, r->instance,
+			p->slo_margin_given ? "--slo-margin" : "its serving calibration's uncertainty");
+		if (p->slo_ttft_p99_ms > 0)
+			fprintf(out, " p99 TTFT <= %.4g ms", p->slo_ttft_p99_ms * (1 - r->slo_margin));
+		if (p->slo_tpot_p99_ms > 0)
+			fprintf(out, "%s p99 TPOT <= %.4g ms", p->slo_ttft_p99_ms > 0 ? "," : "",
+				p->slo_tpot_p99_ms * (1 - r->slo_margin));
+		fputc('\n', out);
+	}
+}
+
 void rpt_plan_text(FILE *out, const struct srv_scenario *sc, const struct srv_plan *p)
 {
 	char in[96], o[96];
@@ -321,7 +369,9 @@ void rpt_plan_text(FILE *out, const struct srv_scenario *sc, const struct srv_pl
 		fprintf(out, "p99 TTFT <= %g ms  ", p->slo_ttft_p99_ms);
 	if (p->slo_tpot_p99_ms > 0)
 		fprintf(out, "p99 TPOT <= %g ms", p->slo_tpot_p99_ms);
-	fprintf(out, "\n\n");
+	fprintf(out, "\n");
+	margin_text(out, p);
+	fprintf(out, "\n");
 	fprintf(out, "%-18s %-14s %8s %6s %5s %5s %9s %9s %9s %9s %9s %9s\n", "instance", "replica",
 		"replicas", "needed", "gpus", "nodes", "$/h", "$/Mout", "ttft99ms", "tpot99ms", "cap_rps",
 		"b1_ms");
@@ -365,6 +415,7 @@ bool rpt_plan_json(FILE *out, const struct srv_scenario *sc, const struct srv_pl
 	cJSON_AddNumberToObject(o, "target_rps", p->target_rps);
 	cJSON_AddNumberToObject(o, "slo_ttft_p99_ms", p->slo_ttft_p99_ms);
 	cJSON_AddNumberToObject(o, "slo_tpot_p99_ms", p->slo_tpot_p99_ms);
+	cJSON_AddBoolToObject(o, "slo_margin_given", p->slo_margin_given);
 	cJSON_AddNumberToObject(o, "best", p->best);
 	cJSON_AddNumberToObject(o, "simulations", p->simulations);
 	rows = cJSON_AddArrayToObject(o, "rows");
@@ -378,6 +429,7 @@ bool rpt_plan_json(FILE *out, const struct srv_scenario *sc, const struct srv_pl
 		cJSON_AddStringToObject(x, "gpu", r->gpu);
 		cJSON_AddItemToObject(x, "replica", layout_json(&r->layout));
 		cJSON_AddBoolToObject(x, "feasible", r->feasible);
+		cJSON_AddNumberToObject(x, "slo_margin", r->slo_margin);
 		if (!r->feasible) {
 			cJSON_AddStringToObject(x, "reason", r->reason);
 		} else {
@@ -408,15 +460,15 @@ void rpt_plan_csv(FILE *out, const struct srv_scenario *sc, const struct srv_pla
 {
 	(void)sc;
 	fprintf(out, "instance,tp,pp,ep,feasible,replicas,replicas_needed,gpus,nodes,usd_per_h,usd_per_m_output_tokens,"
-		"ttft_p99_ms,tpot_p99_ms,replica_capacity_rps,best,reason\n");
+		"ttft_p99_ms,tpot_p99_ms,replica_capacity_rps,best,reason,slo_margin\n");
 	for (int i = 0; i < p->n_rows; i++) {
 		const struct srv_plan_row *r = &p->rows[i];
 
-		fprintf(out, "%s,%d,%d,%d,%s,%d,%d,%d,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%s,\"%s\"\n", r->instance,
+		fprintf(out, "%s,%d,%d,%d,%s,%d,%d,%d,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%s,\"%s\",%.6g\n", r->instance,
 			r->layout.tp, r->layout.pp, r->layout.ep, r->feasible ? "true" : "false",
 			r->replicas, r->replicas_needed, r->gpus, r->nodes, r->usd_per_h, r->usd_per_m_output_tokens,
 			r->ttft_p99_s * 1e3, r->tpot_p99_s * 1e3, r->replica_capacity_rps,
-			i == p->best ? "true" : "false", r->reason);
+			i == p->best ? "true" : "false", r->reason, r->slo_margin);
 	}
 }
 
@@ -426,10 +478,12 @@ void rpt_plan_compare(FILE *out, const struct srv_scenario *sc, const struct srv
 
 	fprintf(out, md ? "## Serving %s at %g requests/s\n\n" : "compare     serving %s at %g requests/s",
 		sc->arch.m.name, p->target_rps);
-	if (!md)
-		fprintf(out, " (p99 TTFT <= %g ms, p99 TPOT <= %g ms)\n\n", p->slo_ttft_p99_ms,
+	if (!md) {
+		fprintf(out, " (p99 TTFT <= %g ms, p99 TPOT <= %g ms)\n", p->slo_ttft_p99_ms,
 			p->slo_tpot_p99_ms);
-	else
+		margin_text(out, p);
+		fputc('\n', out);
+	} else
 		fprintf(out, "Objectives: p99 TTFT <= %g ms, p99 TPOT <= %g ms.\n\n"
 			"| instance | gpu | replica | replicas | nodes | $/h | $/M output tokens | p99 TTFT ms | p99 TPOT ms |\n"
 			"|---|---|---|---:|---:|---:|---:|---:|---:|\n", p->slo_ttft_p99_ms, p->slo_tpot_p99_ms);

@@ -6,6 +6,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "../models/uncertainty.h"
+
 /* The data-stall, checkpoint and straggler parts exist only for scenarios
  * with a "storage" or "stragglers" object: without one the report is what it
  * always was. */
@@ -65,6 +67,12 @@ void rpt_step_text(FILE *out, const struct scenario *sc, const struct step_resul
 	fprintf(out, "calibration %s\n\n", sc->calibration.name);
 
 	fprintf(out, "step time   %.4g s  (+/- %.0f %%)\n", r->step_time_s, r->uncertainty_rel * 100);
+	{
+		struct model_band b = model_band_of_calibration(&sc->calibration);
+		struct model_quantiles q = model_band_quantiles(&b, r->step_time_s);
+
+		fprintf(out, "step band   P10 %.4g s  P50 %.4g s  P90 %.4g s\n", q.p10, q.p50, q.p90);
+	}
 	fprintf(out, "throughput  %.4g tokens/s  (%.1f per GPU)\n", r->tokens_per_s, r->tokens_per_s_per_gpu);
 	fprintf(out, "model flops %.1f TFLOP/s per GPU, MFU %.1f %%, HFU %.1f %%\n",
 		r->model_tflops_per_gpu, r->mfu * 100, r->hfu * 100);
@@ -107,6 +115,15 @@ cJSON *rpt_step_json_object(const struct scenario *sc, const struct step_result 
 	cJSON_AddStringToObject(root, "calibration", sc->calibration.name);
 	cJSON_AddNumberToObject(root, "step_time_s", r->step_time_s);
 	cJSON_AddNumberToObject(root, "uncertainty_rel", r->uncertainty_rel);
+	{
+		struct model_band b = model_band_of_calibration(&sc->calibration);
+		struct model_quantiles q = model_band_quantiles(&b, r->step_time_s);
+
+		cJSON_AddNumberToObject(root, "step_time_p10_s", q.p10);
+		cJSON_AddNumberToObject(root, "step_time_p50_s", q.p50);
+		cJSON_AddNumberToObject(root, "step_time_p90_s", q.p90);
+		cJSON_AddNumberToObject(root, "step_time_log_sigma", b.log_sigma);
+	}
 	cJSON_AddNumberToObject(root, "tokens_per_s", r->tokens_per_s);
 	cJSON_AddNumberToObject(root, "tokens_per_s_per_gpu", r->tokens_per_s_per_gpu);
 	cJSON_AddNumberToObject(root, "model_flops_per_step", r->model_flops_per_step);
@@ -163,6 +180,9 @@ bool rpt_step_json(FILE *out, const struct scenario *sc, const struct step_resul
 
 void rpt_step_csv(FILE *out, const struct scenario *sc, const struct step_result *r)
 {
+	struct model_band b = model_band_of_calibration(&sc->calibration);
+	struct model_quantiles q = model_band_quantiles(&b, r->step_time_s);
+
 	fprintf(out, "step_time_s,tokens_per_s,tokens_per_s_per_gpu,model_tflops_per_gpu,mfu,hfu,"
 		"bottleneck,memory_total_bytes,memory_capacity_bytes,oom");
 	for (int i = 0; i < PART_COUNT; i++)
@@ -170,6 +190,7 @@ void rpt_step_csv(FILE *out, const struct scenario *sc, const struct step_result
 			fprintf(out, ",%s_s", step_part_name((enum step_part)i));
 	for (int i = 0; i < MEM_COUNT; i++)
 		fprintf(out, ",%s_bytes", mem_part_name((enum mem_part)i));
+	fprintf(out, ",step_time_p10_s,step_time_p50_s,step_time_p90_s");
 	fprintf(out, "\n%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s,%.6g,%.6g,%s", r->step_time_s, r->tokens_per_s,
 		r->tokens_per_s_per_gpu, r->model_tflops_per_gpu, r->mfu, r->hfu,
 		bottleneck_name(r->bottleneck), r->mem_total_bytes, r->mem_capacity_bytes,
@@ -179,5 +200,6 @@ void rpt_step_csv(FILE *out, const struct scenario *sc, const struct step_result
 			fprintf(out, ",%.6g", r->part_s[i]);
 	for (int i = 0; i < MEM_COUNT; i++)
 		fprintf(out, ",%.6g", r->mem_bytes[i]);
+	fprintf(out, ",%.6g,%.6g,%.6g", q.p10, q.p50, q.p90);
 	fprintf(out, "\n");
 }

@@ -156,6 +156,55 @@ static void text_summary(FILE *out, const struct val_set *set, bool md)
 	}
 }
 
+static bool by_profile(const struct val_case *vc, const void *arg)
+{
+	return vc->scenario && strcmp(vc->scenario->calibration.name, (const char *)arg) == 0;
+}
+
+/* The band's coverage of the measurements, overall and per calibration
+ * profile (val_band_coverage). */
+static void text_band(FILE *out, const struct val_set *set, bool md)
+{
+	struct val_band_cover all;
+	const char *names[32];
+	int n = 0;
+
+	val_band_coverage(set, NULL, NULL, &all);
+	if (all.count == 0)
+		return;
+	for (int i = 0; i < set->n_cases && n < 32; i++) {
+		const struct val_case *vc = &set->cases[i];
+		bool seen = false;
+
+		if (!vc->expressible || !vc->scenario)
+			continue;
+		for (int k = 0; k < n && !seen; k++)
+			seen = strcmp(names[k], vc->scenario->calibration.name) == 0;
+		if (!seen)
+			names[n++] = vc->scenario->calibration.name;
+	}
+	if (md)
+		fprintf(out, "\n### Uncertainty band\n\nMeasured step times against each prediction's P10-P90 "
+			"band (models/uncertainty.h; a right band covers 80 %% out of sample, more in "
+			"sample).\n\n| profile | cases | below P10 %% | inside %% | above P90 %% |\n"
+			"|---|---:|---:|---:|---:|\n");
+	else
+		fprintf(out, "\nband (measured step time against the prediction's P10-P90 band; a right band "
+			"covers 80 %% out of sample)\n%-38s %5s %8s %8s %8s\n", "profile", "cases", "<P10%",
+			"inside%", ">P90%");
+	for (int k = -1; k < n; k++) {
+		struct val_band_cover c;
+
+		if (k < 0)
+			c = all;
+		else
+			val_band_coverage(set, by_profile, names[k], &c);
+		fprintf(out, md ? "| %s | %d | %.1f | %.1f | %.1f |\n" : "%-38s %5d %8.1f %8.1f %8.1f\n",
+			k < 0 ? "all" : names[k], c.count, 100 * c.below_p10, 100 * c.inside,
+			100 * c.above_p90);
+	}
+}
+
 static void csv_out(FILE *out, const struct val_set *set)
 {
 	fprintf(out, "id,source_group,trust,model,gpu,gpu_count,layout,precision,expressible,"
@@ -206,6 +255,18 @@ static bool json_out(FILE *out, const struct val_set *set, bool summary_only)
 	sum = cJSON_AddArrayToObject(root, "summary");
 	for (int i = 0; sum && i < n; i++)
 		cJSON_AddItemToArray(sum, stats_json(set, &rows[i]));
+	{
+		struct val_band_cover c;
+		cJSON *b = cJSON_AddObjectToObject(root, "band_coverage");
+
+		val_band_coverage(set, NULL, NULL, &c);
+		if (b) {
+			cJSON_AddNumberToObject(b, "count", c.count);
+			cJSON_AddNumberToObject(b, "below_p10", c.below_p10);
+			cJSON_AddNumberToObject(b, "inside", c.inside);
+			cJSON_AddNumberToObject(b, "above_p90", c.above_p90);
+		}
+	}
 	cases = summary_only ? NULL : cJSON_AddArrayToObject(root, "cases");
 	for (int i = 0; cases && i < set->n_cases; i++) {
 		const struct val_case *vc = &set->cases[i];
@@ -254,6 +315,7 @@ bool rpt_validate(FILE *out, const struct val_set *set, enum rpt_validate_format
 			text_cases(out, set, fmt == RPT_VAL_MD);
 		text_unexpressed(out, set, fmt == RPT_VAL_MD);
 		text_summary(out, set, fmt == RPT_VAL_MD);
+		text_band(out, set, fmt == RPT_VAL_MD);
 		return true;
 	}
 	return true;

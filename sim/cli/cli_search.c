@@ -26,6 +26,23 @@ bool cli_parse_int(const char *cmd, const char *opt, const char *arg, int min, i
 	return true;
 }
 
+bool cli_parse_confidence(const char *cmd, const char *arg, double *out)
+{
+	const char *num = arg[0] == 'P' || arg[0] == 'p' ? arg + 1 : arg;
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(num, &end);
+	if (end == num || *end != '\0' || errno == ERANGE || !(v > 0 && v < 100)) {
+		cli_usage_error(cmd, "--confidence needs a percentile between 0 and 100, e.g. 90 (got '%s')",
+				arg);
+		return false;
+	}
+	*out = v / 100.0;
+	return true;
+}
+
 bool cli_parse_tokens(const char *cmd, const char *arg, double *out)
 {
 	struct sc_error err;

@@ -21,6 +21,10 @@ bool cli_parse_int(const char *cmd, const char *opt, const char *arg, int min, i
 bool cli_parse_tokens(const char *cmd, const char *arg, double *out);
 bool cli_parse_duration(const char *cmd, const char *opt, const char *arg, double *out_s);
 
+/* A confidence percentile P in (0, 100), "90" or "P90", into *out as a
+ * fraction (0.9). */
+bool cli_parse_confidence(const char *cmd, const char *arg, double *out);
+
 /* "K/N" with 0 <= K < N. */
 bool cli_parse_shard(const char *cmd, const char *arg, int *k, int *n);
 

@@ -17,6 +17,7 @@ static void compare_usage(FILE *out)
 	fprintf(out,
 		"usage: stepcast compare SCENARIO [--instances A,B,...] [--tokens N]\n"
 		"                        [--deadline D | --nodes N] [--sweep LIST] [--pricing P]\n"
+		"                        [--confidence P]\n"
 		"                        [--format FMT] [--output FILE]\n"
 		"\n"
 		"Train SCENARIO's model on each instance type: the same model, training settings\n"
@@ -35,6 +36,10 @@ static void compare_usage(FILE *out)
 		"  -N, --nodes N         compare at N nodes of each (default: the scenario's count)\n"
 		"  -d, --deadline D      compare each at its cheapest node count that meets D\n"
 		"  -S, --sweep LIST      node counts for the charts (default: N/8, N/4, N/2, N, 2N, 4N)\n"
+		"  -C, --confidence P    decide at percentile P (default 90): a winner that is not\n"
+		"                        faster (cheaper) with probability P/100 under the\n"
+		"                        calibrations' bands is tied with the runner-up, and\n"
+		"                        deadlines are met at P; 50 compares point predictions\n"
 		"  -p, --pricing P       on-demand (default) or capacity-block: the cost the charts\n"
 		"                        and the deadline choice use (both are always reported)\n"
 		"  -f, --format FMT      text (default), json, csv, md or html\n"
@@ -61,6 +66,7 @@ int cmd_compare(int argc, char **argv)
 		{ "output", required_argument, NULL, 'O' },
 		{ "config-dir", required_argument, NULL, 'c' },
 		{ "serving", no_argument, NULL, 'V' },
+		{ "confidence", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -81,7 +87,7 @@ int cmd_compare(int argc, char **argv)
 	plan_opts_default(&po);
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":I:t:N:d:S:p:f:O:c:Vh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":I:t:N:d:S:p:f:O:c:C:Vh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'I':
 			list = optarg;
@@ -122,6 +128,10 @@ int cmd_compare(int argc, char **argv)
 			break;
 		case 'V':
 			serving = true;
+			break;
+		case 'C':
+			if (!cli_parse_confidence("compare", optarg, &po.confidence))
+				return EXIT_USAGE;
 			break;
 		case 'h':
 			compare_usage(stdout);

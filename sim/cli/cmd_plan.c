@@ -16,12 +16,12 @@ static void plan_usage(FILE *out)
 	fprintf(out,
 		"usage: stepcast plan SCENARIO [--tokens N] [--deadline D | --nodes N]\n"
 		"                     [--instance NAME] [--pricing P] [--max-nodes N] [--sweep LIST]\n"
-		"                     [--format FMT] [--output FILE]\n"
+		"                     [--confidence P] [--format FMT] [--output FILE]\n"
 		"\n"
 		"Plan training SCENARIO's model on a budget of tokens: at each node count of a\n"
 		"sweep, search the layouts and keep the one that trains the budget soonest; then\n"
 		"choose the node count: the one given with --nodes, or the cheapest that meets\n"
-		"--deadline (the fastest when none does).  Reports the layout, wall-clock time,\n"
+		"--deadline at P90 (the fastest when none does).  Reports the layout, wall-clock time,\n"
 		"total cost on-demand and with capacity blocks, cost per million tokens and\n"
 		"GPU-hours, and the whole sweep.  Without --deadline and --nodes the plan is at\n"
 		"the scenario's node count.\n"
@@ -36,6 +36,9 @@ static void plan_usage(FILE *out)
 		"                       plan minimises\n"
 		"  -M, --max-nodes N    top of the node sweep (default 4096): 1, 2, 3, 4, 6, 8, 12, ...\n"
 		"  -S, --sweep LIST     the node counts to try instead, e.g. 64,128,256\n"
+		"  -C, --confidence P   meet the deadline at percentile P of the time to train\n"
+		"                       (default 90: P90, from the calibration's band; 50: the\n"
+		"                       median, the point prediction)\n"
 		"  -f, --format FMT     text (default), json, csv, md or html\n"
 		"  -O, --output FILE    write to FILE (a temporary file renamed when complete)\n"
 		"  -k, --calibration NAME|FILE\n"
@@ -66,6 +69,7 @@ int cmd_plan(int argc, char **argv)
 		{ "output", required_argument, NULL, 'O' },
 		{ "calibration", required_argument, NULL, 'k' },
 		{ "config-dir", required_argument, NULL, 'c' },
+		{ "confidence", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -83,7 +87,7 @@ int cmd_plan(int argc, char **argv)
 	plan_opts_default(&po);
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":t:d:N:i:p:M:S:f:O:k:c:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":t:d:N:i:p:M:S:f:O:k:c:C:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			if (!cli_parse_tokens("plan", optarg, &po.tokens))
@@ -127,6 +131,10 @@ int cmd_plan(int argc, char **argv)
 			break;
 		case 'c':
 			dir = optarg;
+			break;
+		case 'C':
+			if (!cli_parse_confidence("plan", optarg, &po.confidence))
+				return EXIT_USAGE;
 			break;
 		case 'h':
 			plan_usage(stdout);
@@ -199,6 +207,7 @@ int cmd_plan(int argc, char **argv)
 	cr.entries = &entry;
 	cr.n = 1;
 	cr.fastest = cr.fastest_runner_up = -1;
+	cr.confidence = plan_confidence(&po);
 	for (int p = 0; p < PRICING_COUNT; p++)
 		cr.cheapest[p] = cr.cheapest_runner_up[p] = -1;
 	in.sc = &target;
@@ -208,8 +217,11 @@ int cmd_plan(int argc, char **argv)
 	code = cli_write_plan(output, &in, fmt);
 	if (code == EXIT_OK && (entry.plan.choice == PLAN_MISSED_DEADLINE ||
 				entry.plan.choice == PLAN_INFEASIBLE)) {
-		fprintf(stderr, "stepcast: plan: %s\n", entry.plan.choice == PLAN_INFEASIBLE
-			? "no layout fits in memory" : "no node count meets the deadline");
+		if (entry.plan.choice == PLAN_INFEASIBLE)
+			fprintf(stderr, "stepcast: plan: no layout fits in memory\n");
+		else
+			fprintf(stderr, "stepcast: plan: no node count meets the deadline at P%.3g\n",
+				100 * plan_confidence(&po));
 		code = EXIT_CHECK_FAILED;
 	}
 	plan_result_free(&entry.plan);

@@ -21,7 +21,7 @@ static void serve_usage(FILE *out)
 		"usage: stepcast serve SCENARIO [--format text|json|csv] [--calibration NAME]\n"
 		"                      [--config-dir DIR] [--seed N] [--requests N] [--svg FILE]\n"
 		"                      [--target-rate R [--slo-ttft-p99 MS] [--slo-tpot-p99 MS]\n"
-		"                       [--instances A,B,...]]\n"
+		"                       [--instances A,B,...] [--slo-margin PCT]]\n"
 		"\n"
 		"Simulate serving SCENARIO (a serving scenario, see scenarios/serve-*.json):\n"
 		"requests arrive, replicas batch them iteration by iteration (continuous batching,\n"
@@ -53,6 +53,11 @@ static void serve_usage(FILE *out)
 		"                           scenario's slo)\n"
 		"  -i, --instances LIST     instance types to plan on, comma-separated (default:\n"
 		"                           every instance type of the catalogue)\n"
+		"  -m, --slo-margin PCT     with --target-rate: plan each p99 to at most\n"
+		"                           (100 - PCT) %% of its objective, so that a deployment\n"
+		"                           at 49.3 ms of a 50 ms SLO does not meet it (default:\n"
+		"                           each instance type's serving calibration uncertainty,\n"
+		"                           serve_uncertainty_rel, e.g. 30 on Hopper; 0: none)\n"
 		"  -h, --help               show this help\n"
 		"\n"
 		"Exit status 1 when the scenario's SLOs are not met, or no layout meets them.\n");
@@ -96,7 +101,7 @@ static const double sweep[] = { 0.25, 0.5, 0.75, 0.9, 1.0, 1.1, 1.25, 1.5 };
 #define N_SWEEP ((int)(sizeof(sweep) / sizeof(sweep[0])))
 
 static int run_plan(struct srv_scenario *sc, const struct catalog *cat, double rate,
-		    double ttft_ms, double tpot_ms, char *instances, enum cli_format fmt,
+		    double ttft_ms, double tpot_ms, double margin, char *instances, enum cli_format fmt,
 		    const char *svg)
 {
 	const char *names[MAX_INSTANCES + 1];
@@ -113,6 +118,8 @@ static int run_plan(struct srv_scenario *sc, const struct catalog *cat, double r
 	opts.target_rps = rate;
 	opts.slo_ttft_p99_ms = ttft_ms;
 	opts.slo_tpot_p99_ms = tpot_ms;
+	opts.slo_margin_given = margin >= 0;   /* else each instance type's calibration's */
+	opts.slo_margin = margin;
 	if (instances) {
 		char *save = NULL;
 		for (char *t = strtok_r(instances, ",", &save); t && n < MAX_INSTANCES;
@@ -232,13 +239,14 @@ int cmd_serve(int argc, char **argv)
 		{ "slo-ttft-p99", required_argument, NULL, 't' },
 		{ "slo-tpot-p99", required_argument, NULL, 'p' },
 		{ "instances", required_argument, NULL, 'i' },
+		{ "slo-margin", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	enum cli_format fmt = FMT_TEXT;
 	const char *dir = NULL, *path, *calib = NULL, *svg = NULL;
 	char *instances = NULL;
-	double rate = 0, ttft_ms = 0, tpot_ms = 0, v;
+	double rate = 0, ttft_ms = 0, tpot_ms = 0, v, margin = -1;
 	long seed = -1, requests = -1;
 	struct catalog cat;
 	struct srv_engines engines;
@@ -249,7 +257,7 @@ int cmd_serve(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":f:k:c:s:n:g:r:t:p:i:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":f:k:c:s:n:g:r:t:p:i:m:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (!cli_parse_format("serve", optarg,
@@ -292,6 +300,12 @@ int cmd_serve(int argc, char **argv)
 		case 'i':
 			instances = optarg;
 			break;
+		case 'm':
+			margin = strtod(optarg, &end);
+			if (end == optarg || *end || !(margin >= 0 && margin < 100))
+				return cli_usage_error("serve", "--slo-margin needs a percentage from 0 to below 100, got '%s'", optarg);
+			margin /= 100;
+			break;
 		case 'h':
 			serve_usage(stdout);
 			return cli_finish(EXIT_OK);
@@ -308,6 +322,8 @@ int cmd_serve(int argc, char **argv)
 		return cli_usage_error("serve", "unexpected argument '%s'", argv[optind]);
 	if (instances && !(rate > 0))
 		return cli_usage_error("serve", "--instances is only used with --target-rate");
+	if (margin >= 0 && !(rate > 0))
+		return cli_usage_error("serve", "--slo-margin is only used with --target-rate");
 
 	if ((code = cli_load_catalog(dir, &cat)) != EXIT_OK)
 		return code;
@@ -342,7 +358,7 @@ int cmd_serve(int argc, char **argv)
 			catalog_free(&cat);
 			return cli_usage_error("serve", "--target-rate needs --slo-ttft-p99 or --slo-tpot-p99 (or an slo in the scenario)");
 		}
-		code = run_plan(&sc, &cat, rate, sc.slo.ttft_p99_ms, sc.slo.tpot_p99_ms, instances,
+		code = run_plan(&sc, &cat, rate, sc.slo.ttft_p99_ms, sc.slo.tpot_p99_ms, margin, instances,
 				fmt, svg);
 	} else {
 		code = run_once(&sc, fmt, svg);

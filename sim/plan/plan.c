@@ -13,6 +13,12 @@ void plan_opts_default(struct plan_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->pricing = PRICING_ON_DEMAND;
+	o->confidence = PLAN_DEFAULT_CONFIDENCE;
+}
+
+double plan_confidence(const struct plan_opts *o)
+{
+	return o->confidence > 0 && o->confidence < 1 ? o->confidence : PLAN_DEFAULT_CONFIDENCE;
 }
 
 void plan_result_free(struct plan_result *res)
@@ -63,11 +69,32 @@ static int sweep_of(const struct plan_opts *o, int *out)
 	return k;
 }
 
+/* The time to train with r's step time at quantile q of its band: every
+ * part of the step (and so the step) times the band's factor, through the
+ * time-to-train hook.  The time to train grows with the step time, so this
+ * is the time to train's own quantile q. */
+static double time_at_quantile_s(const struct scenario *s, const struct step_result *r,
+				 const struct model_band *b, double tokens, double q)
+{
+	struct step_result x = *r;
+	struct plan_train t;
+	double f = model_band_factor(b, q);
+
+	x.step_time_s *= f;
+	for (int i = 0; i < PART_COUNT; i++)
+		x.part_s[i] *= f;
+	x.tokens_per_s /= f;
+	x.tokens_per_s_per_gpu /= f;
+	plan_time_to_train(s, &x, tokens, 0, &t);
+	return t.time_s;
+}
+
 /* Time and cost of the point's best layout under every pricing model (the
  * layout predicted again in full, so that the time-to-train hook sees the
- * whole step_result). */
+ * whole step_result), and the time to train's quantiles from the step
+ * time's band (its calibration's, models/uncertainty.h). */
 static enum sc_status point_train(const struct scenario *sc, struct plan_point *pt, double tokens,
-				  struct sc_error *err)
+				  double confidence, struct sc_error *err)
 {
 	struct scenario *s = malloc(sizeof(*s));
 	struct step_result r;
@@ -82,6 +109,13 @@ static enum sc_status point_train(const struct scenario *sc, struct plan_point *
 			       sc->cluster.nodes;
 
 		plan_time_to_train(s, &r, tokens, usd_h, &pt->train[p]);
+	}
+	if (st == SC_OK) {
+		pt->band = model_band_of_calibration(&s->calibration);
+		pt->time_q_s.p10 = time_at_quantile_s(s, &r, &pt->band, tokens, 0.10);
+		pt->time_q_s.p50 = time_at_quantile_s(s, &r, &pt->band, tokens, 0.50);
+		pt->time_q_s.p90 = time_at_quantile_s(s, &r, &pt->band, tokens, 0.90);
+		pt->time_conf_s = time_at_quantile_s(s, &r, &pt->band, tokens, confidence);
 	}
 	free(s);
 	return st;
@@ -142,9 +176,11 @@ enum sc_status plan_run(const struct scenario *sc, const struct plan_opts *o,
 		if (!pt->feasible)
 			continue;
 		pt->best = sr.rows[0];
-		if ((st = point_train(s, pt, o->tokens, err)) != SC_OK)
+		if ((st = point_train(s, pt, o->tokens, plan_confidence(o), err)) != SC_OK)
 			break;
-		pt->meets_deadline = o->deadline_s > 0 && pt->train[o->pricing].time_s <= o->deadline_s;
+		/* at the plan's confidence (P90 by default): a point prediction
+		 * that meets the deadline by less than the model's error does not */
+		pt->meets_deadline = o->deadline_s > 0 && pt->time_conf_s <= o->deadline_s;
 	}
 	search_result_free(&sr);
 	free(s);
@@ -274,6 +310,51 @@ static void rank2(const struct compare_result *res, int pricing, bool by_time, b
 	}
 }
 
+double compare_error_correlation(const struct compare_result *res, int a, int b)
+{
+	const struct compare_entry *ea = &res->entries[a], *eb = &res->entries[b];
+	const struct plan_point *pa = plan_chosen(&ea->plan), *pb = plan_chosen(&eb->plan);
+
+	/* the layout is the search's choice from the same space: an equal step
+	 * time on the same GPU, profile and node count is the same step */
+	if (!pa || !pb || strcmp(ea->gpu, eb->gpu) != 0 || strcmp(ea->calibration, eb->calibration) != 0 ||
+	    ea->precision != eb->precision || pa->nodes != pb->nodes ||
+	    fabs(pa->best.step_time_s - pb->best.step_time_s) > 1e-9 * pa->best.step_time_s)
+		return 0.0;
+	return 1.0;
+}
+
+/* The entries (other than the winner w) that w is not surely ahead of at
+ * confidence c, by time or by cost under pricing, among those rank2
+ * considered; into out (COMPARE_MAX_INSTANCES), returns how many.  Cost
+ * shares the time's band: the price per hour is known. */
+static int tied_with(const struct compare_result *res, int w, int pricing, bool by_time,
+		     bool only_meeting, double c, int *out)
+{
+	const struct plan_point *pw;
+	double kw;
+	int n = 0;
+
+	if (w < 0)
+		return 0;
+	pw = plan_chosen(&res->entries[w].plan);
+	kw = by_time ? pw->train[0].time_s : pw->train[pricing].usd_total;
+	for (int i = 0; i < res->n; i++) {
+		const struct plan_point *pt = plan_chosen(&res->entries[i].plan);
+		double k;
+
+		if (i == w || !pt || (only_meeting && res->entries[i].plan.choice != PLAN_CHOSEN_DEADLINE))
+			continue;
+		if (!by_time && !(pt->train[pricing].usd_per_h > 0))
+			continue;
+		k = by_time ? pt->train[0].time_s : pt->train[pricing].usd_total;
+		if (!model_band_surely_less(&pw->band, kw, &pt->band, k,
+					    compare_error_correlation(res, w, i), c))
+			out[n++] = i;
+	}
+	return n;
+}
+
 enum sc_status compare_run(const struct scenario *sc, const struct catalog *cat,
 			   const char *const *names, int n, const struct plan_opts *o,
 			   struct compare_result *res, struct sc_error *err)
@@ -344,10 +425,18 @@ enum sc_status compare_run(const struct scenario *sc, const struct catalog *cat,
 
 		for (int i = 0; i < n; i++)
 			any |= res->entries[i].plan.choice == PLAN_CHOSEN_DEADLINE;
+		double c = plan_confidence(o);
+
+		res->confidence = c;
 		rank2(res, 0, true, false, &res->fastest, &res->fastest_runner_up);
-		for (int p = 0; p < PRICING_COUNT; p++)
+		res->n_fastest_tied = tied_with(res, res->fastest, 0, true, false, c, res->fastest_tied);
+		for (int p = 0; p < PRICING_COUNT; p++) {
 			rank2(res, p, false, o->deadline_s > 0 && any, &res->cheapest[p],
 			      &res->cheapest_runner_up[p]);
+			res->n_cheapest_tied[p] = tied_with(res, res->cheapest[p], p, false,
+							    o->deadline_s > 0 && any, c,
+							    res->cheapest_tied[p]);
+		}
 	}
 	return SC_OK;
 }

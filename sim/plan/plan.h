@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 
+#include "../../models/uncertainty.h"
 #include "../config/catalog_load.h"
 #include "../search/search.h"
 #include "cost.h"
@@ -31,9 +32,17 @@ struct plan_opts {
 	struct search_space space; /* layouts searched at each node count */
 	int sweep[PLAN_MAX_SWEEP]; /* node counts to evaluate; n_sweep 0: the ladder */
 	int n_sweep;
+	double confidence;         /* the quantile of the time to train that must meet the
+				      deadline, and the confidence of compare's decisions,
+				      in (0, 1); 0: PLAN_DEFAULT_CONFIDENCE.  0.5: the median
+				      (the point prediction, unbiased band) */
 };
 
 #define PLAN_DEFAULT_MAX_NODES 4096
+#define PLAN_DEFAULT_CONFIDENCE 0.9
+
+/* o's confidence, PLAN_DEFAULT_CONFIDENCE when unset. */
+double plan_confidence(const struct plan_opts *o);
 
 /* One node count of the sweep. */
 struct plan_point {
@@ -42,8 +51,12 @@ struct plan_point {
 	bool feasible;               /* some layout fits */
 	struct search_row best;      /* the fastest layout (objective time_to_train) */
 	struct plan_train train[PRICING_COUNT]; /* time and cost per pricing model
-						  (usd fields 0 when not offered) */
-	bool meets_deadline;
+						  (usd fields 0 when not offered), at the
+						  point prediction of the step time */
+	struct model_band band;      /* of the best layout's step time (its calibration's) */
+	struct model_quantiles time_q_s; /* time to train at the step time's P10, P50, P90 */
+	double time_conf_s;          /* time to train at the plan's confidence */
+	bool meets_deadline;         /* time_conf_s <= the deadline */
 	long long layouts;           /* layouts searched at this count */
 };
 
@@ -99,6 +112,13 @@ struct compare_result {
 						       (with a deadline: among those that
 						       meet it, when any does) */
 	int cheapest_runner_up[PRICING_COUNT];
+	/* entries the winner is not surely ahead of at the options' confidence
+	 * (model_band_surely_less over the bands of the chosen points): a tie */
+	int fastest_tied[COMPARE_MAX_INSTANCES];
+	int n_fastest_tied;
+	int cheapest_tied[PRICING_COUNT][COMPARE_MAX_INSTANCES];
+	int n_cheapest_tied[PRICING_COUNT];
+	double confidence;                          /* the decisions' confidence */
 };
 
 /* Compare sc on each of the n instance types names (catalogue names): the
@@ -128,6 +148,13 @@ enum sc_status compare_retarget(const struct scenario *sc, const struct catalog 
  * uncertainty; empty note), e.g. to report a plan like a comparison of one.
  * e->plan is left alone. */
 void compare_entry_describe(struct compare_entry *e, const struct scenario *sc);
+
+/* The correlation of the step-time errors of entries a and b's chosen
+ * points, for model_band_prob_less: 1 when they are one prediction (the
+ * same GPU, calibration, precision, node count and step time: two instance
+ * types that differ only in price or in a network the step does not feel),
+ * else 0 (independent, the cautious choice). */
+double compare_error_correlation(const struct compare_result *res, int a, int b);
 
 /* A point of one entry of a comparison. */
 struct compare_ref {

@@ -33,6 +33,13 @@ static enum sc_status on_instance(const struct srv_scenario *base, const struct 
 	return SC_OK;
 }
 
+double srv_plan_slo_margin(const struct srv_plan_opts *o, const struct calibration *cal)
+{
+	double m = o->slo_margin_given ? o->slo_margin : cal->serve_uncertainty_rel;
+
+	return m > 0 ? (m < 0.99 ? m : 0.99) : 0;
+}
+
 static void at_rate(struct srv_scenario *sc, double rps, const struct srv_plan_opts *o)
 {
 	sc->workload.arrival = SRV_ARRIVAL_POISSON;
@@ -104,8 +111,9 @@ static void search_layout(const struct srv_scenario *base_on_inst, const struct 
 	row->decode_step_batch1_s = sum.decode_step_batch1_s;
 	if (o->slo_tpot_p99_ms > 0 && sum.decode_step_batch1_s * 1e3 > o->slo_tpot_p99_ms) {
 		char msg[128];
-		snprintf(msg, sizeof(msg), "%.1f ms", sum.decode_step_batch1_s * 1e3);
-		reject(row, "one decode step at batch 1 takes %s, above the TPOT SLO", msg);
+		snprintf(msg, sizeof(msg), "%.1f ms, above %.1f ms", sum.decode_step_batch1_s * 1e3,
+			 o->slo_tpot_p99_ms);
+		reject(row, "one decode step at batch 1 takes %s (the TPOT SLO less its margin)", msg);
 		return;
 	}
 	/* saturated throughput of one replica: every request at once */
@@ -231,6 +239,8 @@ static void plan_instance(const struct srv_scenario *base, const struct catalog 
 {
 	struct srv_scenario *scp = malloc(sizeof(*scp));
 	const struct model_arch *m = &base->arch.m;
+	struct srv_plan_opts mo = *o;
+	double margin;
 	struct sc_error err;
 	int domain = inst->nvlink_domain_gpus > 0 ? inst->nvlink_domain_gpus : inst->gpus_per_node;
 	int first = p->n_rows, best = -1;
@@ -243,6 +253,12 @@ static void plan_instance(const struct srv_scenario *base, const struct catalog 
 		free(scp);
 		return;
 	}
+	/* the SLOs less the margin of this instance type's calibration: the
+	 * layouts below are planned against these */
+	margin = srv_plan_slo_margin(o, &scp->calibration);
+	mo.slo_ttft_p99_ms = o->slo_ttft_p99_ms * (1 - margin);
+	mo.slo_tpot_p99_ms = o->slo_tpot_p99_ms * (1 - margin);
+	o = &mo;
 	for (int tp = 1; tp <= domain; tp *= 2) {
 		int eps[2] = { 1, tp }, n_ep = model_is_moe(m) && tp > 1 ? 2 : 1;
 
@@ -280,6 +296,8 @@ static void plan_instance(const struct srv_scenario *base, const struct catalog 
 				break;
 		}
 	}
+	for (int i = first; i < p->n_rows; i++)
+		p->rows[i].slo_margin = margin;
 	for (int i = first; i < p->n_rows; i++) {
 		const struct srv_plan_row *r = &p->rows[i];
 
@@ -310,6 +328,8 @@ enum sc_status srv_plan(const struct srv_scenario *base, const struct catalog *c
 	out->target_rps = opts->target_rps;
 	out->slo_ttft_p99_ms = opts->slo_ttft_p99_ms;
 	out->slo_tpot_p99_ms = opts->slo_tpot_p99_ms;
+	out->slo_margin_given = opts->slo_margin_given;
+	out->slo_margin = opts->slo_margin;
 	if (!(opts->target_rps > 0))
 		return sc_error_set(err, SC_EINVAL, NULL, NULL, "the target rate must be positive");
 	if (!(opts->slo_ttft_p99_ms > 0) && !(opts->slo_tpot_p99_ms > 0))

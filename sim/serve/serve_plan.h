@@ -8,7 +8,9 @@
  * simulated p99 TTFT and p99 TPOT meet the SLOs at the target Poisson rate:
  * one saturated run of a single replica gives a lower bound on the count,
  * then runs at the target rate grow it until the SLOs hold and bisect back
- * to the smallest that does.  Cost is whole instances at the on-demand
+ * to the smallest that does.  Each SLO is met with a margin (by default the
+ * instance type's serving calibration's uncertainty: a plan at 49.3 ms of a
+ * 50 ms objective does not meet it).  Cost is whole instances at the on-demand
  * price.  Structures are fixed-size and caller-owned (struct srv_plan is
  * large: allocate it statically or on the heap); nothing to free.
  */
@@ -27,7 +29,20 @@ struct srv_plan_opts {
 	double slo_tpot_p99_ms;        /* 0: none */
 	const char *const *instances;  /* NULL-terminated names; NULL: the whole catalogue */
 	int max_replicas;              /* search limit per layout (0: 1024) */
+	/* the margin kept to each SLO, a fraction in [0, 1): a deployment
+	 * meets an SLO when its simulated p99 is at most SLO x (1 - margin).
+	 * Not given (zeroed options): each instance type's serving
+	 * calibration's serve_uncertainty_rel (srv_plan_slo_margin) */
+	bool slo_margin_given;
+	double slo_margin;
 };
+
+/* The margin o keeps to the SLOs on an instance type whose serving
+ * calibration is cal: o->slo_margin when given, else the profile's
+ * serve_uncertainty_rel (the serving validation's out-of-sample MAPE over
+ * throughput, TTFT and TPOT: a plan at the limit holds its SLO when the
+ * simulation is as optimistic as it typically is), below 1. */
+double srv_plan_slo_margin(const struct srv_plan_opts *o, const struct calibration *cal);
 
 struct srv_plan_row {
 	char instance[SC_NAME_MAX];
@@ -37,6 +52,7 @@ struct srv_plan_row {
 	char reason[SC_ERROR_MSG_MAX]; /* why not, when !feasible */
 	int replicas, gpus, nodes;     /* the nodes' GPUs filled with replicas */
 	int replicas_needed;           /* the fewest replicas that meet the SLOs */
+	double slo_margin;             /* the margin it was planned with (srv_plan_slo_margin) */
 	double usd_per_h;
 	double usd_per_m_output_tokens;
 	double usd_per_m_total_tokens;
@@ -53,7 +69,9 @@ struct srv_plan_row {
 
 struct srv_plan {
 	double target_rps;
-	double slo_ttft_p99_ms, slo_tpot_p99_ms;
+	double slo_ttft_p99_ms, slo_tpot_p99_ms; /* as asked, before the margin */
+	bool slo_margin_given;         /* else each row's from its calibration */
+	double slo_margin;
 	int n_rows;
 	struct srv_plan_row rows[SRV_PLAN_MAX_ROWS];
 	int best;                      /* overall cheapest feasible row, -1 when none */

@@ -13,6 +13,8 @@
  */
 #include "validate.h"
 
+#include "../../models/uncertainty.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -653,6 +655,34 @@ void val_stats(const struct val_set *set, bool (*filter)(const struct val_case *
 	}
 	free(err);
 	free(index);
+}
+
+void val_band_coverage(const struct val_set *set, bool (*filter)(const struct val_case *, const void *),
+		       const void *arg, struct val_band_cover *out)
+{
+	int below = 0, above = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (int i = 0; i < set->n_cases; i++) {
+		const struct val_case *vc = &set->cases[i];
+		struct model_band b;
+		double p10, p90;
+
+		if (!vc->expressible || !vc->scenario || !(vc->predicted_step_s > 0) ||
+		    (filter && !filter(vc, arg)))
+			continue;
+		b = model_band_of_calibration(&vc->scenario->calibration);
+		p10 = model_band_quantile(&b, vc->predicted_step_s, 0.10);
+		p90 = model_band_quantile(&b, vc->predicted_step_s, 0.90);
+		out->count++;
+		below += vc->measured_step_s < p10;
+		above += vc->measured_step_s > p90;
+	}
+	if (out->count > 0) {
+		out->below_p10 = (double)below / out->count;
+		out->above_p90 = (double)above / out->count;
+		out->inside = 1.0 - out->below_p10 - out->above_p90;
+	}
 }
 
 void val_free(struct val_set *set)

@@ -97,6 +97,19 @@ void val_stats(const struct val_set *set, bool (*filter)(const struct val_case *
 void val_stats_of_errors(const double *err_rel, const int *index, int n,
 			 struct val_stats *out);
 
+/* How the predictions' bands (models/uncertainty.h, from the profile each
+ * case was predicted with) cover the measurements: the fractions of the
+ * selected expressible cases whose measured step time lies below the
+ * band's P10, between P10 and P90, and above P90.  A right band gives
+ * 10 / 80 / 10 % out of sample; in sample it covers more. */
+struct val_band_cover {
+	int count;
+	double below_p10, inside, above_p90;
+};
+
+void val_band_coverage(const struct val_set *set, bool (*filter)(const struct val_case *, const void *),
+		       const void *arg, struct val_band_cover *out);
+
 void val_free(struct val_set *set);
 
 #endif

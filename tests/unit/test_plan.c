@@ -120,8 +120,13 @@ static void test_plan_choice(void)
 
 			if (p->feasible && p->meets_deadline)
 				CHECK(p->train[PRICING_ON_DEMAND].usd_total >= c->train[PRICING_ON_DEMAND].usd_total);
-			if (p->feasible)
-				CHECK(p->meets_deadline == (p->train[0].time_s <= o.deadline_s));
+			if (p->feasible) {
+				/* at P90 by default, and P10 < P50 < P90 */
+				CHECK(p->meets_deadline == (p->time_conf_s <= o.deadline_s));
+				CHECK_REL(p->time_conf_s, p->time_q_s.p90, 1e-12);
+				CHECK_REL(p->time_q_s.p50, p->train[0].time_s, 1e-12);
+				CHECK(p->time_q_s.p10 < p->time_q_s.p50 && p->time_q_s.p50 < p->time_q_s.p90);
+			}
 		}
 		/* the cost is the price of the nodes over the time */
 		CHECK_REL(c->train[PRICING_ON_DEMAND].usd_total,
@@ -130,6 +135,25 @@ static void test_plan_choice(void)
 		CHECK_REL(c->train[PRICING_CAPACITY_BLOCK].usd_total,
 			  sc.cluster.instance.price.capacity_block_usd_per_h * c->nodes *
 			  c->train[PRICING_CAPACITY_BLOCK].time_s / 3600.0, 1e-12);
+	}
+	/* at P50 the same deadline takes fewer nodes: the point prediction of
+	 * a smaller cluster meets it, its P90 does not */
+	{
+		struct plan_result r50;
+		struct plan_opts o50 = o;
+		const struct plan_point *c50;
+
+		o50.confidence = 0.5;
+		CHECK(plan_run(&sc, &o50, &r50, &err) == SC_OK);
+		c50 = plan_chosen(&r50);
+		CHECK(c50 != NULL && r50.choice == PLAN_CHOSEN_DEADLINE);
+		if (c50 && c) {
+			CHECK(c50->nodes < c->nodes);
+			CHECK(c50->time_conf_s <= o.deadline_s);
+			CHECK(c50->time_q_s.p90 > o.deadline_s);
+			CHECK_REL(c50->time_conf_s, c50->train[0].time_s, 1e-12);
+		}
+		plan_result_free(&r50);
 	}
 	/* ladder: ascending, starting at 1 */
 	CHECK(res.n_points > 5 && res.points[0].nodes == 1);
@@ -212,6 +236,97 @@ static void test_pareto(void)
 		CHECK(b->train[0].time_s >= a->train[0].time_s);
 		CHECK(b->train[0].usd_total < a->train[0].usd_total);
 	}
+}
+
+/* compare's decision inside the model's band: llama3-70b at 64 nodes,
+ * where p5's on-demand cost is 0.8 % below p6-b200's (a tie at P90, a win
+ * at P50) and p5e and p5en are one prediction at two prices. */
+static void test_compare_ties(void)
+{
+	static struct scenario sc;
+	static const char *const names[] = { "p5.48xlarge", "p6-b200.48xlarge", "p5e.48xlarge",
+					     "p5en.48xlarge" };
+	struct plan_opts o;
+	struct compare_result r;
+	struct sc_error err;
+	const int od = PRICING_ON_DEMAND;
+
+	if (!load("scenarios/llama3-70b-p5en-64.json", &sc)) {
+		CHECK(false);
+		return;
+	}
+	plan_opts_default(&o);
+	o.tokens = 15e12;
+	o.n_sweep = 1;
+	o.sweep[0] = 64;
+	CHECK(compare_run(&sc, &cat, names, 4, &o, &r, &err) == SC_OK);
+	CHECK_REL(r.confidence, 0.9, 0);
+	CHECK(r.cheapest[od] == 0);
+	/* tied with p6-b200 on cost */
+	{
+		bool b200 = false;
+
+		for (int i = 0; i < r.n_cheapest_tied[od]; i++)
+			b200 |= r.cheapest_tied[od][i] == 1;
+		CHECK(b200);
+	}
+	/* the tie rule is the band's: tied iff not surely less at P90 */
+	for (int p = 0; p < PRICING_COUNT; p++) {
+		int w = r.cheapest[p];
+		const struct plan_point *pw;
+
+		if (w < 0)
+			continue;
+		pw = plan_chosen(&r.entries[w].plan);
+		for (int i = 0; i < r.n; i++) {
+			const struct plan_point *pi = plan_chosen(&r.entries[i].plan);
+			bool tied = false, sure;
+
+			if (i == w || !(pi->train[p].usd_per_h > 0))
+				continue;
+			for (int k = 0; k < r.n_cheapest_tied[p]; k++)
+				tied |= r.cheapest_tied[p][k] == i;
+			sure = model_band_prob_less(&pw->band, pw->train[p].usd_total, &pi->band,
+						    pi->train[p].usd_total,
+						    compare_error_correlation(&r, w, i)) >= 0.9;
+			CHECK(tied == !sure);
+		}
+	}
+	/* p5e and p5en: the same step on the same GPU, so only the price
+	 * differs and their correlation is 1 */
+	CHECK(compare_error_correlation(&r, 2, 3) == 1.0);
+	CHECK(compare_error_correlation(&r, 0, 2) == 0.0);
+	CHECK_REL(plan_chosen(&r.entries[2].plan)->train[0].time_s,
+		  plan_chosen(&r.entries[3].plan)->train[0].time_s, 1e-12);
+	/* the report says so */
+	{
+		struct rpt_plan_input in = { &sc, &o, &r, true };
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&buf, &len);
+
+		CHECK(m != NULL);
+		if (m) {
+			CHECK(rpt_plan(m, &in, RPT_PLAN_TEXT));
+			fclose(m);
+			CHECK(strstr(buf, "tied within the model's +/-22 % band at P90 with") != NULL);
+			free(buf);
+		}
+		buf = NULL;
+		m = open_memstream(&buf, &len);
+		if (m) {
+			CHECK(rpt_plan(m, &in, RPT_PLAN_JSON));
+			fclose(m);
+			CHECK(strstr(buf, "\"tied_with\"") != NULL);
+			free(buf);
+		}
+	}
+	compare_result_free(&r);
+	/* at P50 the point predictions decide: no ties */
+	o.confidence = 0.5;
+	CHECK(compare_run(&sc, &cat, names, 4, &o, &r, &err) == SC_OK);
+	CHECK(r.cheapest[od] == 0 && r.n_cheapest_tied[od] == 0 && r.n_fastest_tied == 0);
+	compare_result_free(&r);
 }
 
 static void test_compare(void)
@@ -317,6 +432,7 @@ int main(void)
 	if (have) {
 		RUN(test_plan_choice);
 		RUN(test_compare);
+		RUN(test_compare_ties);
 		catalog_free(&cat);
 	}
 	return sc_test_summary();

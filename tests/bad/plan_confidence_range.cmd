@@ -1,0 +1,1 @@
+plan scenarios/quickstart.json --confidence 100

@@ -1,0 +1,163 @@
+/* test_uncertainty.c: the log-normal prediction band (models/uncertainty):
+ * MAPE to sigma and back, quantiles, and the tie rule. */
+#include "sc_test.h"
+
+#include "models/uncertainty.h"
+#include "sim/config/catalog_load.h"
+#include "sim/validate/validate.h"
+
+static const double PI = 3.14159265358979323846;
+
+static void test_from_mape(void)
+{
+	/* small errors: |ln x| ~ |x - 1| and E|Z| = sigma sqrt(2/pi) */
+	struct model_band b = model_band_from_mape(0.01);
+
+	CHECK_REL(b.log_sigma, 0.01 * sqrt(PI / 2), 1e-3);
+	CHECK(b.log_bias == 0);
+	/* the inverse, across the profiles' range */
+	for (double m = 0.02; m < 1.0; m += 0.07) {
+		struct model_band x = model_band_from_mape(m);
+
+		CHECK_REL(model_band_mape(&x), m, 1e-9);
+	}
+	/* hopper-default's 22 %: exp(s^2/2) (2 Phi(s) - 1) = 0.22 at
+	 * s = 0.269136 (solved independently with Python's math.erf) */
+	b = model_band_from_mape(0.22);
+	CHECK_REL(b.log_sigma, 0.269136, 1e-5);
+	/* no band */
+	b = model_band_from_mape(0);
+	CHECK(b.log_sigma == 0);
+	b = model_band_from_mape(-1);
+	CHECK(b.log_sigma == 0);
+	b = model_band_from_mape(NAN);
+	CHECK(b.log_sigma == 0);
+}
+
+static void test_mape_biased(void)
+{
+	/* a biased band: Monte-Carlo-free check against a quadrature of
+	 * E|exp(-Z) - 1| (trapezoid over +-10 sigma) */
+	struct model_band b = { 0.1, 0.3 };
+	double sum = 0, h = 1e-4;
+
+	for (double z = -10; z <= 10; z += h) {
+		double x = b.log_bias + b.log_sigma * z;
+
+		sum += fabs(exp(-x) - 1) * exp(-0.5 * z * z) / sqrt(2 * PI) * h;
+	}
+	CHECK_REL(model_band_mape(&b), sum, 1e-4);
+}
+
+static void test_quantiles(void)
+{
+	struct model_band b = model_band_from_mape(0.22);
+	struct model_quantiles q = model_band_quantiles(&b, 13.66);
+	double prev = 0;
+
+	/* unbiased: P50 is the point prediction */
+	CHECK_REL(q.p50, 13.66, 1e-12);
+	CHECK(q.p10 < q.p50 && q.p50 < q.p90);
+	/* log-symmetric: P10 x P90 = P50^2 */
+	CHECK_REL(q.p10 * q.p90, q.p50 * q.p50, 1e-12);
+	/* z_0.9 = 1.2815516 */
+	CHECK_REL(q.p90 / q.p50, exp(1.2815516 * b.log_sigma), 1e-6);
+	/* monotone in p */
+	for (double p = 0.01; p < 1; p += 0.01) {
+		double x = model_band_quantile(&b, 1.0, p);
+
+		CHECK(x > prev);
+		prev = x;
+	}
+	/* a wider band is wider */
+	{
+		struct model_band w = model_band_from_mape(0.30);
+
+		CHECK(model_band_factor(&w, 0.9) > model_band_factor(&b, 0.9));
+		CHECK(model_band_factor(&w, 0.1) < model_band_factor(&b, 0.1));
+	}
+	/* a bias moves the median */
+	{
+		struct model_band x = { 0.1, 0.2 };
+
+		CHECK_REL(model_band_quantile(&x, 2.0, 0.5), 2.0 * exp(0.1), 1e-12);
+	}
+	/* outside (0, 1): no band */
+	CHECK(model_band_factor(&b, 0) == 1 && model_band_factor(&b, 1) == 1);
+	CHECK(model_band_factor(&b, NAN) == 1);
+	/* the zero band */
+	{
+		struct model_band z = model_band_from_mape(0);
+		struct model_quantiles zq = model_band_quantiles(&z, 5);
+
+		CHECK(zq.p10 == 5 && zq.p50 == 5 && zq.p90 == 5);
+	}
+}
+
+static void test_ties(void)
+{
+	struct model_band h = model_band_from_mape(0.22), z = model_band_from_mape(0);
+	double p;
+
+	/* equal predictions: a coin toss */
+	CHECK_REL(model_band_prob_less(&h, 10, &h, 10, 0), 0.5, 1e-12);
+	/* a 0.8 % gap is a tie at P90, a 2x gap is not (sigma_d = 0.3806: P 0.9657) */
+	CHECK(!model_band_surely_less(&h, 24.61, &h, 24.80, 0, 0.9));
+	CHECK(model_band_surely_less(&h, 10, &h, 20, 0, 0.9));
+	p = model_band_prob_less(&h, 10, &h, 20, 0);
+	CHECK_REL(p, 0.966, 2e-3);
+	/* P50 compares the medians: any gap wins, equality ties */
+	CHECK(model_band_surely_less(&h, 24.61, &h, 24.80, 0, 0.5));
+	CHECK(!model_band_surely_less(&h, 10, &h, 10, 0, 0.5));
+	/* a higher confidence ties more */
+	CHECK(model_band_surely_less(&h, 10, &h, 15, 0, 0.75));
+	CHECK(!model_band_surely_less(&h, 10, &h, 15, 0, 0.9));
+	/* one prediction priced twice (correlation 1): the prices decide */
+	CHECK(model_band_surely_less(&h, 24.61, &h, 24.80, 1, 0.9));
+	CHECK_REL(model_band_prob_less(&h, 24.61, &h, 24.80, 1), 1.0, 0);
+	/* no band: certain */
+	CHECK(model_band_prob_less(&z, 1, &z, 1.001, 0) == 1.0);
+	CHECK(model_band_prob_less(&z, 1.001, &z, 1, 0) == 0.0);
+	/* symmetric */
+	CHECK_REL(model_band_prob_less(&h, 10, &h, 13, 0) + model_band_prob_less(&h, 13, &h, 10, 0), 1.0,
+		  1e-12);
+}
+
+/* The shipped profiles' bands against the shipped validation runs: the
+ * band is the out-of-sample error, so in sample it must cover at least
+ * its nominal 80 % and leave at most its nominal 10 % above P90 (with
+ * slack for the sample): a profile whose uncertainty_rel is too small, or
+ * a model change that moves the errors outside the band, fails here. */
+static void test_band_covers_validation(void)
+{
+	static struct catalog cat;
+	static struct val_set set;
+	struct val_band_cover c;
+	struct sc_error err;
+
+	if (catalog_load("configs", &cat, &err) != SC_OK ||
+	    val_load(val_default_cases_path(), val_default_systems_path(), &cat, &set, &err) != SC_OK) {
+		fprintf(stderr, "cannot load: %s: %s\n", err.file, err.message);
+		CHECK(false);
+		return;
+	}
+	CHECK(val_run(&set, &cat, NULL, &err) == SC_OK);
+	val_band_coverage(&set, NULL, NULL, &c);
+	CHECK(c.count > 500);
+	CHECK(c.inside >= 0.80);
+	CHECK(c.above_p90 <= 0.12);
+	CHECK(c.below_p10 <= 0.12);
+	CHECK_REL(c.below_p10 + c.inside + c.above_p90, 1.0, 1e-12);
+	val_free(&set);
+	catalog_free(&cat);
+}
+
+int main(void)
+{
+	RUN(test_from_mape);
+	RUN(test_mape_biased);
+	RUN(test_quantiles);
+	RUN(test_ties);
+	RUN(test_band_covers_validation);
+	return sc_test_summary();
+}

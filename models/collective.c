@@ -34,10 +34,16 @@
 struct best {
 	double t;
 	const char *name;
+	struct coll_candidates *all; /* NULL, or where every candidate is listed */
 };
 
 static void consider(struct best *b, double t, const char *name)
 {
+	if (b->all && b->all->n < COLL_CANDIDATES_MAX) {
+		b->all->c[b->all->n].time_s = t;
+		b->all->c[b->all->n].algorithm = name;
+		b->all->n++;
+	}
 	if (t < b->t) {
 		b->t = t;
 		b->name = name;
@@ -239,7 +245,7 @@ static void fill_choice(const struct net_span *s, const struct best *b, struct c
 double coll_all_to_all_split(const struct calibration *cal, const struct net_span *s,
 			     double nvlink_bytes, double efa_bytes, struct coll_choice *out)
 {
-	struct best b = { INFINITY, "none" };
+	struct best b = { INFINITY, "none", NULL };
 
 	if (s->ranks <= 1 || nvlink_bytes + efa_bytes <= 0) {
 		b.t = 0;
@@ -256,25 +262,41 @@ double coll_all_to_all_split(const struct calibration *cal, const struct net_spa
 	return b.t;
 }
 
+static void run(const struct calibration *cal, const struct net_span *s,
+		enum coll_op op, double bytes, struct best *b)
+{
+	if (s->ranks <= 1 || bytes <= 0) {
+		b->t = 0;
+		return;
+	}
+	switch (op) {
+	case COLL_ALL_REDUCE: all_reduce(cal, s, bytes, b); break;
+	case COLL_REDUCE_SCATTER:
+	case COLL_ALL_GATHER: half_collective(cal, s, bytes, b); break;
+	case COLL_ALL_TO_ALL: all_to_all(cal, s, bytes, b); break;
+	case COLL_SEND_RECV: send_recv(cal, s, bytes, b); break;
+	}
+}
+
 double coll_time(const struct calibration *cal, const struct net_span *s,
 		 enum coll_op op, double bytes, struct coll_choice *out)
 {
-	struct best b = { INFINITY, "none" };
+	struct best b = { INFINITY, "none", NULL };
 
-	if (s->ranks <= 1 || bytes <= 0) {
-		b.t = 0;
-	} else {
-		switch (op) {
-		case COLL_ALL_REDUCE: all_reduce(cal, s, bytes, &b); break;
-		case COLL_REDUCE_SCATTER:
-		case COLL_ALL_GATHER: half_collective(cal, s, bytes, &b); break;
-		case COLL_ALL_TO_ALL: all_to_all(cal, s, bytes, &b); break;
-		case COLL_SEND_RECV: send_recv(cal, s, bytes, &b); break;
-		}
-	}
+	run(cal, s, op, bytes, &b);
 	if (out)
 		fill_choice(s, &b, out);
 	return b.t;
+}
+
+int coll_candidates_of(const struct calibration *cal, const struct net_span *s,
+		       enum coll_op op, double bytes, struct coll_candidates *out)
+{
+	struct best b = { INFINITY, "none", out };
+
+	out->n = 0;
+	run(cal, s, op, bytes, &b);
+	return out->n;
 }
 
 double coll_busbw_factor(enum coll_op op, int n)
@@ -418,6 +440,27 @@ double coll_flows_of(const struct calibration *cal, const struct net_span *s,
 	if (s->ranks <= 1 || bytes <= 0 || !isfinite(out->choice.time_s))
 		return out->time_s;
 	flows_by_name(cal, s, op, bytes, out);
+	return out->time_s;
+}
+
+double coll_flows_of_algorithm(const struct calibration *cal, const struct net_span *s,
+			      enum coll_op op, double bytes, const char *algorithm,
+			      struct coll_flows *out)
+{
+	struct coll_candidates all;
+	struct best b = { INFINITY, "none", NULL };
+
+	memset(out, 0, sizeof(*out));
+	coll_candidates_of(cal, s, op, bytes, &all);
+	for (int i = 0; i < all.n; i++)
+		if (strcmp(all.c[i].algorithm, algorithm) == 0) {
+			b.t = all.c[i].time_s;
+			b.name = all.c[i].algorithm;
+		}
+	fill_choice(s, &b, &out->choice);
+	out->time_s = b.t;
+	if (isfinite(b.t))
+		flows_by_name(cal, s, op, bytes, out);
 	return out->time_s;
 }
 

@@ -39,6 +39,23 @@ struct coll_choice {
 double coll_time(const struct calibration *cal, const struct net_span *s,
 		 enum coll_op op, double bytes, struct coll_choice *out);
 
+/* Every algorithm x protocol that coll_time() weighs for op and bytes on s,
+ * with the time it predicts for each (coll_time() returns the fastest): for
+ * tests that hold each candidate, not only the winner, to a property.  The
+ * names are static strings.  A group of one rank or 0 bytes has none. */
+#define COLL_CANDIDATES_MAX 16
+
+struct coll_candidates {
+	int n;
+	struct {
+		double time_s;
+		const char *algorithm;
+	} c[COLL_CANDIDATES_MAX];
+};
+
+int coll_candidates_of(const struct calibration *cal, const struct net_span *s,
+		       enum coll_op op, double bytes, struct coll_candidates *out);
+
 /* All-to-all where the caller knows how many bytes per rank cross NVLink
  * and how many cross EFA (e.g. a node-deduplicating MoE dispatcher); both
  * tiers run at once.  Returns seconds; fills out (may be NULL). */
@@ -84,6 +101,13 @@ struct coll_flows {
  * 0 bytes gives pattern NONE and 0. */
 double coll_flows_of(const struct calibration *cal, const struct net_span *s,
 		     enum coll_op op, double bytes, struct coll_flows *out);
+
+/* The same for one named candidate of coll_candidates_of(), chosen or not.
+ * Returns its time, or INFINITY (pattern NONE) when op on s has no such
+ * candidate. */
+double coll_flows_of_algorithm(const struct calibration *cal, const struct net_span *s,
+			      enum coll_op op, double bytes, const char *algorithm,
+			      struct coll_flows *out);
 
 /* The same for coll_all_to_all_split(). */
 double coll_flows_of_a2a_split(const struct calibration *cal, const struct net_span *s,

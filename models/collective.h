@@ -65,10 +65,11 @@ double coll_all_to_all_split(const struct calibration *cal, const struct net_spa
 /* A chosen collective as the flows that carry it, for the discrete-event
  * engine (sim/des), which replays them on a simulated fabric.  Every
  * algorithm above has the form
- *   time = latency_s + max(nvlink_bytes / nvlink_Bps,
+ *   time = latency_s + max(nvlink_bytes / s->nvlink_Bps,
  *                          efa_latency_s + efa_bytes / efa_Bps)
- * with s->nvlink_Bps and s->efa_Bps of the span (the EFA share after the
- * span's oversubscription): latency_s holds every alpha term (EFA start-up,
+ * with s->nvlink_Bps of the span and efa_Bps below (the span's EFA share,
+ * less where the leaves' uplinks bind: net_efa_Bps_leaving with the
+ * pattern's fraction of traffic that leaves a leaf): latency_s holds every alpha term (EFA start-up,
  * per-step latencies, the span's spine latency), nvlink_bytes and
  * efa_bytes are what ONE rank pushes through its NVLink port and through
  * its NIC share over the whole collective, already divided by the
@@ -90,6 +91,7 @@ struct coll_flows {
 	double efa_latency_s;
 	double nvlink_bytes;
 	double efa_bytes;
+	double efa_Bps;      /* per GPU, the rate the analytical model gives efa_bytes */
 	int nvlink_steps;
 	int efa_steps;
 	double time_s;       /* the formula above: equal to coll_time() */

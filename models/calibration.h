@@ -27,7 +27,7 @@
 	X(nvlink_ring_alpha_s, "s", 0.0, 1e-3, "latency per ring step inside an NVLink domain") \
 	X(nvlink_ring_bw_eff, "fraction", 0.05, 1.0, "ring bus bandwidth over NVLink bandwidth per GPU") \
 	X(nvlink_nvls_alpha_s, "s", 0.0, 1e-3, "latency of one NVLS (NVLink SHARP) collective") \
-	X(nvlink_nvls_bw_eff, "fraction", 0.05, 2.0, "NVLS all-reduce bus bandwidth over NVLink bandwidth per GPU") \
+	X(nvlink_nvls_bw_eff, "fraction", 0.05, 1.0, "NVLS wire rate (bytes through a GPU's NVLink port per direction: (r+1)/r S all-reduce, S reduce-scatter/all-gather) over NVLink bandwidth per GPU") \
 	X(efa_ring_alpha_s, "s", 0.0, 1e-2, "latency per ring step across EFA") \
 	X(efa_ring_bw_eff, "fraction", 0.05, 1.0, "ring bus bandwidth over the per-GPU share of EFA bandwidth") \
 	X(efa_tree_alpha_s, "s", 0.0, 1e-2, "latency per tree level across EFA") \

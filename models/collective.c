@@ -34,10 +34,16 @@
 struct best {
 	double t;
 	const char *name;
+	struct coll_candidates *all; /* NULL, or where every candidate is listed */
 };
 
 static void consider(struct best *b, double t, const char *name)
 {
+	if (b->all && b->all->n < COLL_CANDIDATES_MAX) {
+		b->all->c[b->all->n].time_s = t;
+		b->all->c[b->all->n].algorithm = name;
+		b->all->n++;
+	}
 	if (t < b->t) {
 		b->t = t;
 		b->name = name;
@@ -55,6 +61,36 @@ static double ceil_log2(int n)
 
 static double dmin(double a, double b) { return a < b ? a : b; }
 static double dmax(double a, double b) { return a > b ? a : b; }
+
+/* Fraction of a collective's EFA bytes that leave the leaf switch, where
+ * the group spans several leaves (net_efa_Bps_leaving), g of its N domains
+ * under each.  Rings (and p2p chains) visit a leaf's g domains in a row and
+ * leave it on 1 hop in g.  NCCL's trees are binary trees over the domains in
+ * rank order: an edge at height h joins domains 2^h apart, so the ~N/g
+ * edges of span >= g leave and the rest stay: 1 in g again (and the DES
+ * replays trees on the ring pattern).  An all-to-all sends the same to every
+ * remote domain: (N - g) / (N - 1) of its EFA bytes leave. */
+static double ring_leaving(const struct net_span *s)
+{
+	return s->crosses_spine ? 1.0 / (s->leaf_domains > 1 ? s->leaf_domains : 1) : 0.0;
+}
+
+static double a2a_leaving(const struct net_span *s)
+{
+	if (!s->crosses_spine || s->domains <= 1)
+		return 0.0;
+	return (double)(s->domains - s->leaf_domains) / (s->domains - 1);
+}
+
+static double efa_ring_Bps(const struct net_span *s)
+{
+	return net_efa_Bps_leaving(s, ring_leaving(s));
+}
+
+static double efa_a2a_Bps(const struct net_span *s)
+{
+	return net_efa_Bps_leaving(s, a2a_leaving(s));
+}
 
 /* One protocol's parameters: latencies and bandwidths after efficiency. */
 struct proto {
@@ -75,8 +111,8 @@ static struct proto proto_of(const struct calibration *cal,
 	p.a_efa_tree = cal->efa_tree_alpha_s * fa + s->extra_latency_s;
 	p.start_efa = s->inter ? cal->efa_startup_s * fa : 0.0;
 	p.b_nv = s->nvlink_Bps * cal->nvlink_ring_bw_eff * fb;
-	p.b_efa_ring = s->efa_Bps * cal->efa_ring_bw_eff * fb;
-	p.b_efa_tree = s->efa_Bps * cal->efa_tree_bw_eff * fb;
+	p.b_efa_ring = efa_ring_Bps(s) * cal->efa_ring_bw_eff * fb;
+	p.b_efa_tree = efa_ring_Bps(s) * cal->efa_tree_bw_eff * fb;
 	return p;
 }
 
@@ -89,6 +125,31 @@ static const char *const n_h_ring_ring[P_N] = {
 	"hierarchical(ring+efa-ring)/simple", "hierarchical(ring+efa-ring)/ll" };
 static const char *const n_h_ring_tree[P_N] = {
 	"hierarchical(ring+efa-tree)/simple", "hierarchical(ring+efa-tree)/ll" };
+
+/* NVLS (NVLink SHARP, multimem loads and stores that the NVSwitch reduces
+ * and multicasts) as NCCL runs it inside a domain of r GPUs, in the bytes
+ * one GPU moves through its NVLink port in its busier direction (S. Jeaugey,
+ * NVIDIA/nccl issue 1083 and nccl-tests issue 212 / PR 239):
+ *   reduce-scatter: sends its whole buffer S into the switch (multimem
+ *     ld_reduce of every chunk), receives its reduced chunk S/r: S;
+ *   all-gather: sends its chunk S/r (multimem store), receives S: S;
+ *   all-reduce: both, S + S/r each way: (r+1)/r S (nccl-tests' busbw
+ *     2(r-1)/r S / t then exceeds the line rate, the wire rate does not).
+ * The bandwidth is the line rate times nvlink_nvls_bw_eff (<= 1): 480 GB/s
+ * busbw on 8 x H100 is 480 x 8/14 x 9/8 = 309 GB/s on the wire, 0.686 of
+ * 450.  A ring moves fn S per direction for reduce-scatter or all-gather,
+ * less than NVLS's S, which is why NCCL's NVLS reduce-scatter is slower
+ * than its ring on one H100 node (issue 1083) and the tuner here picks the
+ * ring for them. */
+static double nvls_wire_bytes(enum coll_op op, int r, double S)
+{
+	return op == COLL_ALL_REDUCE ? (double)(r + 1) / r * S : S;
+}
+
+static double nvls_Bps(const struct calibration *cal, const struct net_span *s)
+{
+	return s->nvlink_Bps * cal->nvlink_nvls_bw_eff;
+}
 
 static void all_reduce(const struct calibration *cal, const struct net_span *s,
 		       double S, struct best *b)
@@ -131,9 +192,7 @@ static void all_reduce(const struct calibration *cal, const struct net_span *s,
 	}
 	if (s->nvls && r > 1) {
 		struct proto p = proto_of(cal, s, false);
-		double bnvls = s->nvlink_Bps * cal->nvlink_nvls_bw_eff;
-		double fr = (double)(r - 1) / r;
-		double intra = 2.0 * fr * S / bnvls;
+		double intra = nvls_wire_bytes(COLL_ALL_REDUCE, r, S) / nvls_Bps(cal, s);
 
 		if (!s->inter) {
 			consider(b, cal->nvlink_nvls_alpha_s + intra, "nvls/simple");
@@ -179,7 +238,7 @@ static void half_collective(const struct calibration *cal,
 	}
 	if (s->nvls && r > 1) {
 		struct proto p = proto_of(cal, s, false);
-		double intra = fr * S / (s->nvlink_Bps * cal->nvlink_nvls_bw_eff);
+		double intra = nvls_wire_bytes(COLL_REDUCE_SCATTER, r, S) / nvls_Bps(cal, s);
 
 		if (!s->inter) {
 			consider(b, cal->nvlink_nvls_alpha_s + intra, "nvls/simple");
@@ -201,7 +260,7 @@ static void all_to_all(const struct calibration *cal, const struct net_span *s,
 {
 	int n = s->ranks, r = s->ranks_per_domain;
 	double bnv = s->nvlink_Bps * cal->nvlink_a2a_bw_eff;
-	double befa = s->efa_Bps * cal->efa_a2a_bw_eff;
+	double befa = efa_a2a_Bps(s) * cal->efa_a2a_bw_eff;
 	double lat = (n - 1) * cal->a2a_alpha_s;
 
 	if (!s->inter) {
@@ -221,7 +280,7 @@ static void send_recv(const struct calibration *cal, const struct net_span *s,
 			 S / (s->nvlink_Bps * cal->nvlink_ring_bw_eff), "p2p");
 	else
 		consider(b, cal->p2p_alpha_s + s->extra_latency_s +
-			 S / (s->efa_Bps * cal->efa_ring_bw_eff), "p2p");
+			 S / (efa_ring_Bps(s) * cal->efa_ring_bw_eff), "p2p");
 }
 
 static void fill_choice(const struct net_span *s, const struct best *b, struct coll_choice *out)
@@ -239,7 +298,7 @@ static void fill_choice(const struct net_span *s, const struct best *b, struct c
 double coll_all_to_all_split(const struct calibration *cal, const struct net_span *s,
 			     double nvlink_bytes, double efa_bytes, struct coll_choice *out)
 {
-	struct best b = { INFINITY, "none" };
+	struct best b = { INFINITY, "none", NULL };
 
 	if (s->ranks <= 1 || nvlink_bytes + efa_bytes <= 0) {
 		b.t = 0;
@@ -248,7 +307,7 @@ double coll_all_to_all_split(const struct calibration *cal, const struct net_spa
 			   nvlink_bytes / (s->nvlink_Bps * cal->nvlink_a2a_bw_eff);
 		if (s->inter && efa_bytes > 0)
 			t = dmax(t, (s->ranks - 1) * cal->a2a_alpha_s + s->extra_latency_s +
-				 efa_bytes / (s->efa_Bps * cal->efa_a2a_bw_eff));
+				 efa_bytes / (efa_a2a_Bps(s) * cal->efa_a2a_bw_eff));
 		consider(&b, t, s->inter ? "node-dedup" : "direct");
 	}
 	if (out)
@@ -256,25 +315,41 @@ double coll_all_to_all_split(const struct calibration *cal, const struct net_spa
 	return b.t;
 }
 
+static void run(const struct calibration *cal, const struct net_span *s,
+		enum coll_op op, double bytes, struct best *b)
+{
+	if (s->ranks <= 1 || bytes <= 0) {
+		b->t = 0;
+		return;
+	}
+	switch (op) {
+	case COLL_ALL_REDUCE: all_reduce(cal, s, bytes, b); break;
+	case COLL_REDUCE_SCATTER:
+	case COLL_ALL_GATHER: half_collective(cal, s, bytes, b); break;
+	case COLL_ALL_TO_ALL: all_to_all(cal, s, bytes, b); break;
+	case COLL_SEND_RECV: send_recv(cal, s, bytes, b); break;
+	}
+}
+
 double coll_time(const struct calibration *cal, const struct net_span *s,
 		 enum coll_op op, double bytes, struct coll_choice *out)
 {
-	struct best b = { INFINITY, "none" };
+	struct best b = { INFINITY, "none", NULL };
 
-	if (s->ranks <= 1 || bytes <= 0) {
-		b.t = 0;
-	} else {
-		switch (op) {
-		case COLL_ALL_REDUCE: all_reduce(cal, s, bytes, &b); break;
-		case COLL_REDUCE_SCATTER:
-		case COLL_ALL_GATHER: half_collective(cal, s, bytes, &b); break;
-		case COLL_ALL_TO_ALL: all_to_all(cal, s, bytes, &b); break;
-		case COLL_SEND_RECV: send_recv(cal, s, bytes, &b); break;
-		}
-	}
+	run(cal, s, op, bytes, &b);
 	if (out)
 		fill_choice(s, &b, out);
 	return b.t;
+}
+
+int coll_candidates_of(const struct calibration *cal, const struct net_span *s,
+		       enum coll_op op, double bytes, struct coll_candidates *out)
+{
+	struct best b = { INFINITY, "none", out };
+
+	out->n = 0;
+	run(cal, s, op, bytes, &b);
+	return out->n;
 }
 
 double coll_busbw_factor(enum coll_op op, int n)
@@ -315,12 +390,16 @@ static void flows_set(const struct net_span *s, struct coll_flows *o, enum coll_
 		      double v_efa, double b_efa, int st_efa)
 {
 	double t_nv = v_nv > 0 ? v_nv / b_nv : 0, t_efa = v_efa > 0 ? efa_lat + v_efa / b_efa : 0;
+	/* b_efa includes the spine's share (efa_*_Bps); the bytes do not:
+	 * the DES simulates the uplinks itself */
+	double raw = pat == COLL_PATTERN_ALL_TO_ALL ? efa_a2a_Bps(s) : efa_ring_Bps(s);
 
 	o->pattern = pat;
 	o->latency_s = lat;
 	o->efa_latency_s = v_efa > 0 ? efa_lat : 0;
 	o->nvlink_bytes = v_nv > 0 ? v_nv * (s->nvlink_Bps / b_nv) : 0;
-	o->efa_bytes = v_efa > 0 ? v_efa * (s->efa_Bps / b_efa) : 0;
+	o->efa_bytes = v_efa > 0 ? v_efa * (raw / b_efa) : 0;
+	o->efa_Bps = raw;
 	o->nvlink_steps = v_nv > 0 ? (st_nv > 0 ? st_nv : 1) : 0;
 	o->efa_steps = v_efa > 0 ? (st_efa > 0 ? st_efa : 1) : 0;
 	o->time_s = lat + dmax(t_nv, t_efa);
@@ -346,12 +425,12 @@ static void flows_by_name(const struct calibration *cal, const struct net_span *
 	bool ll = ends_with(a, "/ll");
 	struct proto p = proto_of(cal, s, ll);
 	struct proto ps = proto_of(cal, s, false);
-	double bnvls = s->nvlink_Bps * cal->nvlink_nvls_bw_eff;
+	double bnvls = nvls_Bps(cal, s);
 	double half = op == COLL_ALL_REDUCE ? 2.0 : 1.0; /* all-reduce = RS + AG */
 
 	if (op == COLL_ALL_TO_ALL) {
 		double bnv = s->nvlink_Bps * cal->nvlink_a2a_bw_eff;
-		double befa = s->efa_Bps * cal->efa_a2a_bw_eff;
+		double befa = efa_a2a_Bps(s) * cal->efa_a2a_bw_eff;
 		double lat = (n - 1) * cal->a2a_alpha_s;
 
 		if (!s->inter)
@@ -367,7 +446,7 @@ static void flows_by_name(const struct calibration *cal, const struct net_span *
 				  s->nvlink_Bps * cal->nvlink_ring_bw_eff, 1, 0, 1, 0);
 		else
 			flows_set(s, o, COLL_PATTERN_P2P, cal->p2p_alpha_s + s->extra_latency_s, 0,
-				  0, 1, 0, S, s->efa_Bps * cal->efa_ring_bw_eff, 1);
+				  0, 1, 0, S, efa_ring_Bps(s) * cal->efa_ring_bw_eff, 1);
 		return;
 	}
 	if (strncmp(a, "ring/", 5) == 0) {
@@ -395,16 +474,16 @@ static void flows_by_name(const struct calibration *cal, const struct net_span *
 			  2.0 * fN * S / r, p.b_efa_tree, (int)(2 * lg));
 	} else if (strcmp(a, "nvls/simple") == 0) {
 		flows_set(s, o, COLL_PATTERN_RING, cal->nvlink_nvls_alpha_s, 0,
-			  half * fr * S, bnvls, (int)half, 0, 1, 0);
+			  nvls_wire_bytes(op, r, S), bnvls, (int)half, 0, 1, 0);
 	} else if (strcmp(a, "hierarchical(nvls+efa-ring)/simple") == 0) {
 		flows_set(s, o, COLL_PATTERN_RING,
 			  ps.start_efa + cal->nvlink_nvls_alpha_s + half * (N - 1) * ps.a_efa_ring, 0,
-			  half * fr * S, bnvls, (int)half,
+			  nvls_wire_bytes(op, r, S), bnvls, (int)half,
 			  half * fN * S / r, ps.b_efa_ring, (int)half * (N - 1));
 	} else if (strcmp(a, "hierarchical(nvls+efa-tree)/simple") == 0) {
 		flows_set(s, o, COLL_PATTERN_RING,
 			  ps.start_efa + cal->nvlink_nvls_alpha_s + 2.0 * lg * ps.a_efa_tree, 0,
-			  2.0 * fr * S, bnvls, 2,
+			  nvls_wire_bytes(op, r, S), bnvls, 2,
 			  2.0 * fN * S / r, ps.b_efa_tree, (int)(2 * lg));
 	}
 }
@@ -421,6 +500,27 @@ double coll_flows_of(const struct calibration *cal, const struct net_span *s,
 	return out->time_s;
 }
 
+double coll_flows_of_algorithm(const struct calibration *cal, const struct net_span *s,
+			      enum coll_op op, double bytes, const char *algorithm,
+			      struct coll_flows *out)
+{
+	struct coll_candidates all;
+	struct best b = { INFINITY, "none", NULL };
+
+	memset(out, 0, sizeof(*out));
+	coll_candidates_of(cal, s, op, bytes, &all);
+	for (int i = 0; i < all.n; i++)
+		if (strcmp(all.c[i].algorithm, algorithm) == 0) {
+			b.t = all.c[i].time_s;
+			b.name = all.c[i].algorithm;
+		}
+	fill_choice(s, &b, &out->choice);
+	out->time_s = b.t;
+	if (isfinite(b.t))
+		flows_by_name(cal, s, op, bytes, out);
+	return out->time_s;
+}
+
 double coll_flows_of_a2a_split(const struct calibration *cal, const struct net_span *s,
 			       double nvlink_bytes, double efa_bytes, struct coll_flows *out)
 {
@@ -434,6 +534,6 @@ double coll_flows_of_a2a_split(const struct calibration *cal, const struct net_s
 		return 0;
 	flows_set(s, out, COLL_PATTERN_ALL_TO_ALL, lat, s->extra_latency_s,
 		  nvlink_bytes, s->nvlink_Bps * cal->nvlink_a2a_bw_eff, 1,
-		  efa ? efa_bytes : 0, s->efa_Bps * cal->efa_a2a_bw_eff, 1);
+		  efa ? efa_bytes : 0, efa_a2a_Bps(s) * cal->efa_a2a_bw_eff, 1);
 	return out->time_s;
 }

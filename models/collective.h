@@ -39,6 +39,23 @@ struct coll_choice {
 double coll_time(const struct calibration *cal, const struct net_span *s,
 		 enum coll_op op, double bytes, struct coll_choice *out);
 
+/* Every algorithm x protocol that coll_time() weighs for op and bytes on s,
+ * with the time it predicts for each (coll_time() returns the fastest): for
+ * tests that hold each candidate, not only the winner, to a property.  The
+ * names are static strings.  A group of one rank or 0 bytes has none. */
+#define COLL_CANDIDATES_MAX 16
+
+struct coll_candidates {
+	int n;
+	struct {
+		double time_s;
+		const char *algorithm;
+	} c[COLL_CANDIDATES_MAX];
+};
+
+int coll_candidates_of(const struct calibration *cal, const struct net_span *s,
+		       enum coll_op op, double bytes, struct coll_candidates *out);
+
 /* All-to-all where the caller knows how many bytes per rank cross NVLink
  * and how many cross EFA (e.g. a node-deduplicating MoE dispatcher); both
  * tiers run at once.  Returns seconds; fills out (may be NULL). */
@@ -48,10 +65,11 @@ double coll_all_to_all_split(const struct calibration *cal, const struct net_spa
 /* A chosen collective as the flows that carry it, for the discrete-event
  * engine (sim/des), which replays them on a simulated fabric.  Every
  * algorithm above has the form
- *   time = latency_s + max(nvlink_bytes / nvlink_Bps,
+ *   time = latency_s + max(nvlink_bytes / s->nvlink_Bps,
  *                          efa_latency_s + efa_bytes / efa_Bps)
- * with s->nvlink_Bps and s->efa_Bps of the span (the EFA share after the
- * span's oversubscription): latency_s holds every alpha term (EFA start-up,
+ * with s->nvlink_Bps of the span and efa_Bps below (the span's EFA share,
+ * less where the leaves' uplinks bind: net_efa_Bps_leaving with the
+ * pattern's fraction of traffic that leaves a leaf): latency_s holds every alpha term (EFA start-up,
  * per-step latencies, the span's spine latency), nvlink_bytes and
  * efa_bytes are what ONE rank pushes through its NVLink port and through
  * its NIC share over the whole collective, already divided by the
@@ -73,6 +91,7 @@ struct coll_flows {
 	double efa_latency_s;
 	double nvlink_bytes;
 	double efa_bytes;
+	double efa_Bps;      /* per GPU, the rate the analytical model gives efa_bytes */
 	int nvlink_steps;
 	int efa_steps;
 	double time_s;       /* the formula above: equal to coll_time() */
@@ -84,6 +103,13 @@ struct coll_flows {
  * 0 bytes gives pattern NONE and 0. */
 double coll_flows_of(const struct calibration *cal, const struct net_span *s,
 		     enum coll_op op, double bytes, struct coll_flows *out);
+
+/* The same for one named candidate of coll_candidates_of(), chosen or not.
+ * Returns its time, or INFINITY (pattern NONE) when op on s has no such
+ * candidate. */
+double coll_flows_of_algorithm(const struct calibration *cal, const struct net_span *s,
+			      enum coll_op op, double bytes, const char *algorithm,
+			      struct coll_flows *out);
 
 /* The same for coll_all_to_all_split(). */
 double coll_flows_of_a2a_split(const struct calibration *cal, const struct net_span *s,

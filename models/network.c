@@ -51,6 +51,25 @@ static double oversubscription_of(const struct fabric_spec *f)
 	return f->leaf_spine_oversubscription > 1.0 ? f->leaf_spine_oversubscription : 1.0;
 }
 
+static int nodes_per_domain_of(const struct instance_spec *inst)
+{
+	int gpn = gpus_per_node_of(inst), d = domain_gpus_of(inst);
+
+	return d > gpn ? d / gpn : 1;
+}
+
+/* Whole NVLink domains under one leaf, at least 1; 0 when the fabric has
+ * one leaf for all (nodes_per_leaf 0).  The one rule for both engines. */
+static int leaf_domains_of(const struct instance_spec *inst, const struct fabric_spec *f)
+{
+	int k;
+
+	if (f->nodes_per_leaf <= 0)
+		return 0;
+	k = f->nodes_per_leaf / nodes_per_domain_of(inst);
+	return k > 1 ? k : 1;
+}
+
 void net_topo_of(const struct cluster *c, struct net_topo *t)
 {
 	const struct instance_spec *inst = &c->instance;
@@ -61,8 +80,7 @@ void net_topo_of(const struct cluster *c, struct net_topo *t)
 	t->nodes = c->nodes > 0 ? c->nodes : 1;
 	t->gpus_per_node = gpus_per_node_of(inst);
 	t->domain_gpus = domain_gpus_of(inst);
-	t->nodes_per_domain = t->domain_gpus > t->gpus_per_node
-			      ? t->domain_gpus / t->gpus_per_node : 1;
+	t->nodes_per_domain = nodes_per_domain_of(inst);
 	t->domains = (t->nodes + t->nodes_per_domain - 1) / t->nodes_per_domain;
 	t->nvlink_Bps = c->gpu.nvlink_GBps * 1e9;
 	t->gpu_efa_Bps = net_efa_Bps_per_gpu(inst);
@@ -74,9 +92,9 @@ void net_topo_of(const struct cluster *c, struct net_topo *t)
 	}
 	t->rail_optimized = f->rail_optimized;
 	t->nodes_per_leaf = f->nodes_per_leaf > 0 ? f->nodes_per_leaf : 0;
-	t->leaf_domains = t->nodes_per_leaf > 0 ? t->nodes_per_leaf / t->nodes_per_domain : t->domains;
+	t->leaf_domains = leaf_domains_of(inst, f);
 	if (t->leaf_domains < 1)
-		t->leaf_domains = 1;
+		t->leaf_domains = t->domains;
 	t->leaves = (t->domains + t->leaf_domains - 1) / t->leaf_domains;
 	t->oversubscription = oversubscription_of(f);
 	t->leaf_uplink_Bps = t->leaf_domains * t->nodes_per_domain * t->node_efa_Bps /
@@ -107,8 +125,8 @@ struct net_span net_span_of(const struct cluster *c, int ranks, int stride)
 	const struct instance_spec *inst = &c->instance;
 	const struct fabric_spec *f = &c->fabric;
 	int domain = domain_gpus_of(inst), gpn = gpus_per_node_of(inst);
-	int per_node;
-	double span_nodes;
+	int leaf_domains = leaf_domains_of(inst, f);
+	int per_node, per_leaf;
 
 	memset(&s, 0, sizeof(s));
 	if (ranks < 1)
@@ -124,17 +142,31 @@ struct net_span net_span_of(const struct cluster *c, int ranks, int stride)
 	s.nvls = family_has_nvls(c->gpu.family) && domain > 1;
 	s.nvlink_Bps = c->gpu.nvlink_GBps * 1e9;
 	s.efa_Bps = net_efa_Bps_per_gpu(inst);
-	/* The group's nodes lie (ranks-1)*stride/gpn + 1 node indices apart:
-	 * if that range is wider than one leaf, some paths cross the spine
-	 * (one hop up and one down) and share its oversubscribed uplinks. */
-	span_nodes = (double)(ranks - 1) * stride / gpn + 1.0;
-	if (s.inter && f->nodes_per_leaf > 0 && span_nodes > f->nodes_per_leaf) {
-		s.crosses_spine = true;
-		s.extra_latency_s = 2.0 * f->spine_hop_latency_s;
-		if (oversubscription_of(f) > 1.0)
-			s.efa_Bps /= oversubscription_of(f);
+	s.leaf_domains = s.domains;
+	s.oversubscription = 1.0;
+	/* Members under one leaf (a block of leaf_domains whole domains, the
+	 * same placement rule as for nodes and domains): fewer than all, and
+	 * some paths cross the spine (one hop up and one down) and share the
+	 * leaves' uplinks (net_efa_Bps_leaving). */
+	if (s.inter && leaf_domains > 0) {
+		per_leaf = members_per_block(ranks, stride, leaf_domains * domain);
+		if (per_leaf < ranks) {
+			s.crosses_spine = true;
+			s.extra_latency_s = 2.0 * f->spine_hop_latency_s;
+			s.leaf_domains = per_leaf / s.ranks_per_domain;
+			if (s.leaf_domains < 1)
+				s.leaf_domains = 1;
+			s.oversubscription = oversubscription_of(f);
+		}
 	}
 	return s;
+}
+
+double net_efa_Bps_leaving(const struct net_span *s, double leaving)
+{
+	double load = s->oversubscription * leaving;
+
+	return load > 1.0 ? s->efa_Bps / load : s->efa_Bps;
 }
 
 const char *net_tier_name(const struct net_span *s)

@@ -22,12 +22,27 @@ struct net_span {
 	int nodes;            /* nodes spanned */
 	bool inter;           /* spans more than one NVLink domain: uses EFA */
 	bool nvls;            /* NVLink SHARP available (Hopper/Blackwell NVSwitch) */
-	bool crosses_spine;   /* spans more nodes than one leaf (rail) switch holds */
+	bool crosses_spine;   /* has members under more than one leaf switch */
+	int leaf_domains;     /* g: the group's NVLink domains under one leaf
+				 (= domains when it does not cross the spine) */
+	double oversubscription; /* the fabric's leaf-to-spine taper where the
+				    group crosses the spine, else 1 */
 	double nvlink_Bps;    /* per GPU, per direction, bytes/s */
-	double efa_Bps;       /* per GPU share of the node's EFA, bytes/s, after
-				 leaf-spine oversubscription where it applies */
+	double efa_Bps;       /* per GPU share of the node's EFA, bytes/s (line
+				 rate; see net_efa_Bps_leaving for the spine) */
 	double extra_latency_s; /* added per EFA step when crossing the spine */
 };
+
+/* Per-GPU EFA bandwidth of span s when a fraction `leaving` of its EFA
+ * traffic leaves the leaf: efa_Bps * min(1, 1 / (oversubscription *
+ * leaving)).  Every node under a leaf runs the same collective at once (the
+ * group's replicas: other TP ranks, pipeline stages), so the leaf sends
+ * `leaving` of its nodes' traffic up links of 1/oversubscription of their
+ * bandwidth: the uplinks bind once oversubscription * leaving > 1.  Which
+ * fraction leaves depends on the pattern (models/collective.c): a ring or
+ * tree over N domains, g per leaf, leaves it on 1 of every g hops; an
+ * all-to-all sends (N - g) / (N - 1) of its EFA bytes to other leaves. */
+double net_efa_Bps_leaving(const struct net_span *s, double leaving);
 
 /* The fabric of a cluster as one struct: nodes, NVLink domains, NIC links,
  * leaf (rail) switches, the spine and its oversubscription.  Both engines
@@ -39,11 +54,12 @@ struct net_span {
  * 32 NICs for 8 GPUs, four behind each GPU's PCIe switch; a p4d has 4 for 8,
  * one per pair of GPUs).  The NICs behind one GPU act as one link of their
  * summed bandwidth (NCCL stripes a GPU's traffic over them); GPUs that
- * share a NIC share its link.  Leaves: a leaf switch holds nodes_per_leaf
- * nodes in the analytical model; the DES groups whole NVLink domains under
- * a leaf (leaf_domains, at least one), which is the same thing on 8-GPU
- * nodes.  Traffic that leaves a leaf shares its uplinks to the spine, whose
- * capacity is the leaf's NIC bandwidth divided by the oversubscription. */
+ * share a NIC share its link.  Leaves: a leaf switch holds leaf_domains
+ * whole NVLink domains (nodes_per_leaf / nodes_per_domain, at least one:
+ * nodes_per_leaf nodes on 8-GPU nodes, one rack of an NVL72), in both
+ * engines.  Traffic that leaves a leaf shares its uplinks to the spine,
+ * whose capacity is the leaf's NIC bandwidth divided by the
+ * oversubscription. */
 struct net_topo {
 	int nodes;                /* >= 1 */
 	int gpus_per_node;        /* >= 1 */

@@ -6,8 +6,9 @@
  * collective sleeps the latency L, then pushes x bytes to its peer while
  * receiving x; alone on a NIC link of bandwidth B this ends at L + x / B.
  * The analytical model times every group alone on its per-GPU share of the
- * node's EFA (halved when its group crosses an oversubscribed spine), so
- * it gives one number whatever else shares the links.
+ * node's EFA (less where the share of its traffic that leaves a leaf
+ * exceeds the uplinks' taper: net_efa_Bps_leaving), so it gives one number
+ * whatever else shares the links.
  *
  *  1. DP traffic of two pipeline stages sharing one node's NICs (a p4d-like
  *     node: 4 NICs for 8 GPUs, GPUs 2k and 2k+1 behind NIC k; stage A on
@@ -158,12 +159,13 @@ static void test_oversubscribed_spine(void)
 		CHECK_REL(end[k], L + X_B / (B / 2), TOL);
 	s = net_span_of(&cl, 2, 16);
 	CHECK(s.crosses_spine);
-	fprintf(stderr, "  2a pairs across leaves:  expected %.6f s, simulated %.6f s (analytical halves too: %.6f s)\n",
-		L + 2 * X_B / B, end[0], L + X_B / s.efa_Bps);
+	/* the analytical model: every hop of a pair leaves the leaf */
+	CHECK_REL(L + X_B / net_efa_Bps_leaving(&s, 1.0), end[0], TOL);
+	fprintf(stderr, "  2a pairs across leaves:  expected %.6f s, simulated %.6f s (analytical %.6f s)\n",
+		L + 2 * X_B / B, end[0], L + X_B / net_efa_Bps_leaving(&s, 1.0));
 	/* b: one ring per rail over the 4 nodes: only the hops 1 -> 2 and
 	 * 3 -> 0 cross, 8 flows of 50 GB/s per uplink direction = 400 GB/s:
-	 * no slowdown, where the analytical model halves the bandwidth of any
-	 * group wider than a leaf */
+	 * no slowdown */
 	for (int g = 0; g < 8; g++) {
 		for (int i = 0; i < 4; i++)
 			rings[g][i] = 8 * i + g;
@@ -175,9 +177,12 @@ static void test_oversubscribed_spine(void)
 	for (int k = 0; k < 8; k++)
 		CHECK_REL(end[k], L + X_B / B, TOL);
 	s = net_span_of(&cl, 4, 8);
-	CHECK(s.crosses_spine);
+	CHECK(s.crosses_spine && s.leaf_domains == 2);
+	/* the analytical model: a ring leaves each leaf on 1 hop in 2, which
+	 * a 2:1 taper carries at full speed */
+	CHECK_REL(L + X_B / net_efa_Bps_leaving(&s, 1.0 / s.leaf_domains), end[0], TOL);
 	fprintf(stderr, "  2b rings across leaves:  expected %.6f s, simulated %.6f s (analytical %.6f s)\n",
-		L + X_B / B, end[0], L + X_B / s.efa_Bps);
+		L + X_B / B, end[0], L + X_B / net_efa_Bps_leaving(&s, 1.0 / s.leaf_domains));
 	/* c: the pairs of a on a non-blocking fabric: no slowdown */
 	cl = node_cluster(4, 32, 100, 2, 1.0);
 	net_topo_of(&cl, &pr.topo);

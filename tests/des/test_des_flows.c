@@ -37,7 +37,7 @@ static struct calibration cal(double ll_alpha, double efa_a2a_eff)
 	k.nvlink_ring_alpha_s = 2.1e-6;
 	k.nvlink_ring_bw_eff = 0.8;
 	k.nvlink_nvls_alpha_s = 1.69e-5;
-	k.nvlink_nvls_bw_eff = 1.067;
+	k.nvlink_nvls_bw_eff = 0.686;
 	k.efa_ring_alpha_s = 2e-5;
 	k.efa_ring_bw_eff = 0.61;
 	k.efa_tree_alpha_s = 2.5e-5;
@@ -143,11 +143,22 @@ static void test_topology(void)
 	CHECK(t.domains == 2048 && t.leaf_domains == 32 && t.leaves == 64);
 	CHECK_REL(t.leaf_uplink_Bps, 32 * 400e9 / 2, 1e-12);
 	CHECK(net_topo_leaf_of(&t, 8 * 31 + 7) == 0 && net_topo_leaf_of(&t, 8 * 32) == 1);
-	/* a group wider than a leaf: the analytical model halves the share */
+	/* a group wider than a leaf: 32 of its 64 nodes under each leaf; a
+	 * ring leaves a leaf on 1 hop in 32 (2:1 does not bind), a pair across
+	 * leaves always (the share halves), an all-to-all sends 32 of its 63
+	 * remote parts up (bound: 2 x 32/63 > 1) */
 	s = net_span_of(&p5, 64, 8);
-	CHECK(s.crosses_spine);
-	CHECK_REL(s.efa_Bps, t.gpu_efa_Bps / t.oversubscription, 1e-12);
+	CHECK(s.crosses_spine && s.leaf_domains == 32);
+	CHECK_REL(s.oversubscription, t.oversubscription, 1e-12);
+	CHECK_REL(s.efa_Bps, t.gpu_efa_Bps, 1e-12);
+	CHECK_REL(net_efa_Bps_leaving(&s, 1.0 / 32), t.gpu_efa_Bps, 1e-12);
+	CHECK_REL(net_efa_Bps_leaving(&s, 32.0 / 63), t.gpu_efa_Bps / (2 * 32.0 / 63), 1e-12);
 	CHECK_REL(s.extra_latency_s, 2 * t.spine_hop_latency_s, 1e-12);
+	s = net_span_of(&p5, 2, 8 * 32);
+	CHECK(s.crosses_spine && s.leaf_domains == 1);
+	CHECK_REL(net_efa_Bps_leaving(&s, 1.0), t.gpu_efa_Bps / t.oversubscription, 1e-12);
+	s = net_span_of(&p5, 32, 8);
+	CHECK(!s.crosses_spine && s.oversubscription == 1.0);
 
 	net_topo_of(&p4d, &t);
 	CHECK(t.nic_links == 4 && t.gpus_per_nic_link == 2);
@@ -161,6 +172,9 @@ static void test_topology(void)
 	CHECK(net_topo_domain_of(&t, 71) == 0 && net_topo_domain_of(&t, 72) == 1);
 	s = net_span_of(&nvl, 72, 1);
 	CHECK(!s.inter);
+	/* both engines put one NVL72 rack under a leaf: 144 GPUs cross */
+	s = net_span_of(&nvl, 144, 1);
+	CHECK(s.inter && s.crosses_spine && s.leaf_domains == 1);
 }
 
 int main(void)

@@ -41,7 +41,7 @@ static struct calibration hopper_cal(void)
 	k.nvlink_ring_alpha_s = 2.1e-6;
 	k.nvlink_ring_bw_eff = 0.8;
 	k.nvlink_nvls_alpha_s = 1.69e-5;
-	k.nvlink_nvls_bw_eff = 1.067;
+	k.nvlink_nvls_bw_eff = 0.686;
 	k.efa_ring_alpha_s = 2e-5;
 	k.efa_ring_bw_eff = 0.61;
 	k.efa_tree_alpha_s = 2e-5;
@@ -82,7 +82,8 @@ static void test_placement(void)
 	CHECK(s.inter && s.ranks_per_domain == 4 && s.domains == 4);
 	/* a 64-node DP group spans more than one 16-node leaf */
 	s = net_span_of(&c, 64, 8);
-	CHECK(s.crosses_spine);
+	CHECK(s.crosses_spine && s.leaf_domains == 16);
+	CHECK(s.oversubscription == 1.0);
 	CHECK_REL(s.extra_latency_s, 2e-6, 1e-12);
 	/* NVL72: 72 GPUs in one NVLink domain across 18 trays of 4 */
 	c.instance.gpus_per_node = 4;
@@ -212,9 +213,39 @@ static void test_other_ops(void)
 	CHECK_STR(coll_op_name(COLL_ALL_TO_ALL), "all_to_all");
 }
 
+/* NVLS on one 8 x H100 node: the all-reduce keeps nccl-tests' ~480 GB/s
+ * bus bandwidth (MODEL-NOTES) while its wire rate, (r+1)/r S / t, stays
+ * under the 450 GB/s line rate; reduce-scatter and all-gather, which NVLS
+ * would send or receive S per GPU, go to the ring at 0.8 x 450 = 360 GB/s
+ * busbw, as NCCL does on one H100 node (NVIDIA/nccl issues 1047, 1083). */
+static void test_nvls_wire_rate(void)
+{
+	struct cluster c = p5_cluster(1);
+	struct calibration k = hopper_cal();
+	struct net_span s = net_span_of(&c, 8, 1);
+	double S = 17179869184.0, t;
+	struct coll_choice ch;
+
+	t = coll_time(&k, &s, COLL_ALL_REDUCE, S, &ch);
+	CHECK_STR(ch.algorithm, "nvls/simple");
+	CHECK_REL(coll_busbw_factor(COLL_ALL_REDUCE, 8) * S / t, 480e9, 0.01);
+	CHECK(9.0 / 8.0 * S / t < 450e9);
+	t = coll_time(&k, &s, COLL_REDUCE_SCATTER, S, &ch);
+	CHECK_STR(ch.algorithm, "ring/simple");
+	CHECK_REL(coll_busbw_factor(COLL_REDUCE_SCATTER, 8) * S / t, 360e9, 0.01);
+	t = coll_time(&k, &s, COLL_ALL_GATHER, S, &ch);
+	CHECK_STR(ch.algorithm, "ring/simple");
+	/* two GPUs: NVLS would move 1.5 S per direction, the ring S */
+	s = net_span_of(&c, 2, 1);
+	t = coll_time(&k, &s, COLL_ALL_REDUCE, S, &ch);
+	CHECK_STR(ch.algorithm, "ring/simple");
+	CHECK(S / t <= 450e9);
+}
+
 int main(void)
 {
 	RUN(test_placement);
+	RUN(test_nvls_wire_rate);
 	RUN(test_p5_allreduce);
 	RUN(test_intra_node);
 	RUN(test_other_ops);

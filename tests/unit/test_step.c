@@ -26,7 +26,7 @@ static struct calibration hopper_cal(void)
 	k.nvlink_ring_alpha_s = 2.1e-6;
 	k.nvlink_ring_bw_eff = 0.8;
 	k.nvlink_nvls_alpha_s = 1.69e-5;
-	k.nvlink_nvls_bw_eff = 1.067;
+	k.nvlink_nvls_bw_eff = 0.686;
 	k.efa_ring_alpha_s = 2e-5;
 	k.efa_ring_bw_eff = 0.61;
 	k.efa_tree_alpha_s = 2e-5;

@@ -30,7 +30,7 @@ struct probe {
 static const char *const probe_modes[] = { "fast", "slow", NULL };
 
 static const struct cfg_field probe_inner_fields[] = {
-	{ "depth", CFG_INT, CFG_REQUIRED | CFG_NONNEG, 0, 0, NULL, NULL, NULL, 0, 0, "depth" },
+	{ "depth", CFG_INT, CFG_REQUIRED | CFG_NONNEG, 0, 0, NULL, NULL, NULL, 0, 0, "depth", 0, 0 },
 	CFG_END
 };
 
@@ -221,7 +221,7 @@ static void test_nullable(void)
 	CHECK_STR(err.message, "expected a number, got null");
 	{
 		static const struct cfg_field req_null[] = {
-			{ "v", CFG_DOUBLE, CFG_REQUIRED | CFG_NULLABLE, 0, 0, NULL, NULL, NULL, 0, 0, "v" },
+			{ "v", CFG_DOUBLE, CFG_REQUIRED | CFG_NULLABLE, 0, 0, NULL, NULL, NULL, 0, 0, "v", 0, 0 },
 			CFG_END
 		};
 		struct cfg_reader rd = { "n.json", &err, NULL };

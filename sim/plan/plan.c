@@ -324,11 +324,14 @@ static void note_add(struct compare_entry *e, const char *text)
 /* What one entry of a comparison can be bought as.  Not sold under the
  * compared pricing: planned under the option it has (its own cost shows
  * under that pricing, and the decision under the compared one leaves it
- * out), said in the note.  UltraServer-only: the compared node count
- * rounded up to whole UltraServers, said in the note, and the scaling points
- * to the ladder's UltraServer counts (the sweep drops duplicates). */
-static void compare_purchase(struct compare_entry *e, struct plan_opts *eo)
+ * out), said in the note.  UltraServer-only: the compared node count and
+ * the user's --sweep counts rounded up to whole UltraServers, said in the
+ * note; the default scaling points go to the ladder's UltraServer counts
+ * (the sweep drops duplicates). */
+static void compare_purchase(struct compare_entry *e, struct plan_opts *eo, bool user_sweep)
 {
+	bool rounded = false;
+
 	const struct ultraserver_spec *u = purchase_unit(&e->instance);
 	char buf[COMPARE_NOTE_MAX];
 
@@ -349,8 +352,17 @@ static void compare_purchase(struct compare_entry *e, struct plan_opts *eo)
 		note_add(e, buf);
 		eo->nodes = purchase_round_nodes(&e->instance, eo->nodes);
 	}
-	for (int i = 0; i < eo->n_sweep; i++)
-		eo->sweep[i] = ladder_units(eo->sweep[i], u->instances) * u->instances;
+	for (int i = 0; i < eo->n_sweep; i++) {
+		int c = user_sweep ? purchase_round_nodes(&e->instance, eo->sweep[i])
+				   : ladder_units(eo->sweep[i], u->instances) * u->instances;
+
+		rounded |= c != eo->sweep[i];
+		eo->sweep[i] = c;
+	}
+	if (rounded && user_sweep) {
+		snprintf(buf, sizeof(buf), "--sweep counts rounded up to whole %s UltraServers", u->name);
+		note_add(e, buf);
+	}
 }
 
 enum sc_status compare_run(const struct scenario *sc, const struct catalog *cat,
@@ -407,7 +419,7 @@ enum sc_status compare_run(const struct scenario *sc, const struct catalog *cat,
 		st = compare_retarget(sc, cat, catalog_instance(cat, names[i]), s, e, err);
 		if (st != SC_OK)
 			break;
-		compare_purchase(e, &eo);
+		compare_purchase(e, &eo, o->n_sweep > 0);
 		st = plan_run(s, &eo, &e->plan, err);
 		if (st != SC_OK && err && !err->file[0])
 			snprintf(err->file, sizeof(err->file), "%s", names[i]);

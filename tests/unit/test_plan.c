@@ -442,9 +442,10 @@ static void test_compare_ultraserver(void)
 	CHECK(plan_chosen(&r.entries[0].plan) && plan_chosen(&r.entries[0].plan)->nodes == 128);
 	for (int i = 0; i < r.entries[1].plan.n_points; i++)
 		CHECK(r.entries[1].plan.points[i].nodes % 18 == 0);
-	/* 64 -> 72 (4 UltraServers), 256 -> 288 (16, on the ladder, not 15) */
+	/* the user's sweep rounded up: 64 -> 72 (4 UltraServers), 256 -> 270 (15), said so */
 	CHECK(r.entries[1].plan.n_points == 3 && r.entries[1].plan.points[0].nodes == 72 &&
-	      r.entries[1].plan.points[2].nodes == 288);
+	      r.entries[1].plan.points[2].nodes == 270);
+	CHECK(strstr(r.entries[1].note, "--sweep counts rounded up to whole u-p6e-gb200x72") != NULL);
 	CHECK(strstr(r.entries[1].note, "not sold on demand") != NULL);
 	CHECK(strstr(r.entries[1].note, "144 nodes: whole u-p6e-gb200x72") != NULL);
 	CHECK(r.entries[0].note[0] == '\0');
@@ -477,6 +478,20 @@ static void test_compare_ultraserver(void)
 			free(buf);
 		}
 	}
+	compare_result_free(&r);
+
+	/* the default scaling points (N/8 .. 4N) go to the UltraServer ladder:
+	 * 256 -> 288 (16 UltraServers, not 15), 512 -> 576 */
+	o.n_sweep = 0;
+	CHECK(compare_run(&sc, &cat, names, 2, &o, &r, &err) == SC_OK);
+	CHECK(r.entries[1].plan.n_points == 6);
+	if (r.entries[1].plan.n_points == 6) {
+		static const int want[] = { 18, 36, 72, 144, 288, 576 };
+
+		for (int i = 0; i < 6; i++)
+			CHECK(r.entries[1].plan.points[i].nodes == want[i]);
+	}
+	CHECK(strstr(r.entries[1].note, "--sweep") == NULL);
 	compare_result_free(&r);
 }
 

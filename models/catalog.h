@@ -28,9 +28,34 @@ struct gpu_spec {
 	char source[SC_SOURCE_MAX];
 };
 
+/* An UltraServer: a fixed group of instances sharing one NVLink domain,
+ * bought (and priced) only as a whole, e.g. u-p6e-gb200x72 = 18 x
+ * p6e-gb200.36xlarge.  Reserved through EC2 Capacity Blocks for ML. */
+struct ultraserver_spec {
+	char name[SC_NAME_MAX];          /* e.g. "u-p6e-gb200x72" */
+	int instances;                   /* instances per UltraServer */
+	double capacity_block_usd_per_h; /* whole UltraServer */
+	char date[16];                   /* "YYYY-MM-DD" the price was read */
+	char source[SC_SOURCE_MAX];
+};
+
+#define SC_ULTRASERVERS_MAX 4
+
+/* How an instance type is sold ("sold_as"). */
+enum sale_unit {
+	SOLD_PER_INSTANCE,   /* "instance": on demand and/or capacity blocks of N instances */
+	SOLD_AS_ULTRASERVER  /* "ultraserver": only whole UltraServers (capacity blocks) */
+};
+
+/* The purchase options that exist.  Savings plans and reserved instances are
+ * not modelled.  The rules over these fields (which price a cluster of N
+ * pays, what an UltraServer-only kind rounds to) live in models/purchase.h. */
 struct instance_price {
-	double on_demand_usd_per_h;      /* whole instance */
-	double capacity_block_usd_per_h; /* whole instance; 0 = not offered */
+	double on_demand_usd_per_h;      /* whole instance; 0 = not sold on demand */
+	double capacity_block_usd_per_h; /* whole instance; 0 = not offered per instance */
+	int sold_as;                     /* enum sale_unit */
+	int n_ultraservers;              /* SOLD_AS_ULTRASERVER: the products, >= 1 */
+	struct ultraserver_spec ultraservers[SC_ULTRASERVERS_MAX];
 	char date[16];                   /* "YYYY-MM-DD" the price was read */
 	char region[SC_NAME_MAX];
 	char source[SC_SOURCE_MAX];

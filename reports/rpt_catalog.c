@@ -1,6 +1,8 @@
 /* rpt_catalog.c: catalogue tables (see rpt_catalog.h). */
 #include "rpt_catalog.h"
 
+#include "../models/purchase.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,20 +34,57 @@ static void text_gpus(FILE *out, const struct catalog *cat)
 	}
 }
 
+/* A price cell: "-" when the option does not exist. */
+static const char *usd_cell(double usd, char *buf, size_t n)
+{
+	if (usd > 0)
+		snprintf(buf, n, "%.2f", usd);
+	else
+		snprintf(buf, n, "-");
+	return buf;
+}
+
+/* One row per instance with the per-instance prices that exist ("-": not
+ * sold so), then the UltraServer products of the kinds sold only as whole
+ * UltraServers (models/purchase.h). */
 static void text_instances(FILE *out, const struct catalog *cat)
 {
-	fprintf(out, "%-19s %-9s %4s %6s %9s %6s %7s %11s %11s  %s\n", "instance", "gpu", "gpus",
-		"nvl", "efa_Gbps", "vcpus", "mem_GiB", "usd_per_h", "cb_usd_h", "price_date");
+	int n_us = 0;
+
+	fprintf(out, "%-19s %-9s %4s %6s %9s %6s %7s %11s %11s  %-11s  %s\n", "instance", "gpu", "gpus",
+		"nvl", "efa_Gbps", "vcpus", "mem_GiB", "usd_per_h", "cb_usd_h", "sold_as", "price_date");
 	for (int i = 0; i < cat->n_instances; i++) {
 		const struct instance_spec *in = &cat->instances[i];
-		char cb[16] = "-";
-		if (in->price.capacity_block_usd_per_h > 0)
-			snprintf(cb, sizeof(cb), "%.2f", in->price.capacity_block_usd_per_h);
-		fprintf(out, "%-19s %-9s %4d %6d %9.0f %6d %7.0f %11.2f %11s  %s\n", in->name,
+		char od[16], cb[16];
+
+		fprintf(out, "%-19s %-9s %4d %6d %9.0f %6d %7.0f %11s %11s  %-11s  %s\n", in->name,
 			in->gpu, in->gpus_per_node, in->nvlink_domain_gpus,
 			in->efa_nics * in->efa_nic_Gbps, in->vcpus, in->memory_GiB,
-			in->price.on_demand_usd_per_h, cb, in->price.date);
+			usd_cell(in->price.on_demand_usd_per_h, od, sizeof(od)),
+			usd_cell(in->price.capacity_block_usd_per_h, cb, sizeof(cb)),
+			in->price.sold_as == SOLD_AS_ULTRASERVER ? "ultraserver" : "instance", in->price.date);
+		n_us += in->price.n_ultraservers;
 	}
+	if (n_us > 0) {
+		fprintf(out, "\nultraservers (capacity blocks only, whole UltraServers; plans buy the one "
+			"spanning the NVLink domain)\n");
+		fprintf(out, "%-16s %-19s %9s %5s %11s %13s  %-5s  %s\n", "ultraserver", "instance",
+			"instances", "gpus", "cb_usd_h", "per_instance", "plans", "price_date");
+	}
+	for (int i = 0; i < cat->n_instances; i++) {
+		const struct instance_spec *in = &cat->instances[i];
+		const struct ultraserver_spec *unit = purchase_unit(in);
+
+		for (int k = 0; k < in->price.n_ultraservers; k++) {
+			const struct ultraserver_spec *u = &in->price.ultraservers[k];
+
+			fprintf(out, "%-16s %-19s %9d %5d %11.2f %13.2f  %-5s  %s\n", u->name, in->name,
+				u->instances, u->instances * in->gpus_per_node, u->capacity_block_usd_per_h,
+				u->capacity_block_usd_per_h / u->instances, u == unit ? "yes" : "no", u->date);
+		}
+	}
+	fprintf(out, "\nprices USD per hour (usd_per_h on-demand, cb_usd_h capacity block; \"-\": not "
+		"sold so); savings plans and reserved instances are not modelled\n");
 }
 
 static void text_fabrics(FILE *out, const struct catalog *cat)

@@ -3,6 +3,7 @@
 #include "rpt_goodput.h"
 
 #include "../models/uncertainty.h"
+#include "../models/purchase.h"
 
 #include <math.h>
 #include <string.h>
@@ -107,8 +108,10 @@ void rpt_goodput_text(FILE *out, const struct scenario *sc, const struct goodput
 	fprintf(out, "  goodput      %.1f %%", 100 * g->goodput);
 	if (g->steps > 0) {
 		duration_str(buf, sizeof(buf), g->wall_s);
-		fprintf(out, "  (%.4g tokens in %.4g steps: %s, %.4g M GPU-hours, $%.4g M on demand)",
-			sc->training.tokens_to_train, g->steps, buf, g->gpu_hours / 1e6, g->cost_usd / 1e6);
+		fprintf(out, "  (%.4g tokens in %.4g steps: %s, %.4g M GPU-hours, $%.4g M %s)",
+			sc->training.tokens_to_train, g->steps, buf, g->gpu_hours / 1e6, g->cost_usd / 1e6,
+			purchase_default_pricing(&sc->cluster.instance) == PRICING_ON_DEMAND
+			? "on demand" : "in capacity blocks");
 	}
 	fprintf(out, "\n");
 	if (g->steps > 0) {

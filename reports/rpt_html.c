@@ -468,17 +468,20 @@ static void row_html(FILE *out, const struct compare_entry *e, const struct plan
 			p ? "" : "-", extra ? "<td></td>" : "");
 		return;
 	}
-	if (p->train[PRICING_CAPACITY_BLOCK].usd_per_h > 0)
-		rpt_usd(p->train[PRICING_CAPACITY_BLOCK].usd_total, cb, sizeof(cb));
+	const struct plan_train *o = &p->train[PRICING_ON_DEMAND], *c = &p->train[PRICING_CAPACITY_BLOCK];
+	char mt[32];
+
+	if (o->usd_per_h > 0)
+		snprintf(mt, sizeof(mt), "%.3f", o->usd_per_mtoken);
 	else
-		snprintf(cb, sizeof(cb), "not offered");
+		snprintf(mt, sizeof(mt), "not sold");
 	fprintf(out, "<td>%d</td><td class=\"l\">%s</td><td>%.3f</td><td>%.4g</td><td>%.1f %%</td>"
-		"<td>%.1f GiB</td><td class=\"l\">%s</td><td>%s</td><td>%s</td><td>%s</td><td>%.3f</td>",
+		"<td>%.1f GiB</td><td class=\"l\">%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>",
 		p->nodes, rpt_layout_str(&p->best, lay, sizeof(lay)), p->best.step_time_s,
 		p->best.tokens_per_s, p->best.mfu * 100, p->best.mem_total_bytes / GiB,
 		bottleneck_name(p->best.bottleneck), rpt_duration(p->train[0].time_s, t, sizeof(t)),
-		rpt_usd(p->train[PRICING_ON_DEMAND].usd_total, od, sizeof(od)), cb,
-		p->train[PRICING_ON_DEMAND].usd_per_mtoken);
+		rpt_usd_if(o->usd_per_h, o->usd_total, "not sold", od, sizeof(od)),
+		rpt_usd_if(c->usd_per_h, c->usd_total, "not offered", cb, sizeof(cb)), mt);
 	if (extra)
 		fprintf(out, "<td>%s</td>", extra);
 	fputs("</tr>\n", out);
@@ -566,12 +569,23 @@ void rpt_plan_html(FILE *out, const struct rpt_plan_input *in)
 				rpt_html_str(out, band);
 				fputs("</li>\n", out);
 			}
-			for (int pr = 0; pr < PRICING_COUNT; pr++)
-				if (p->train[pr].usd_per_h > 0)
-					fprintf(out, "<li>%s: %s, $%.4g per million tokens</li>\n",
+			for (int pr = 0; pr < PRICING_COUNT; pr++) {
+				char buy[512];
+
+				if (p->train[pr].usd_per_h > 0) {
+					fprintf(out, "<li>%s: %s, $%.4g per million tokens; ",
 						plan_pricing_name((enum plan_pricing)pr),
 						rpt_usd(p->train[pr].usd_total, a, sizeof(a)),
 						p->train[pr].usd_per_mtoken);
+					rpt_html_str(out, rpt_purchase(&e->instance, p->nodes, (enum plan_pricing)pr,
+								       buy, sizeof(buy)));
+				} else {
+					fprintf(out, "<li>%s: not offered (", plan_pricing_name((enum plan_pricing)pr));
+					rpt_html_str(out, rpt_price_options(&e->instance.price, buy, sizeof(buy)));
+					fputc(')', out);
+				}
+				fputs("</li>\n", out);
+			}
 		} else {
 			fprintf(out, "<li>%s</li>\n", rpt_plan_choice_text(e->plan.choice));
 		}
@@ -607,16 +621,19 @@ void rpt_plan_html(FILE *out, const struct rpt_plan_input *in)
 	for (int i = 0; i < r->n; i++) {
 		const struct instance_price *p = &r->entries[i].instance.price;
 
-		fprintf(out, "<tr><td class=\"l\">%s</td><td>$%.2f</td><td>", r->entries[i].instance.name,
-			p->on_demand_usd_per_h);
-		if (p->capacity_block_usd_per_h > 0)
-			fprintf(out, "$%.2f", p->capacity_block_usd_per_h);
-		else
-			fputs("not offered", out);
+		char od[32], cb[512];
+
+		fprintf(out, "<tr><td class=\"l\">%s</td><td>%s</td><td>", r->entries[i].instance.name,
+			rpt_price_cell(p, PRICING_ON_DEMAND, od, sizeof(od)));
+		rpt_html_str(out, rpt_price_cell(p, PRICING_CAPACITY_BLOCK, cb, sizeof(cb)));
 		fputs("</td><td class=\"l\">", out);
 		rpt_html_str(out, p->region);
 		fprintf(out, "</td><td class=\"l\">%s</td><td class=\"src\">", p->date);
 		rpt_html_str(out, p->source);
+		for (int k = 0; k < p->n_ultraservers; k++) {
+			fprintf(out, "<br>%s (read %s): ", p->ultraservers[k].name, p->ultraservers[k].date);
+			rpt_html_str(out, p->ultraservers[k].source);
+		}
 		fputs("</td></tr>\n", out);
 	}
 	fputs("</table>\n</section>\n<section id=\"notes\">\n<h2>Notes</h2>\n<ul>\n", out);

@@ -251,16 +251,21 @@ static void prices_text(FILE *out, const struct compare_result *r)
 	fprintf(out, "prices (USD per instance-hour, with the date each was read)\n");
 	for (int i = 0; i < r->n; i++) {
 		const struct instance_price *p = &r->entries[i].instance.price;
-		char cb[32];
+		char opts[512];
 
-		if (p->capacity_block_usd_per_h > 0)
-			snprintf(cb, sizeof(cb), "$%.2f", p->capacity_block_usd_per_h);
-		else
-			snprintf(cb, sizeof(cb), "not offered");
-		fprintf(out, "  %-18s on-demand $%.2f, capacity block %s, %s, read %s\n",
-			r->entries[i].instance.name, p->on_demand_usd_per_h, cb, p->region, p->date);
+		char line[768];
+
+		snprintf(line, sizeof(line), "%s, %s, read %s", rpt_price_options(p, opts, sizeof(opts)),
+			 p->region, p->date);
+		fprintf(out, "  %-18s ", r->entries[i].instance.name);
+		rpt_wrap(out, 21, "            ", line, 100);
 		fputs("    source: ", out);
 		rpt_wrap(out, 12, "            ", p->source, 100);
+		for (int k = 0; k < p->n_ultraservers; k++) {
+			fprintf(out, "    %s (read %s): ", p->ultraservers[k].name, p->ultraservers[k].date);
+			rpt_wrap(out, 4 + strlen(p->ultraservers[k].name) + 10 + strlen(p->ultraservers[k].date),
+				 "            ", p->ultraservers[k].source, 100);
+		}
 	}
 }
 
@@ -293,16 +298,19 @@ static void point_row_text(FILE *out, const struct compare_entry *e, const struc
 		fprintf(out, "%5d  %-44s\n", p->nodes, "no layout fits in memory");
 		return;
 	}
-	if (p->train[PRICING_CAPACITY_BLOCK].usd_per_h > 0)
-		rpt_usd(p->train[PRICING_CAPACITY_BLOCK].usd_total, cb, sizeof(cb));
+	const struct plan_train *o = &p->train[PRICING_ON_DEMAND], *c = &p->train[PRICING_CAPACITY_BLOCK];
+	char mt[32];
+
+	if (o->usd_per_h > 0)
+		snprintf(mt, sizeof(mt), "%.3f", o->usd_per_mtoken);
 	else
-		snprintf(cb, sizeof(cb), "-");
-	fprintf(out, "%5d  %-44s %7.3f %12.5g %6.1f  %-15s %13s %10s %10s %8.3f\n", p->nodes,
+		snprintf(mt, sizeof(mt), "-");
+	fprintf(out, "%5d  %-44s %7.3f %12.5g %6.1f  %-15s %13s %10s %10s %8s\n", p->nodes,
 		rpt_layout_str(&p->best, lay, sizeof(lay)), p->best.step_time_s, p->best.tokens_per_s,
 		p->best.mfu * 100, bottleneck_name(p->best.bottleneck),
 		rpt_duration(p->train[0].time_s, t, sizeof(t)),
-		rpt_usd(p->train[PRICING_ON_DEMAND].usd_total, od, sizeof(od)), cb,
-		p->train[PRICING_ON_DEMAND].usd_per_mtoken);
+		rpt_usd_if(o->usd_per_h, o->usd_total, "-", od, sizeof(od)),
+		rpt_usd_if(c->usd_per_h, c->usd_total, "-", cb, sizeof(cb)), mt);
 }
 
 static const char *point_head = "nodes  layout                                        step s     tokens/s  MFU %  "
@@ -318,7 +326,7 @@ static void text(FILE *out, const struct rpt_plan_input *in)
 	if (!in->compare) {
 		const struct compare_entry *e = &r->entries[0];
 		const struct plan_point *p = plan_chosen(&e->plan);
-		char lay[96], a[32], b[32], band[RPT_LINE_MAX];
+		char lay[96], a[32], band[RPT_LINE_MAX];
 
 		fprintf(out, "instance    %s (%d x %s), fabric %s\n", e->instance.name,
 			e->instance.gpus_per_node, e->gpu, in->sc->cluster.fabric.name);
@@ -342,15 +350,22 @@ static void text(FILE *out, const struct rpt_plan_input *in)
 			for (int pr = 0; pr < PRICING_COUNT; pr++) {
 				const struct plan_train *t = &p->train[pr];
 
+				char buy[192];
+
 				if (!(t->usd_per_h > 0)) {
-					fprintf(out, "cost        %s: not offered for %s\n",
-						plan_pricing_name((enum plan_pricing)pr), e->instance.name);
+					char line[320];
+
+					snprintf(line, sizeof(line), "%s: not offered for %s (%s)",
+						 plan_pricing_name((enum plan_pricing)pr), e->instance.name,
+						 rpt_price_options(&e->instance.price, buy, sizeof(buy)));
+					fputs("cost        ", out);
+					rpt_wrap(out, 12, "            ", line, 100);
 					continue;
 				}
-				fprintf(out, "cost        %s: %s ($%.4g per million tokens, %s/h for %d nodes)\n",
+				fprintf(out, "cost        %s: %s ($%.4g per million tokens; %s)\n",
 					plan_pricing_name((enum plan_pricing)pr),
 					rpt_usd(t->usd_total, a, sizeof(a)), t->usd_per_mtoken,
-					rpt_usd(t->usd_per_h, b, sizeof(b)), p->nodes);
+					rpt_purchase(&e->instance, p->nodes, (enum plan_pricing)pr, buy, sizeof(buy)));
 			}
 			fprintf(out, "gpu-hours   %.4g\n", p->train[0].gpu_hours);
 		}
@@ -568,6 +583,12 @@ static bool json(FILE *out, const struct rpt_plan_input *in)
 		price = cfg_to_json(cfg_price_fields, &e->instance.price);
 		if (price)
 			cJSON_AddItemToObject(o, "price", price);
+		/* the unit node counts are bought in: an UltraServer, or one instance */
+		if (purchase_unit(&e->instance))
+			cJSON_AddStringToObject(o, "purchase_unit", purchase_unit(&e->instance)->name);
+		else
+			cJSON_AddNullToObject(o, "purchase_unit");
+		cJSON_AddNumberToObject(o, "purchase_unit_nodes", purchase_unit_nodes(&e->instance));
 		cJSON_AddStringToObject(o, "choice", rpt_plan_choice_text(e->plan.choice));
 		if (plan_chosen(&e->plan))
 			cJSON_AddItemToObject(o, "chosen", point_json(plan_chosen(&e->plan),
@@ -620,17 +641,22 @@ static void csv(FILE *out, const struct rpt_plan_input *in)
 				fprintf(out, ",,,,,,,,,,,,,,,,,,,,,,,false,false,%s,,,\n", e->instance.price.date);
 				continue;
 			}
-			fprintf(out, ",%d,%d,%d,%d,%d,%d,%d,%d,%s,%d,%.10g,%.10g,%.10g,%.10g,%s,%.10g,%.10g,%.10g,%.10g,",
+			fprintf(out, ",%d,%d,%d,%d,%d,%d,%d,%d,%s,%d,%.10g,%.10g,%.10g,%.10g,%s,%.10g,%.10g,%.10g,",
 				l->tp, l->cp, l->pp, l->vpp, l->dp, l->ep, l->etp > 0 ? l->etp : l->tp,
 				p->best.micro_batch_seqs, recompute_name(p->best.recompute),
 				l->fsdp ? 3 : l->zero_stage, p->best.step_time_s, p->best.tokens_per_s,
 				p->best.mfu, p->best.mem_total_bytes, bottleneck_name(p->best.bottleneck),
-				p->train[0].time_s, p->train[0].goodput, p->train[0].gpu_hours,
-				p->train[PRICING_ON_DEMAND].usd_total);
+				p->train[0].time_s, p->train[0].goodput, p->train[0].gpu_hours);
+			/* an empty cell: not sold under that pricing */
+			if (p->train[PRICING_ON_DEMAND].usd_per_h > 0)
+				fprintf(out, "%.10g", p->train[PRICING_ON_DEMAND].usd_total);
+			fputc(',', out);
 			if (p->train[PRICING_CAPACITY_BLOCK].usd_per_h > 0)
 				fprintf(out, "%.10g", p->train[PRICING_CAPACITY_BLOCK].usd_total);
-			fprintf(out, ",%.10g,%s,%s,%s,%.10g,%.10g,%.10g\n", p->train[PRICING_ON_DEMAND].usd_per_mtoken,
-				p->meets_deadline ? "true" : "false",
+			fputc(',', out);
+			if (p->train[PRICING_ON_DEMAND].usd_per_h > 0)
+				fprintf(out, "%.10g", p->train[PRICING_ON_DEMAND].usd_per_mtoken);
+			fprintf(out, ",%s,%s,%s,%.10g,%.10g,%.10g\n", p->meets_deadline ? "true" : "false",
 				rpt_plan_on_pareto(front, nf, i, k) ? "true" : "false", e->instance.price.date,
 				p->time_q_s.p10, p->time_q_s.p50, p->time_q_s.p90);
 		}
@@ -653,16 +679,20 @@ static void md_point(FILE *out, const struct compare_entry *e, const struct plan
 			pareto_col ? " |" : "");
 		return;
 	}
-	if (p->train[PRICING_CAPACITY_BLOCK].usd_per_h > 0)
-		rpt_usd(p->train[PRICING_CAPACITY_BLOCK].usd_total, cb, sizeof(cb));
+	const struct plan_train *o = &p->train[PRICING_ON_DEMAND], *c = &p->train[PRICING_CAPACITY_BLOCK];
+	char mt[32];
+
+	if (o->usd_per_h > 0)
+		snprintf(mt, sizeof(mt), "%.3f", o->usd_per_mtoken);
 	else
-		snprintf(cb, sizeof(cb), "not offered");
-	fprintf(out, "| %d | %s | %.3f | %.4g | %.1f %% | %s | %s | %s | %s | %.3f |%s\n", p->nodes,
+		snprintf(mt, sizeof(mt), "not sold");
+	fprintf(out, "| %d | %s | %.3f | %.4g | %.1f %% | %s | %s | %s | %s | %s |%s\n", p->nodes,
 		rpt_layout_str(&p->best, lay, sizeof(lay)), p->best.step_time_s, p->best.tokens_per_s,
 		p->best.mfu * 100, bottleneck_name(p->best.bottleneck),
 		rpt_duration(p->train[0].time_s, t, sizeof(t)),
-		rpt_usd(p->train[PRICING_ON_DEMAND].usd_total, od, sizeof(od)), cb,
-		p->train[PRICING_ON_DEMAND].usd_per_mtoken, pareto_col ? (frontier ? " yes |" : " |") : "");
+		rpt_usd_if(o->usd_per_h, o->usd_total, "not sold", od, sizeof(od)),
+		rpt_usd_if(c->usd_per_h, c->usd_total, "not offered", cb, sizeof(cb)), mt,
+		pareto_col ? (frontier ? " yes |" : " |") : "");
 }
 
 static void md(FILE *out, const struct rpt_plan_input *in)
@@ -734,12 +764,21 @@ static void md(FILE *out, const struct rpt_plan_input *in)
 				rpt_plan_time_band(p, band, sizeof(band)), e->calibration);
 			if (rpt_plan_deadline_text(in, p, band, sizeof(band)))
 				fprintf(out, "- deadline: %s\n", band);
-			for (int pr = 0; pr < PRICING_COUNT; pr++)
+			for (int pr = 0; pr < PRICING_COUNT; pr++) {
+				char buy[512];
+
 				if (p->train[pr].usd_per_h > 0)
-					fprintf(out, "- cost, %s: %s ($%.4g per million tokens)\n",
+					fprintf(out, "- cost, %s: %s ($%.4g per million tokens; %s)\n",
 						plan_pricing_name((enum plan_pricing)pr),
 						rpt_usd(p->train[pr].usd_total, a, sizeof(a)),
-						p->train[pr].usd_per_mtoken);
+						p->train[pr].usd_per_mtoken,
+						rpt_purchase(&e->instance, p->nodes, (enum plan_pricing)pr, buy,
+							     sizeof(buy)));
+				else
+					fprintf(out, "- cost, %s: not offered (%s)\n",
+						plan_pricing_name((enum plan_pricing)pr),
+						rpt_price_options(&e->instance.price, buy, sizeof(buy)));
+			}
 			fprintf(out, "- GPU-hours: %.4g\n", p->train[0].gpu_hours);
 		}
 		fprintf(out, "\n## Sweep\n\n%s\n%s\n", cols, rule);
@@ -760,15 +799,18 @@ static void md(FILE *out, const struct rpt_plan_input *in)
 	for (int i = 0; i < r->n; i++) {
 		const struct instance_price *p = &r->entries[i].instance.price;
 
-		fprintf(out, "| %s | $%.2f | ", r->entries[i].instance.name, p->on_demand_usd_per_h);
-		if (p->capacity_block_usd_per_h > 0)
-			fprintf(out, "$%.2f", p->capacity_block_usd_per_h);
-		else
-			fputs("not offered", out);
-		fputs(" | ", out);
+		char od[32], cb[512];
+
+		fprintf(out, "| %s | %s | %s | ", r->entries[i].instance.name,
+			rpt_price_cell(p, PRICING_ON_DEMAND, od, sizeof(od)),
+			rpt_price_cell(p, PRICING_CAPACITY_BLOCK, cb, sizeof(cb)));
 		rpt_md_str(out, p->region);
 		fprintf(out, " | %s | ", p->date);
 		rpt_md_str(out, p->source);
+		for (int k = 0; k < p->n_ultraservers; k++) {
+			fprintf(out, "<br>%s (read %s): ", p->ultraservers[k].name, p->ultraservers[k].date);
+			rpt_md_str(out, p->ultraservers[k].source);
+		}
 		fputs(" |\n", out);
 	}
 }

@@ -44,6 +44,19 @@ static void price_text(FILE *out, const struct search_meta *m)
 {
 	char a[32], b[32];
 
+	if (m->price.sold_as == SOLD_AS_ULTRASERVER) {
+		/* bought only as whole UltraServers (models/purchase.h) */
+		char opts[512];
+
+		fprintf(out, "price       %s %s/h for %d nodes in whole UltraServers (%s, read %s)\n",
+			plan_pricing_name(m->pricing), rpt_usd(m->usd_per_h, b, sizeof(b)), m->nodes,
+			m->price.region, m->price.date);
+		fputs("            ", out);
+		rpt_wrap(out, 12, "            ", rpt_price_options(&m->price, opts, sizeof(opts)), 100);
+		fputs("price from  ", out);
+		rpt_wrap(out, 12, "            ", m->price.source, 100);
+		return;
+	}
 	fprintf(out, "price       %s %s/h per instance, %s/h for %d (%s, read %s)\n",
 		plan_pricing_name(m->pricing),
 		rpt_usd(m->pricing == PRICING_ON_DEMAND ? m->price.on_demand_usd_per_h
@@ -246,11 +259,20 @@ static void md(FILE *out, const struct search_meta *m, const struct search_resul
 		fprintf(out, ", budget %.4g tokens", m->tokens);
 	fprintf(out, "\n- calibration: %s\n", m->calibration);
 	fprintf(out, "- objective: %s (best %d)\n", search_objective_name(m->objective), m->top);
-	fprintf(out, "- price: %s %s/h per instance (%s, read %s); source: ",
-		plan_pricing_name(m->pricing),
-		rpt_usd(m->pricing == PRICING_ON_DEMAND ? m->price.on_demand_usd_per_h
-			: m->price.capacity_block_usd_per_h, a, sizeof(a)),
-		m->price.region, m->price.date);
+	if (m->price.sold_as == SOLD_AS_ULTRASERVER) {
+		char opts[512];
+
+		fprintf(out, "- price: %s %s/h for %d nodes in whole UltraServers; ", plan_pricing_name(m->pricing),
+			rpt_usd(m->usd_per_h, a, sizeof(a)), m->nodes);
+		rpt_md_str(out, rpt_price_options(&m->price, opts, sizeof(opts)));
+		fprintf(out, " (%s, read %s); source: ", m->price.region, m->price.date);
+	} else {
+		fprintf(out, "- price: %s %s/h per instance (%s, read %s); source: ",
+			plan_pricing_name(m->pricing),
+			rpt_usd(m->pricing == PRICING_ON_DEMAND ? m->price.on_demand_usd_per_h
+				: m->price.capacity_block_usd_per_h, a, sizeof(a)),
+			m->price.region, m->price.date);
+	}
 	rpt_md_str(out, m->price.source);
 	space_text(m, sp, sizeof(sp));
 	fprintf(out, "\n- space: %s\n", sp);

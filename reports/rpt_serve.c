@@ -2,6 +2,7 @@
 #include "rpt_serve.h"
 
 #include "../models/uncertainty.h"
+#include "../models/purchase.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -169,9 +170,21 @@ void rpt_serve_text(FILE *out, const struct srv_scenario *sc, const struct srv_r
 		slo_part(out, "tpot p99", sc->slo.tpot_p99_ms, r->tpot_s.p99, &first);
 		fprintf(out, "  => %s\n", r->slo_met ? "all met" : "NOT MET");
 	}
-	fprintf(out, "cost        %d x %s = $%.2f/h on demand (%s); $%.3f per million output tokens, $%.3f per million tokens in+out\n",
-		r->nodes, sc->instance.name, r->usd_per_h, sc->instance.price.date,
-		r->usd_per_m_output_tokens, r->usd_per_m_total_tokens);
+	if (purchase_unit(&sc->instance)) {
+		/* bought only as whole UltraServers (models/purchase.h) */
+		const struct ultraserver_spec *u = purchase_unit(&sc->instance);
+
+		fprintf(out, "cost        %d x %s in %d x %s = $%.2f/h in capacity blocks (%s); $%.3f per "
+			"million output tokens, $%.3f per million tokens in+out\n", r->nodes, sc->instance.name,
+			purchase_round_nodes(&sc->instance, r->nodes) / u->instances, u->name, r->usd_per_h,
+			u->date, r->usd_per_m_output_tokens, r->usd_per_m_total_tokens);
+	} else {
+		fprintf(out, "cost        %d x %s = $%.2f/h %s (%s); $%.3f per million output tokens, $%.3f per million tokens in+out\n",
+			r->nodes, sc->instance.name, r->usd_per_h,
+			purchase_default_pricing(&sc->instance) == PRICING_ON_DEMAND ? "on demand"
+			: "in capacity blocks", sc->instance.price.date,
+			r->usd_per_m_output_tokens, r->usd_per_m_total_tokens);
+	}
 	fprintf(out, "uncertainty +/- %.0f %% on throughput and latency (serving validation)\n",
 		100 * sc->calibration.serve_uncertainty_rel);
 	{

@@ -130,3 +130,76 @@ const char *rpt_thousands(double v, char *buf, size_t n)
 	buf[k] = '\0';
 	return buf;
 }
+
+const char *rpt_price_options(const struct instance_price *p, char *buf, size_t n)
+{
+	size_t len;
+
+	if (p->sold_as == SOLD_AS_ULTRASERVER) {
+		snprintf(buf, n, "not sold on demand; capacity blocks of whole UltraServers only:");
+		for (int i = 0; i < p->n_ultraservers && i < SC_ULTRASERVERS_MAX; i++) {
+			const struct ultraserver_spec *u = &p->ultraservers[i];
+
+			len = strlen(buf);
+			snprintf(buf + len, n - len, "%s %s (%d instances) $%.2f/h", i ? "," : "", u->name,
+				 u->instances, u->capacity_block_usd_per_h);
+		}
+		return buf;
+	}
+	if (p->on_demand_usd_per_h > 0)
+		snprintf(buf, n, "on-demand $%.2f", p->on_demand_usd_per_h);
+	else
+		snprintf(buf, n, "not sold on demand");
+	len = strlen(buf);
+	if (p->capacity_block_usd_per_h > 0)
+		snprintf(buf + len, n - len, ", capacity block $%.2f", p->capacity_block_usd_per_h);
+	else
+		snprintf(buf + len, n - len, ", capacity block not offered");
+	return buf;
+}
+
+const char *rpt_purchase(const struct instance_spec *inst, int nodes, enum plan_pricing pr,
+			 char *buf, size_t n)
+{
+	const struct ultraserver_spec *u = purchase_unit(inst);
+	double h = purchase_cluster_usd_per_h(inst, nodes, pr);
+
+	if (!(h > 0))
+		snprintf(buf, n, "not offered");
+	else if (u)
+		snprintf(buf, n, "%d x %s (%d x %s), $%.2f/h", (nodes + u->instances - 1) / u->instances,
+			 u->name, u->instances, inst->name, h);
+	else
+		snprintf(buf, n, "%d x %s, $%.2f/h", nodes, inst->name, h);
+	return buf;
+}
+
+const char *rpt_usd_if(double usd_per_h, double usd, const char *absent, char *buf, size_t n)
+{
+	if (usd_per_h > 0)
+		return rpt_usd(usd, buf, n);
+	snprintf(buf, n, "%s", absent);
+	return buf;
+}
+
+const char *rpt_price_cell(const struct instance_price *p, enum plan_pricing pr, char *buf, size_t n)
+{
+	double usd = pr == PRICING_ON_DEMAND ? p->on_demand_usd_per_h : p->capacity_block_usd_per_h;
+	size_t len;
+
+	if (pr == PRICING_CAPACITY_BLOCK && p->sold_as == SOLD_AS_ULTRASERVER) {
+		buf[0] = '\0';
+		for (int i = 0; i < p->n_ultraservers && i < SC_ULTRASERVERS_MAX; i++) {
+			len = strlen(buf);
+			snprintf(buf + len, n - len, "%s$%.2f per %s (%d instances)", i ? ", " : "",
+				 p->ultraservers[i].capacity_block_usd_per_h, p->ultraservers[i].name,
+				 p->ultraservers[i].instances);
+		}
+		return buf;
+	}
+	if (usd > 0)
+		snprintf(buf, n, "$%.2f", usd);
+	else
+		snprintf(buf, n, "%s", pr == PRICING_ON_DEMAND ? "not sold" : "not offered");
+	return buf;
+}

@@ -20,6 +20,7 @@
 #include "../../models/collective.h"
 #include "../../models/memory.h"
 #include "../../models/network.h"
+#include "../../models/purchase.h"
 
 const char *cal_part_name(enum cal_part p)
 {
@@ -244,7 +245,9 @@ static void time_to_train(const struct scenario *sc, struct goodput_result *g)
 	g->steps = sc->training.tokens_to_train / tokens_per_step;
 	g->wall_s = g->steps * g->base_step_s / g->goodput;
 	g->gpu_hours = g->wall_s / 3600.0 * scenario_gpus(sc);
-	g->cost_usd = g->wall_s / 3600.0 * cl->nodes * cl->instance.price.on_demand_usd_per_h;
+	g->cost_usd = g->wall_s / 3600.0 *
+		      purchase_cluster_usd_per_h(&cl->instance, cl->nodes,
+						 purchase_default_pricing(&cl->instance));
 }
 
 enum sc_status sim_goodput(const struct scenario *sc, const struct step_result *r,

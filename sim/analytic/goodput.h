@@ -96,7 +96,7 @@ struct goodput_result {
 	double steps;
 	double wall_s;
 	double gpu_hours;
-	double cost_usd;           /* on-demand */
+	double cost_usd;           /* on-demand, else capacity blocks (purchase_default_pricing) */
 	/* what to change, most important first */
 	int n_advice;
 	char advice[SC_GOODPUT_ADVICE_MAX][SC_GOODPUT_ADVICE_LEN];

@@ -32,8 +32,9 @@ static void plan_usage(FILE *out)
 		"  -d, --deadline D     wall-clock limit, e.g. 90d, 36h, 2w (a bare number is days)\n"
 		"  -N, --nodes N        plan on N instances\n"
 		"  -i, --instance NAME  plan on this instance type instead of the scenario's\n"
-		"  -p, --pricing P      on-demand (default) or capacity-block: the cost the deadline\n"
-		"                       plan minimises\n"
+		"  -p, --pricing P      on-demand or capacity-block: the cost the deadline plan\n"
+		"                       minimises (default: on-demand where the instance is sold so,\n"
+		"                       else capacity-block; one it is not sold under: exit 3)\n"
 		"  -M, --max-nodes N    top of the node sweep (default 4096): 1, 2, 3, 4, 6, 8, 12, ...\n"
 		"  -S, --sweep LIST     the node counts to try instead, e.g. 64,128,256\n"
 		"  -C, --confidence P   meet the deadline at percentile P of the time to train\n"
@@ -52,7 +53,10 @@ static void plan_usage(FILE *out)
 		"\n"
 		"Exit 1 when no node count meets the deadline or no layout fits (the report says\n"
 		"so).  The time to train counts data stalls, checkpoints, failures and restarts\n"
-		"(goodput) when the scenario has a \"storage\" object, else every step (goodput 100 %%).\n");
+		"(goodput) when the scenario has a \"storage\" object, else every step (goodput 100 %%).\n"
+		"An instance sold only as whole UltraServers (p6e-gb200.36xlarge: u-p6e-gb200x72,\n"
+		"18 instances) is planned and priced in whole UltraServers: the sweep visits only\n"
+		"their multiples, and --nodes or --sweep must be multiples (else exit 3).\n");
 }
 
 int cmd_plan(int argc, char **argv)
@@ -83,6 +87,7 @@ int cmd_plan(int argc, char **argv)
 	static struct scenario sc, target;
 	struct sc_error err;
 	int c, code;
+	bool pricing_given = false;
 
 	plan_opts_default(&po);
 	optind = 1;
@@ -108,6 +113,7 @@ int cmd_plan(int argc, char **argv)
 			if (!plan_pricing_parse(optarg, &po.pricing))
 				return cli_usage_error("plan", "unknown pricing '%s' (expected on-demand or "
 						       "capacity-block)", optarg);
+			pricing_given = true;
 			break;
 		case 'M':
 			if (!cli_parse_int("plan", "--max-nodes", optarg, 1, 1 << 20, &po.max_nodes))
@@ -196,6 +202,8 @@ int cmd_plan(int argc, char **argv)
 				       "in the scenario");
 	if (po.deadline_s <= 0 && po.nodes <= 0)
 		po.nodes = target.cluster.nodes;
+	if (!pricing_given)
+		po.pricing = purchase_default_pricing(&target.cluster.instance);
 
 	if (plan_run(&target, &po, &entry.plan, &err) != SC_OK) {
 		plan_result_free(&entry.plan);

@@ -41,7 +41,8 @@ static void search_usage(FILE *out)
 		"  -N, --nodes N           search on N instances instead of the scenario's count\n"
 		"  -t, --tokens N          token budget for time and cost to train (e.g. 15T;\n"
 		"                          default: the scenario's training.tokens_to_train)\n"
-		"  -p, --pricing P         on-demand (default) or capacity-block\n"
+		"  -p, --pricing P         on-demand or capacity-block (default: on-demand where the\n"
+		"                          instance is sold so, else capacity-block)\n"
 		"  -s, --shard K/N         take every N-th layout from the K-th (0 <= K < N) and\n"
 		"                          write the part as JSONL; without it a Slurm job array's\n"
 		"                          SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_MIN,\n"
@@ -103,7 +104,7 @@ static int rerank_des(const struct scenario *sc, const struct search_opts *so,
 	struct des_result *dr = calloc((size_t)n + 1, sizeof(*dr));
 	enum sc_status *st = calloc((size_t)n + 1, sizeof(*st));
 	struct sc_error *errs = calloc((size_t)n + 1, sizeof(*errs));
-	double usd_per_h = plan_instance_usd_per_h(&sc->cluster.instance, so->pricing) * sc->cluster.nodes;
+	double usd_per_h = plan_cluster_usd_per_h(&sc->cluster.instance, sc->cluster.nodes, so->pricing);
 
 	if (!scs || !ptr || !dr || !st || !errs) {
 		free(scs);
@@ -191,6 +192,7 @@ int cmd_search(int argc, char **argv)
 	bool fmt_given = false, shard_given = false, verbose = false;
 	const char *dir = NULL, *path, *calib = NULL, *output = NULL;
 	int gpus = 0, nodes = 0, rerank = 0, c, code;
+	bool pricing_given = false;
 	struct search_opts so;
 	struct search_meta meta;
 	struct search_result res;
@@ -237,6 +239,7 @@ int cmd_search(int argc, char **argv)
 			if (!plan_pricing_parse(optarg, &so.pricing))
 				return cli_usage_error("search", "unknown pricing '%s' (expected on-demand or "
 						       "capacity-block)", optarg);
+			pricing_given = true;
 			break;
 		case 's':
 			if (!cli_parse_shard("search", optarg, &so.shard, &so.shards))
@@ -335,6 +338,8 @@ int cmd_search(int argc, char **argv)
 	}
 	if (nodes)
 		sc.cluster.nodes = nodes;
+	if (!pricing_given)
+		so.pricing = purchase_default_pricing(&sc.cluster.instance);
 	if (!(so.tokens > 0))
 		so.tokens = sc.training.tokens_to_train;
 

@@ -53,9 +53,22 @@ const struct cfg_field cfg_gpu_fields[] = {
 	CFG_END
 };
 
+static const char *const sale_units[] = { "instance", "ultraserver", NULL };
+
+const struct cfg_field cfg_ultraserver_fields[] = {
+	CFG_F_STR(struct ultraserver_spec, name, REQ, "UltraServer type, e.g. u-p6e-gb200x72"),
+	CFG_F_INT(struct ultraserver_spec, instances, REQ | POS, "instances in one UltraServer"),
+	CFG_F_NUM(struct ultraserver_spec, capacity_block_usd_per_h, REQ | POS, "capacity-block price of the whole UltraServer, USD per hour"),
+	CFG_F_STR(struct ultraserver_spec, date, REQ, "date the price was read, YYYY-MM-DD"),
+	CFG_F_STR(struct ultraserver_spec, source, REQ, "where the price comes from"),
+	CFG_END
+};
+
 const struct cfg_field cfg_price_fields[] = {
-	CFG_F_NUM(struct instance_price, on_demand_usd_per_h, REQ | POS, "on-demand price of the whole instance, USD per hour"),
-	CFG_F_NUM(struct instance_price, capacity_block_usd_per_h, OPT_POS, "capacity-block price of the whole instance, USD per hour"),
+	CFG_F_NUM(struct instance_price, on_demand_usd_per_h, OPT_POS, "on-demand price of the whole instance, USD per hour (absent or null: not sold on demand)"),
+	CFG_F_NUM(struct instance_price, capacity_block_usd_per_h, OPT_POS, "capacity-block price of the whole instance, USD per hour (absent or null: no per-instance capacity blocks)"),
+	CFG_F_ENUM(struct instance_price, sold_as, 0, sale_units, "how the instance is bought: one at a time (default) or only as whole UltraServers"),
+	CFG_F_ARRAY(struct instance_price, ultraservers, n_ultraservers, 0, cfg_ultraserver_fields, "the UltraServer products (sold_as ultraserver)"),
 	CFG_F_STR(struct instance_price, date, REQ, "date the price was read, YYYY-MM-DD"),
 	CFG_F_STR(struct instance_price, region, REQ, "region the price applies to"),
 	CFG_F_STR(struct instance_price, source, REQ, "where the price comes from"),
@@ -211,6 +224,68 @@ enum sc_status cfg_read_model(struct cfg_reader *rd, const cJSON *obj,
 	return SC_OK;
 }
 
+/* The purchase options must be ones that exist together: an instance sold
+ * one at a time has an on-demand or a capacity-block price and no
+ * UltraServers; one sold only as UltraServers has no per-instance price (a
+ * per-instance rate would be made up) and lists its UltraServers, each no
+ * larger than the NVLink domain and one exactly the domain (the unit its
+ * clusters are bought in, models/purchase.h). */
+static enum sc_status check_purchase(struct cfg_reader *rd, const struct instance_spec *in,
+				     const char *pointer)
+{
+	const struct instance_price *p = &in->price;
+	char where[SC_ERROR_PTR_MAX];
+	bool unit = false;
+
+	if (p->sold_as == SOLD_PER_INSTANCE) {
+		if (p->n_ultraservers > 0) {
+			cfg_pointer_key(where, sizeof(where), pointer, "ultraservers");
+			return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+					    "UltraServers are listed but sold_as is \"instance\" (use \"ultraserver\")");
+		}
+		if (!(p->on_demand_usd_per_h > 0) && !(p->capacity_block_usd_per_h > 0))
+			return sc_error_set(rd->err, SC_EINVAL, rd->file, pointer,
+					    "no purchase option: give on_demand_usd_per_h, capacity_block_usd_per_h "
+					    "or sold_as \"ultraserver\" with ultraservers");
+		return SC_OK;
+	}
+	if (p->on_demand_usd_per_h > 0 || p->capacity_block_usd_per_h > 0) {
+		cfg_pointer_key(where, sizeof(where), pointer, p->on_demand_usd_per_h > 0
+				? "on_demand_usd_per_h" : "capacity_block_usd_per_h");
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+				    "\"%s\" is sold only as whole UltraServers: give the price per UltraServer "
+				    "in ultraservers, not a per-instance price", in->name);
+	}
+	if (p->n_ultraservers < 1)
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, pointer,
+				    "missing required key \"ultraservers\" (sold_as is \"ultraserver\")");
+	for (int i = 0; i < p->n_ultraservers; i++) {
+		const struct ultraserver_spec *u = &p->ultraservers[i];
+		long long gpus = (long long)u->instances * in->gpus_per_node;
+
+		snprintf(where, sizeof(where), "%s/ultraservers/%d/instances", pointer, i);
+		if (gpus > in->nvlink_domain_gpus)
+			return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+					    "%d instances of %d GPUs (%lld) exceed the NVLink domain of %d GPUs",
+					    u->instances, in->gpus_per_node, gpus, in->nvlink_domain_gpus);
+		unit |= gpus == in->nvlink_domain_gpus;
+		for (int j = 0; j < i; j++)
+			if (strcmp(u->name, p->ultraservers[j].name) == 0) {
+				snprintf(where, sizeof(where), "%s/ultraservers/%d/name", pointer, i);
+				return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+						    "UltraServer \"%s\" is listed twice", u->name);
+			}
+	}
+	if (!unit) {
+		cfg_pointer_key(where, sizeof(where), pointer, "ultraservers");
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+				    "no UltraServer spans the NVLink domain of %d GPUs (%d instances of %d GPUs)",
+				    in->nvlink_domain_gpus, in->nvlink_domain_gpus / in->gpus_per_node,
+				    in->gpus_per_node);
+	}
+	return SC_OK;
+}
+
 enum sc_status cfg_read_instance(struct cfg_reader *rd, const cJSON *obj,
 				 struct instance_spec *in, const char *pointer)
 {
@@ -227,7 +302,8 @@ enum sc_status cfg_read_instance(struct cfg_reader *rd, const cJSON *obj,
 				    "nvlink_domain_gpus (%d) must be a multiple of gpus_per_node (%d)",
 				    in->nvlink_domain_gpus, in->gpus_per_node);
 	}
-	return SC_OK;
+	cfg_pointer_key(where, sizeof(where), pointer, "price");
+	return check_purchase(rd, in, where);
 }
 
 /* The calibration profile: metadata plus "parameters": { NAME: { "value":

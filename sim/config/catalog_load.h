@@ -38,6 +38,7 @@ struct catalog {
 extern const struct cfg_field cfg_gpu_fields[];
 extern const struct cfg_field cfg_instance_fields[];
 extern const struct cfg_field cfg_price_fields[];
+extern const struct cfg_field cfg_ultraserver_fields[];
 extern const struct cfg_field cfg_fabric_fields[];
 extern const struct cfg_field cfg_storage_fields[];
 extern const struct cfg_field cfg_model_fields[];

@@ -319,6 +319,37 @@ static enum sc_status read_number(struct cfg_reader *rd, const cJSON *item,
 	return SC_OK;
 }
 
+/* An array of 1..f->max_items objects of f->sub: element i is read into
+ * slot + i * f->size (zeroed first), the count into the int at
+ * f->count_offset. */
+static enum sc_status read_array(struct cfg_reader *rd, const cJSON *item,
+				 const struct cfg_field *f, void *dst, const char *where)
+{
+	char *slot = (char *)dst + f->offset;
+	int n = cJSON_IsArray(item) ? cJSON_GetArraySize(item) : 0;
+	const cJSON *e;
+	int i = 0;
+
+	if (!cJSON_IsArray(item))
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+				    "expected an array, got %s", cfg_json_type_name(item));
+	if (n < 1 || n > f->max_items)
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+				    "expected 1 to %d items, got %d", f->max_items, n);
+	cJSON_ArrayForEach(e, item) {
+		char at[SC_ERROR_PTR_MAX];
+		enum sc_status st;
+
+		cfg_pointer_index(at, sizeof(at), where, i);
+		memset(slot + (size_t)i * f->size, 0, f->size);
+		if ((st = cfg_read_object(rd, e, f->sub, slot + (size_t)i * f->size, at)) != SC_OK)
+			return st;
+		i++;
+	}
+	*(int *)((char *)dst + f->count_offset) = n;
+	return SC_OK;
+}
+
 static enum sc_status read_field(struct cfg_reader *rd, const cJSON *item,
 				 const struct cfg_field *f, void *dst,
 				 const char *where)
@@ -396,6 +427,8 @@ static enum sc_status read_field(struct cfg_reader *rd, const cJSON *item,
 		return cfg_read_object(rd, item, f->sub, slot, where);
 	case CFG_CUSTOM:
 		return f->custom(rd, item, slot, where);
+	case CFG_ARRAY:
+		return read_array(rd, item, f, dst, where);
 	}
 	return sc_error_set(rd->err, SC_EINVAL, rd->file, where, "internal: bad field type");
 }
@@ -470,6 +503,23 @@ cJSON *cfg_to_json(const struct cfg_field *fields, const void *src)
 		case CFG_CUSTOM:
 			item = f->sub ? cfg_to_json(f->sub, slot) : cJSON_CreateString(slot);
 			break;
+		case CFG_ARRAY: {
+			int n = *(const int *)((const char *)src + f->count_offset);
+
+			if (optional && n == 0)
+				continue;
+			item = cJSON_CreateArray();
+			for (int i = 0; item && i < n && i < f->max_items; i++) {
+				cJSON *e = cfg_to_json(f->sub, slot + (size_t)i * f->size);
+
+				if (!e || !cJSON_AddItemToArray(item, e)) {
+					cJSON_Delete(e);
+					cJSON_Delete(item);
+					item = NULL;
+				}
+			}
+			break;
+		}
 		}
 		if (!item || !cJSON_AddItemToObject(obj, f->key, item)) {
 			cJSON_Delete(item);

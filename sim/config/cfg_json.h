@@ -26,7 +26,9 @@ enum cfg_type {
 	CFG_STRING,   /* char[size] */
 	CFG_ENUM,     /* int index into enum_names */
 	CFG_OBJECT,   /* nested struct described by sub, stored at offset */
-	CFG_CUSTOM    /* parsed by a callback (e.g. "name or inline object") */
+	CFG_CUSTOM,   /* parsed by a callback (e.g. "name or inline object") */
+	CFG_ARRAY     /* array of 1..max_items objects of sub: elements of size
+			 bytes at offset, their count (int) at count_offset */
 };
 
 enum {
@@ -53,30 +55,38 @@ struct cfg_field {
 	cfg_custom_fn custom;            /* CFG_CUSTOM */
 	double min, max;                 /* with CFG_BOUNDED */
 	const char *description;
+	size_t count_offset;             /* CFG_ARRAY: the int holding the count */
+	int max_items;                   /* CFG_ARRAY: capacity of the element array */
 };
 
 /* Table entry helpers: ST is the struct type, K the key (= member name). */
 #define CFG_F_INT(ST, K, FL, D) \
-	{ #K, CFG_INT, (FL), offsetof(ST, K), 0, NULL, NULL, NULL, 0, 0, D }
+	{ #K, CFG_INT, (FL), offsetof(ST, K), 0, NULL, NULL, NULL, 0, 0, D, 0, 0 }
 #define CFG_F_NUM(ST, K, FL, D) \
-	{ #K, CFG_DOUBLE, (FL), offsetof(ST, K), 0, NULL, NULL, NULL, 0, 0, D }
+	{ #K, CFG_DOUBLE, (FL), offsetof(ST, K), 0, NULL, NULL, NULL, 0, 0, D, 0, 0 }
 #define CFG_F_NUM_RANGE(ST, K, FL, LO, HI, D) \
-	{ #K, CFG_DOUBLE, (FL) | CFG_BOUNDED, offsetof(ST, K), 0, NULL, NULL, NULL, LO, HI, D }
+	{ #K, CFG_DOUBLE, (FL) | CFG_BOUNDED, offsetof(ST, K), 0, NULL, NULL, NULL, LO, HI, D, 0, 0 }
 #define CFG_F_INT_RANGE(ST, K, FL, LO, HI, D) \
-	{ #K, CFG_INT, (FL) | CFG_BOUNDED, offsetof(ST, K), 0, NULL, NULL, NULL, LO, HI, D }
+	{ #K, CFG_INT, (FL) | CFG_BOUNDED, offsetof(ST, K), 0, NULL, NULL, NULL, LO, HI, D, 0, 0 }
 #define CFG_F_BOOL(ST, K, FL, D) \
-	{ #K, CFG_BOOL, (FL), offsetof(ST, K), 0, NULL, NULL, NULL, 0, 0, D }
+	{ #K, CFG_BOOL, (FL), offsetof(ST, K), 0, NULL, NULL, NULL, 0, 0, D, 0, 0 }
 #define CFG_F_STR(ST, K, FL, D) \
-	{ #K, CFG_STRING, (FL), offsetof(ST, K), sizeof(((ST *)0)->K), NULL, NULL, NULL, 0, 0, D }
+	{ #K, CFG_STRING, (FL), offsetof(ST, K), sizeof(((ST *)0)->K), NULL, NULL, NULL, 0, 0, D, 0, 0 }
 #define CFG_F_ENUM(ST, K, FL, NAMES, D) \
-	{ #K, CFG_ENUM, (FL), offsetof(ST, K), 0, NAMES, NULL, NULL, 0, 0, D }
+	{ #K, CFG_ENUM, (FL), offsetof(ST, K), 0, NAMES, NULL, NULL, 0, 0, D, 0, 0 }
 #define CFG_F_OBJ(ST, K, FL, SUB, D) \
-	{ #K, CFG_OBJECT, (FL), offsetof(ST, K), 0, NULL, SUB, NULL, 0, 0, D }
+	{ #K, CFG_OBJECT, (FL), offsetof(ST, K), 0, NULL, SUB, NULL, 0, 0, D, 0, 0 }
 #define CFG_F_CUSTOM(ST, K, FL, FN, SUB, D) \
-	{ #K, CFG_CUSTOM, (FL), offsetof(ST, K), 0, NULL, SUB, FN, 0, 0, D }
+	{ #K, CFG_CUSTOM, (FL), offsetof(ST, K), 0, NULL, SUB, FN, 0, 0, D, 0, 0 }
+
+/* An array of objects: K is ST's element array, COUNT its int count member,
+ * SUB the element's field table. */
+#define CFG_F_ARRAY(ST, K, COUNT, FL, SUB, D) \
+	{ #K, CFG_ARRAY, (FL), offsetof(ST, K), sizeof(((ST *)0)->K[0]), NULL, SUB, NULL, 0, 0, D, \
+	  offsetof(ST, COUNT), (int)(sizeof(((ST *)0)->K) / sizeof(((ST *)0)->K[0])) }
 
 /* Terminates a field table. */
-#define CFG_END { NULL, CFG_INT, 0, 0, 0, NULL, NULL, NULL, 0, 0, NULL }
+#define CFG_END { NULL, CFG_INT, 0, 0, 0, NULL, NULL, NULL, 0, 0, NULL, 0, 0 }
 
 /* Shared state of one read: which file, where errors go, user context. */
 struct cfg_reader {

@@ -31,12 +31,29 @@ bool plan_pricing_parse(const char *s, enum plan_pricing *out)
 
 double plan_instance_usd_per_h(const struct instance_spec *inst, enum plan_pricing p)
 {
-	switch (p) {
-	case PRICING_ON_DEMAND: return inst->price.on_demand_usd_per_h;
-	case PRICING_CAPACITY_BLOCK: return inst->price.capacity_block_usd_per_h;
-	case PRICING_COUNT: break;
-	}
-	return 0;
+	return purchase_instance_usd_per_h(inst, p);
+}
+
+double plan_cluster_usd_per_h(const struct instance_spec *inst, int nodes, enum plan_pricing p)
+{
+	return purchase_cluster_usd_per_h(inst, nodes, p);
+}
+
+enum sc_status plan_check_pricing(const struct instance_spec *inst, enum plan_pricing p,
+				  struct sc_error *err)
+{
+	char opts[256];
+
+	if (purchase_offered(inst, p))
+		return SC_OK;
+	purchase_options_describe(inst, opts, sizeof(opts));
+	if (p == PRICING_ON_DEMAND)
+		return sc_error_set(err, SC_EINVAL, NULL, "/cluster/instance/price",
+				    "instance \"%s\" is not sold on demand; its purchase options: %s",
+				    inst->name, opts);
+	return sc_error_set(err, SC_EINVAL, NULL, "/cluster/instance/price",
+			    "instance \"%s\" has no %s price; its purchase options: %s", inst->name,
+			    plan_pricing_name(p), opts);
 }
 
 /* Without a "storage" or "stragglers" object every step is productive:

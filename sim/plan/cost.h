@@ -16,11 +16,13 @@
 
 #include <stdbool.h>
 
+#include "../../models/purchase.h"
 #include "../../models/scenario.h"
 #include "../../models/status.h"
 #include "../analytic/step.h"
 
-enum plan_pricing { PRICING_ON_DEMAND, PRICING_CAPACITY_BLOCK, PRICING_COUNT };
+/* enum plan_pricing and the purchase rules (UltraServer units, which prices
+ * exist) are models/purchase.h's. */
 
 /* "on-demand", "capacity-block" (static strings). */
 const char *plan_pricing_name(enum plan_pricing p);
@@ -28,9 +30,19 @@ const char *plan_pricing_name(enum plan_pricing p);
 /* Parse a pricing name; false when unknown. */
 bool plan_pricing_parse(const char *s, enum plan_pricing *out);
 
-/* Price of one instance per hour under pricing p; 0 when the instance has no
- * such price (capacity_block_usd_per_h absent). */
+/* Price of one instance per hour under pricing p; 0 when the instance is not
+ * sold so (purchase_instance_usd_per_h: an UltraServer's price shared by its
+ * instances). */
 double plan_instance_usd_per_h(const struct instance_spec *inst, enum plan_pricing p);
+
+/* Price per hour of a cluster of nodes instances under p, in whole purchase
+ * units (purchase_cluster_usd_per_h); 0 when not offered. */
+double plan_cluster_usd_per_h(const struct instance_spec *inst, int nodes, enum plan_pricing p);
+
+/* SC_EINVAL, naming the instance and the options it has, unless inst is sold
+ * under p (pointer /cluster/instance/price). */
+enum sc_status plan_check_pricing(const struct instance_spec *inst, enum plan_pricing p,
+				  struct sc_error *err);
 
 /* Time and money to train a token budget with one layout. */
 struct plan_train {

@@ -41,8 +41,9 @@ static int cmp_int(const void *a, const void *b)
 }
 
 /* The node counts to evaluate, ascending and distinct, into out
- * (PLAN_MAX_SWEEP + 1 entries); returns how many. */
-static int sweep_of(const struct plan_opts *o, int *out)
+ * (PLAN_MAX_SWEEP + 1 entries); returns how many.  unit: instances per
+ * purchase unit (models/purchase.h); the ladder counts whole units. */
+static int sweep_of(const struct plan_opts *o, int unit, int *out)
 {
 	int n = 0, k = 0;
 
@@ -56,10 +57,11 @@ static int sweep_of(const struct plan_opts *o, int *out)
 		 * cluster sizes a global batch of 2^k sequences divides */
 		int max = o->max_nodes > 0 ? o->max_nodes : PLAN_DEFAULT_MAX_NODES;
 
+		max = max / unit > 0 ? max / unit : 1;   /* in units: at least one */
 		for (long long p = 1; p <= max && n < PLAN_MAX_SWEEP; p *= 2) {
-			out[n++] = (int)p;
+			out[n++] = (int)p * unit;
 			if (p >= 2 && p * 3 / 2 <= max && n < PLAN_MAX_SWEEP)
-				out[n++] = (int)(p * 3 / 2);
+				out[n++] = (int)(p * 3 / 2) * unit;
 		}
 	}
 	qsort(out, (size_t)n, sizeof(int), cmp_int);
@@ -105,8 +107,8 @@ static enum sc_status point_train(const struct scenario *sc, struct plan_point *
 	search_row_scenario(sc, &pt->best, s);
 	st = sim_step_predict(s, &r, err);
 	for (int p = 0; st == SC_OK && p < PRICING_COUNT; p++) {
-		double usd_h = plan_instance_usd_per_h(&sc->cluster.instance, (enum plan_pricing)p) *
-			       sc->cluster.nodes;
+		double usd_h = plan_cluster_usd_per_h(&sc->cluster.instance, sc->cluster.nodes,
+						      (enum plan_pricing)p);
 
 		plan_time_to_train(s, &r, tokens, usd_h, &pt->train[p]);
 	}
@@ -119,6 +121,28 @@ static enum sc_status point_train(const struct scenario *sc, struct plan_point *
 	}
 	free(s);
 	return st;
+}
+
+/* An UltraServer-only instance is bought in whole UltraServers: a node count
+ * the user names (--nodes, --sweep) must be a multiple of its size, so that a
+ * plan never shows a cluster that cannot be bought (and never charges for
+ * nodes it does not use). */
+static enum sc_status check_whole_units(const struct instance_spec *inst, const struct plan_opts *o,
+					struct sc_error *err)
+{
+	const struct ultraserver_spec *u = purchase_unit(inst);
+
+	for (int i = -1; u && i < o->n_sweep; i++) {
+		int c = i < 0 ? o->nodes : o->sweep[i];
+
+		if (c > 0 && c % u->instances != 0)
+			return sc_error_set(err, SC_EINVAL, NULL, i < 0 ? "/cluster/nodes" : "--sweep",
+					    "instance \"%s\" is sold only as whole %s UltraServers of %d "
+					    "instances: %d nodes is not a whole number of them (use %d)",
+					    inst->name, u->name, u->instances, c,
+					    purchase_round_nodes(inst, c));
+	}
+	return SC_OK;
 }
 
 enum sc_status plan_run(const struct scenario *sc, const struct plan_opts *o,
@@ -137,11 +161,10 @@ enum sc_status plan_run(const struct scenario *sc, const struct plan_opts *o,
 	if (!(o->tokens > 0))
 		return sc_error_set(err, SC_EINVAL, NULL, "/training/tokens_to_train",
 				    "a plan needs a token budget (training.tokens_to_train or --tokens)");
-	if (o->pricing == PRICING_CAPACITY_BLOCK &&
-	    !(sc->cluster.instance.price.capacity_block_usd_per_h > 0))
-		return sc_error_set(err, SC_EINVAL, NULL, "/cluster/instance/price",
-				    "instance \"%s\" has no capacity-block price", sc->cluster.instance.name);
-	n = sweep_of(o, counts);
+	if ((st = plan_check_pricing(&sc->cluster.instance, o->pricing, err)) != SC_OK ||
+	    (st = check_whole_units(&sc->cluster.instance, o, err)) != SC_OK)
+		return st;
+	n = sweep_of(o, purchase_unit_nodes(&sc->cluster.instance), counts);
 	res->points = calloc((size_t)n, sizeof(*res->points));
 	s = malloc(sizeof(*s));
 	if (!res->points || !s) {
@@ -154,7 +177,7 @@ enum sc_status plan_run(const struct scenario *sc, const struct plan_opts *o,
 	so.objective = SEARCH_TIME_TO_TRAIN;
 	so.top = 1;
 	so.tokens = o->tokens;
-	so.pricing = PRICING_ON_DEMAND;
+	so.pricing = o->pricing;
 	if ((st = search_result_init(&sr, 1, err)) != SC_OK) {
 		free(s);
 		return st;
@@ -355,6 +378,74 @@ static int tied_with(const struct compare_result *res, int w, int pricing, bool 
 	return n;
 }
 
+/* The smallest count of units on the sweep ladder (1, 2, 3, 4, 6, 8, 12,
+ * ...: sweep_of's) holding nodes, for a scaling point of an UltraServer-only
+ * kind: 256 nodes -> 16 x 18 = 288, where plain rounding up gives 15
+ * UltraServers, a count no power-of-two global batch divides. */
+static int ladder_units(int nodes, int unit)
+{
+	int need = (nodes + unit - 1) / unit;
+
+	for (long long p = 1;; p *= 2) {
+		if (p >= need)
+			return (int)p;
+		if (p >= 2 && p * 3 / 2 >= need)
+			return (int)(p * 3 / 2);
+	}
+}
+
+/* Append a sentence to an entry's note. */
+static void note_add(struct compare_entry *e, const char *text)
+{
+	size_t len = strlen(e->note);
+
+	snprintf(e->note + len, sizeof(e->note) - len, "%s%s", len ? "; " : "", text);
+}
+
+/* What one entry of a comparison can be bought as.  Not sold under the
+ * compared pricing: planned under the option it has (its own cost shows
+ * under that pricing, and the decision under the compared one leaves it
+ * out), said in the note.  UltraServer-only: the compared node count and
+ * the user's --sweep counts rounded up to whole UltraServers, said in the
+ * note; the default scaling points go to the ladder's UltraServer counts
+ * (the sweep drops duplicates). */
+static void compare_purchase(struct compare_entry *e, struct plan_opts *eo, bool user_sweep)
+{
+	bool rounded = false;
+
+	const struct ultraserver_spec *u = purchase_unit(&e->instance);
+	char buf[COMPARE_NOTE_MAX];
+
+	if (!purchase_offered(&e->instance, eo->pricing)) {
+		enum plan_pricing has = purchase_default_pricing(&e->instance);
+
+		snprintf(buf, sizeof(buf), "not sold %s: planned and priced %s, left out of the %s ranking",
+			 eo->pricing == PRICING_ON_DEMAND ? "on demand" : "in capacity blocks",
+			 plan_pricing_name(has), plan_pricing_name(eo->pricing));
+		note_add(e, buf);
+		eo->pricing = has;
+	}
+	if (!u)
+		return;
+	if (eo->nodes > 0 && eo->nodes % u->instances != 0) {
+		snprintf(buf, sizeof(buf), "%d nodes: whole %s UltraServers of %d (asked %d)",
+			 purchase_round_nodes(&e->instance, eo->nodes), u->name, u->instances, eo->nodes);
+		note_add(e, buf);
+		eo->nodes = purchase_round_nodes(&e->instance, eo->nodes);
+	}
+	for (int i = 0; i < eo->n_sweep; i++) {
+		int c = user_sweep ? purchase_round_nodes(&e->instance, eo->sweep[i])
+				   : ladder_units(eo->sweep[i], u->instances) * u->instances;
+
+		rounded |= c != eo->sweep[i];
+		eo->sweep[i] = c;
+	}
+	if (rounded && user_sweep) {
+		snprintf(buf, sizeof(buf), "--sweep counts rounded up to whole %s UltraServers", u->name);
+		note_add(e, buf);
+	}
+}
+
 enum sc_status compare_run(const struct scenario *sc, const struct catalog *cat,
 			   const char *const *names, int n, const struct plan_opts *o,
 			   struct compare_result *res, struct sc_error *err)
@@ -409,9 +500,7 @@ enum sc_status compare_run(const struct scenario *sc, const struct catalog *cat,
 		st = compare_retarget(sc, cat, catalog_instance(cat, names[i]), s, e, err);
 		if (st != SC_OK)
 			break;
-		/* capacity block not offered: plan on-demand, show it as absent */
-		if (eo.pricing == PRICING_CAPACITY_BLOCK && !(e->instance.price.capacity_block_usd_per_h > 0))
-			eo.pricing = PRICING_ON_DEMAND;
+		compare_purchase(e, &eo, o->n_sweep > 0);
 		st = plan_run(s, &eo, &e->plan, err);
 		if (st != SC_OK && err && !err->file[0])
 			snprintf(err->file, sizeof(err->file), "%s", names[i]);

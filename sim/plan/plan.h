@@ -28,7 +28,8 @@ struct plan_opts {
 	double deadline_s;         /* 0: none */
 	int nodes;                 /* fixed node count; 0: sweep and choose */
 	int max_nodes;             /* top of the sweep; 0: PLAN_DEFAULT_MAX_NODES */
-	enum plan_pricing pricing; /* what "cost" means when choosing */
+	enum plan_pricing pricing; /* what "cost" means when choosing; one the instance
+				      is sold under (purchase_default_pricing) */
 	struct search_space space; /* layouts searched at each node count */
 	int sweep[PLAN_MAX_SWEEP]; /* node counts to evaluate; n_sweep 0: the ladder */
 	int n_sweep;
@@ -82,8 +83,11 @@ void plan_opts_default(struct plan_opts *o);
  * sweep is that count alone; else o->sweep or the ladder.  Chooses the
  * node count: the one asked for, or the cheapest under o->pricing that
  * meets o->deadline_s (ties: fewer nodes), or the fastest when none does.
- * Errors: SC_EINVAL (no budget, a bad sweep), SC_EUNSUPPORTED (the GPU
- * lacks the precision), SC_ENOMEM. */
+ * An UltraServer-only instance (models/purchase.h) is planned in whole
+ * UltraServers: the ladder counts UltraServers, and o->nodes / o->sweep must
+ * be multiples of its size.  Errors: SC_EINVAL (no budget, a bad sweep, a
+ * pricing the instance is not sold under, a count that is not whole
+ * UltraServers), SC_EUNSUPPORTED (the GPU lacks the precision), SC_ENOMEM. */
 enum sc_status plan_run(const struct scenario *sc, const struct plan_opts *o,
 			struct plan_result *res, struct sc_error *err);
 void plan_result_free(struct plan_result *res);
@@ -128,7 +132,10 @@ struct compare_result {
  * planned at o->nodes (default sc's node count) or, with a deadline, at its
  * own cheapest count that meets it; o->sweep (default nodes/8 .. 4 nodes,
  * or with a deadline plan_run's ladder) gives the scaling and
- * cost-versus-time points.  Errors: SC_ENOTFOUND (an
+ * cost-versus-time points.  An entry not sold under o->pricing is planned
+ * under the option it has and left out of that pricing's ranking; an
+ * UltraServer-only entry's counts are rounded up to whole UltraServers
+ * (both said in the entry's note).  Errors: SC_ENOTFOUND (an
  * unknown instance, with a did-you-mean), SC_EINVAL, SC_ENOMEM. */
 enum sc_status compare_run(const struct scenario *sc, const struct catalog *cat,
 			   const char *const *names, int n, const struct plan_opts *o,

@@ -138,7 +138,7 @@ void search_meta_of(const struct scenario *sc, const struct search_opts *o,
 	out->objective = o->objective;
 	out->top = o->top;
 	out->pricing = o->pricing;
-	out->usd_per_h = plan_instance_usd_per_h(inst, o->pricing) * sc->cluster.nodes;
+	out->usd_per_h = plan_cluster_usd_per_h(inst, sc->cluster.nodes, o->pricing);
 	out->price = inst->price;
 	search_space_resolve(sc, &o->space, &out->space);
 	out->shard = o->shard;

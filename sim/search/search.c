@@ -370,10 +370,8 @@ enum sc_status search_run(const struct scenario *sc, const struct search_opts *o
 	if (o->objective == SEARCH_TIME_TO_TRAIN && !(o->tokens > 0))
 		return sc_error_set(err, SC_EINVAL, NULL, "/training/tokens_to_train",
 				    "objective time_to_train needs a token budget (training.tokens_to_train or --tokens)");
-	if (!(plan_instance_usd_per_h(inst, o->pricing) > 0))
-		return sc_error_set(err, SC_EINVAL, NULL, "/cluster/instance/price",
-				    "instance \"%s\" has no %s price", inst->name,
-				    plan_pricing_name(o->pricing));
+	if ((st = plan_check_pricing(inst, o->pricing, err)) != SC_OK)
+		return st;
 	if (gpus < 1 || m->layers < 1 || m->heads < 1 || gb < 1 || sc->training.seq_len < 1)
 		return sc_error_set(err, SC_EINVAL, NULL, NULL,
 				    "the scenario needs GPUs, layers, heads, a global batch and a sequence length");
@@ -388,7 +386,7 @@ enum sc_status search_run(const struct scenario *sc, const struct search_opts *o
 	w->o = o;
 	w->res = res;
 	w->sc = *sc;
-	w->usd_per_h = plan_instance_usd_per_h(inst, o->pricing) * sc->cluster.nodes;
+	w->usd_per_h = plan_cluster_usd_per_h(inst, sc->cluster.nodes, o->pricing);
 	w->tokens = o->tokens;
 	search_space_resolve(sc, &o->space, &w->sp);
 	w->n_mbs = divisors(gb, w->sp.max_micro_batch, w->mbs);

@@ -173,7 +173,8 @@ struct srv_result {
 	struct srv_replica_summary prefill;   /* disaggregated: the prefill pool's */
 	bool slo_given;
 	bool slo_met;
-	double usd_per_h;             /* on-demand, whole instances */
+	double usd_per_h;             /* on-demand where sold, else capacity blocks; whole
+					 instances or UltraServers (models/purchase.h) */
 	int nodes;
 	double usd_per_m_output_tokens;
 	double usd_per_m_total_tokens;

@@ -8,6 +8,7 @@
 
 #include "../../models/collective.h"
 #include "../../models/network.h"
+#include "../../models/purchase.h"
 #include "rng.h"
 #include "serve_config.h"
 
@@ -1124,7 +1125,10 @@ static void slo_and_cost(const struct srv_scenario *sc, struct srv_result *o)
 		     (!(l->tpot_p99_ms > 0) || o->tpot_s.p99 * 1e3 <= l->tpot_p99_ms) &&
 		     o->completed == o->requests;
 	o->nodes = srv_scenario_nodes(sc);
-	o->usd_per_h = o->nodes * sc->instance.price.on_demand_usd_per_h;
+	/* on demand where sold, else capacity blocks in whole UltraServers
+	 * (models/purchase.h) */
+	o->usd_per_h = purchase_cluster_usd_per_h(&sc->instance, o->nodes,
+						  purchase_default_pricing(&sc->instance));
 	o->usd_per_m_output_tokens = tok > 0 ? o->usd_per_h / (tok * 3600.0) * 1e6 : 0;
 	o->usd_per_m_total_tokens = all > 0 ? o->usd_per_h / (all * 3600.0) * 1e6 : 0;
 }

@@ -375,7 +375,7 @@ static const struct cfg_field precision_fields[] = {
 	CFG_F_STR(struct raw_precision, weights, REQ, "weights"),
 	CFG_F_STR(struct raw_precision, activations, NUL, "activations"),
 	CFG_F_STR(struct raw_precision, kv_cache, NUL, "KV cache"),
-	{ "as_published", CFG_CUSTOM, 0, 0, 0, NULL, NULL, read_ignored, 0, 0, "as printed" },
+	{ "as_published", CFG_CUSTOM, 0, 0, 0, NULL, NULL, read_ignored, 0, 0, "as printed", 0, 0 },
 	CFG_END
 };
 
@@ -396,7 +396,7 @@ static const struct cfg_field workload_fields[] = {
 	CFG_F_CUSTOM(struct raw_workload, request_rate_rps, NUL, read_rate, NULL, "rate"),
 	WI(concurrency), WI(num_prompts), WI(batch_size), WI(max_batch_size), WI(max_num_tokens),
 	WI(kv_cache_len), WN(slo_ttft_p99_ms), WN(slo_tpot_p99_ms),
-	{ "as_published", CFG_CUSTOM, 0, 0, 0, NULL, NULL, read_ignored, 0, 0, "as printed" },
+	{ "as_published", CFG_CUSTOM, 0, 0, 0, NULL, NULL, read_ignored, 0, 0, "as printed", 0, 0 },
 	CFG_END
 };
 
@@ -474,9 +474,9 @@ static const struct cfg_field case_fields[] = {
 	CFG_F_OBJ(struct raw_case, workload, REQ, workload_fields, "workload"),
 	CFG_F_OBJ(struct raw_case, measured, REQ, measured_fields, "measurements"),
 	CFG_F_CUSTOM(struct raw_case, flags, REQ, read_flags, NULL, "flags"),
-	{ "derived", CFG_CUSTOM, 0, 0, 0, NULL, NULL, read_ignored, 0, 0, "derived fields" },
-	{ "notes", CFG_CUSTOM, 0, 0, 0, NULL, NULL, read_ignored, 0, 0, "notes" },
-	{ "mlperf", CFG_CUSTOM, 0, 0, 0, NULL, NULL, read_ignored, 0, 0, "MLPerf metadata" },
+	{ "derived", CFG_CUSTOM, 0, 0, 0, NULL, NULL, read_ignored, 0, 0, "derived fields", 0, 0 },
+	{ "notes", CFG_CUSTOM, 0, 0, 0, NULL, NULL, read_ignored, 0, 0, "notes", 0, 0 },
+	{ "mlperf", CFG_CUSTOM, 0, 0, 0, NULL, NULL, read_ignored, 0, 0, "MLPerf metadata", 0, 0 },
 	CFG_END
 };
 

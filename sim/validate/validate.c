@@ -173,8 +173,8 @@ static const struct cfg_field case_fields[] = {
 	CFG_F_CUSTOM(struct raw_case, moe_a2a_overlap, NUL, read_tristate, NULL, "a2a overlap"),
 	CFG_F_OBJ(struct raw_case, measured, REQ, measured_fields, "measurements"),
 	CFG_F_CUSTOM(struct raw_case, flags, 0, read_string_list, NULL, "flags"),
-	{ "derived", CFG_CUSTOM, 0, 0, 0, NULL, NULL, read_ignored, 0, 0, "derived fields" },
-	{ "notes", CFG_CUSTOM, 0, 0, 0, NULL, NULL, read_ignored, 0, 0, "notes" },
+	{ "derived", CFG_CUSTOM, 0, 0, 0, NULL, NULL, read_ignored, 0, 0, "derived fields", 0, 0 },
+	{ "notes", CFG_CUSTOM, 0, 0, 0, NULL, NULL, read_ignored, 0, 0, "notes", 0, 0 },
 	CFG_END
 };
 

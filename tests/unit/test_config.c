@@ -30,7 +30,7 @@ struct probe {
 static const char *const probe_modes[] = { "fast", "slow", NULL };
 
 static const struct cfg_field probe_inner_fields[] = {
-	{ "depth", CFG_INT, CFG_REQUIRED | CFG_NONNEG, 0, 0, NULL, NULL, NULL, 0, 0, "depth" },
+	{ "depth", CFG_INT, CFG_REQUIRED | CFG_NONNEG, 0, 0, NULL, NULL, NULL, 0, 0, "depth", 0, 0 },
 	CFG_END
 };
 
@@ -221,7 +221,7 @@ static void test_nullable(void)
 	CHECK_STR(err.message, "expected a number, got null");
 	{
 		static const struct cfg_field req_null[] = {
-			{ "v", CFG_DOUBLE, CFG_REQUIRED | CFG_NULLABLE, 0, 0, NULL, NULL, NULL, 0, 0, "v" },
+			{ "v", CFG_DOUBLE, CFG_REQUIRED | CFG_NULLABLE, 0, 0, NULL, NULL, NULL, 0, 0, "v", 0, 0 },
 			CFG_END
 		};
 		struct cfg_reader rd = { "n.json", &err, NULL };
@@ -423,6 +423,52 @@ static void test_scenario(void)
 	catalog_free(&cat);
 }
 
+/* CFG_ARRAY: an array of objects is read element by element (pointer with
+ * the index on error), bounded by its capacity, and written back by
+ * cfg_to_json (the catalogue's UltraServer list round-trips). */
+static void test_arrays(void)
+{
+	struct catalog cat;
+	struct cfg_reader rd = { "t.json", &err, NULL };
+	const struct instance_spec *gb;
+	struct instance_price back;
+	cJSON *j, *doc;
+
+	if (catalog_load("configs", &cat, &err) != SC_OK) {
+		CHECK(false);
+		return;
+	}
+	gb = catalog_instance(&cat, "p6e-gb200.36xlarge");
+	CHECK(gb && gb->price.sold_as == SOLD_AS_ULTRASERVER && gb->price.n_ultraservers == 2);
+	if (gb) {
+		j = cfg_to_json(cfg_price_fields, &gb->price);
+		CHECK(j && cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "ultraservers")) == 2);
+		CHECK(!cJSON_GetObjectItemCaseSensitive(j, "on_demand_usd_per_h"));
+		memset(&back, 0, sizeof(back));
+		sc_error_clear(&err);
+		CHECK(cfg_read_object(&rd, j, cfg_price_fields, &back, "/price") == SC_OK);
+		CHECK(memcmp(&back, &gb->price, sizeof(back)) == 0);
+		cJSON_Delete(j);
+	}
+	catalog_free(&cat);
+
+	doc = cJSON_Parse("{\"date\":\"2026-01-01\",\"region\":\"r\",\"source\":\"s\",\"sold_as\":\"ultraserver\","
+			  "\"ultraservers\":[{\"name\":\"u\",\"instances\":0,\"capacity_block_usd_per_h\":1,"
+			  "\"date\":\"d\",\"source\":\"s\"}]}");
+	memset(&back, 0, sizeof(back));
+	CHECK(cfg_read_object(&rd, doc, cfg_price_fields, &back, "/price") == SC_EINVAL);
+	CHECK(strcmp(err.pointer, "/price/ultraservers/0/instances") == 0);
+	cJSON_Delete(doc);
+	doc = cJSON_Parse("{\"date\":\"d\",\"region\":\"r\",\"source\":\"s\",\"ultraservers\":[]}");
+	CHECK(cfg_read_object(&rd, doc, cfg_price_fields, &back, "/price") == SC_EINVAL);
+	CHECK(strstr(err.message, "expected 1 to 4 items, got 0") != NULL);
+	cJSON_Delete(doc);
+	doc = cJSON_Parse("{\"date\":\"d\",\"region\":\"r\",\"source\":\"s\",\"ultraservers\":{}}");
+	CHECK(cfg_read_object(&rd, doc, cfg_price_fields, &back, "/price") == SC_EINVAL);
+	CHECK(strstr(err.message, "expected an array, got an object") != NULL);
+	cJSON_Delete(doc);
+}
+
 int main(void)
 {
 	RUN(test_did_you_mean);
@@ -434,5 +480,6 @@ int main(void)
 	RUN(test_size_limit);
 	RUN(test_catalog);
 	RUN(test_scenario);
+	RUN(test_arrays);
 	return sc_test_summary();
 }

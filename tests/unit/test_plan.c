@@ -420,6 +420,196 @@ static void test_compare(void)
 	}
 }
 
+/* models/purchase over the whole catalogue: every instance can be bought some
+ * way; an UltraServer-only kind is never offered on demand, is bought in the
+ * UltraServer spanning its NVLink domain, and N nodes pay whole ones. */
+static void test_purchase(void)
+{
+	const struct instance_spec *gb = catalog_instance(&cat, "p6e-gb200.36xlarge");
+	const struct instance_spec *p5 = catalog_instance(&cat, "p5.48xlarge");
+	const struct ultraserver_spec *u;
+	struct sc_error err;
+
+	for (int i = 0; i < cat.n_instances; i++) {
+		const struct instance_spec *in = &cat.instances[i];
+
+		CHECK(purchase_offered(in, PRICING_ON_DEMAND) || purchase_offered(in, PRICING_CAPACITY_BLOCK));
+		CHECK(purchase_offered(in, purchase_default_pricing(in)));
+		if (in->price.sold_as == SOLD_AS_ULTRASERVER) {
+			CHECK(!purchase_offered(in, PRICING_ON_DEMAND));
+			CHECK(purchase_unit(in) != NULL);
+			CHECK(purchase_unit(in)->instances * in->gpus_per_node == in->nvlink_domain_gpus);
+		} else {
+			CHECK(purchase_unit(in) == NULL && purchase_unit_nodes(in) == 1);
+		}
+	}
+	CHECK(gb != NULL && p5 != NULL);
+	if (!gb || !p5)
+		return;
+	u = purchase_unit(gb);
+	CHECK(u != NULL && strcmp(u->name, "u-p6e-gb200x72") == 0 && u->instances == 18);
+	CHECK(purchase_default_pricing(gb) == PRICING_CAPACITY_BLOCK);
+	CHECK(purchase_cluster_usd_per_h(gb, 18, PRICING_ON_DEMAND) == 0);
+	CHECK_REL(purchase_cluster_usd_per_h(gb, 18, PRICING_CAPACITY_BLOCK), 761.904, 1e-12);
+	/* 2 nodes still pay one whole UltraServer; 19 pay two */
+	CHECK_REL(purchase_cluster_usd_per_h(gb, 2, PRICING_CAPACITY_BLOCK), 761.904, 1e-12);
+	CHECK_REL(purchase_cluster_usd_per_h(gb, 19, PRICING_CAPACITY_BLOCK), 2 * 761.904, 1e-12);
+	CHECK_REL(purchase_instance_usd_per_h(gb, PRICING_CAPACITY_BLOCK), 761.904 / 18, 1e-12);
+	CHECK(purchase_round_nodes(gb, 16) == 18 && purchase_round_nodes(gb, 36) == 36 &&
+	      purchase_round_nodes(gb, 37) == 54);
+	/* a 36-GPU NVLink domain buys the x36 UltraServer */
+	{
+		struct instance_spec half = *gb;
+
+		half.nvlink_domain_gpus = 36;
+		CHECK(purchase_unit(&half) && strcmp(purchase_unit(&half)->name, "u-p6e-gb200x36") == 0);
+		CHECK_REL(purchase_cluster_usd_per_h(&half, 27, PRICING_CAPACITY_BLOCK), 3 * 380.952, 1e-12);
+	}
+	/* per-instance kinds: nodes x price */
+	CHECK_REL(purchase_cluster_usd_per_h(p5, 3, PRICING_ON_DEMAND), 3 * p5->price.on_demand_usd_per_h, 1e-12);
+	CHECK(purchase_round_nodes(p5, 3) == 3 && purchase_default_pricing(p5) == PRICING_ON_DEMAND);
+	/* asking for what does not exist names the options */
+	sc_error_clear(&err);
+	CHECK(plan_check_pricing(gb, PRICING_ON_DEMAND, &err) == SC_EINVAL);
+	CHECK(strstr(err.message, "not sold on demand") != NULL);
+	CHECK(strstr(err.message, "u-p6e-gb200x72 of 18 instances") != NULL);
+	CHECK(plan_check_pricing(gb, PRICING_CAPACITY_BLOCK, &err) == SC_OK);
+}
+
+/* A plan on an UltraServer-only kind visits only whole UltraServers and pays
+ * for them; a partial UltraServer or on-demand pricing is refused. */
+static void test_plan_ultraserver(void)
+{
+	static struct scenario sc;
+	struct plan_opts o;
+	struct plan_result res;
+	struct sc_error err;
+
+	if (!load("scenarios/llama3-405b-p6e-gb200-144.json", &sc)) {
+		CHECK(false);
+		return;
+	}
+	plan_opts_default(&o);
+	o.tokens = 2e12;
+	o.pricing = PRICING_CAPACITY_BLOCK;
+	o.deadline_s = 60 * 86400.0;
+	o.max_nodes = 600;
+	CHECK(plan_run(&sc, &o, &res, &err) == SC_OK);
+	CHECK(res.n_points == 10);   /* 1, 2, 3, 4, 6, 8, 12, 16, 24, 32 UltraServers */
+	for (int i = 0; i < res.n_points; i++) {
+		const struct plan_point *p = &res.points[i];
+
+		CHECK(p->nodes % 18 == 0 && p->nodes <= 600);
+		CHECK(p->train[PRICING_ON_DEMAND].usd_per_h == 0);
+		if (p->feasible)
+			CHECK_REL(p->train[PRICING_CAPACITY_BLOCK].usd_per_h, p->nodes / 18 * 761.904, 1e-12);
+	}
+	CHECK(res.points[0].nodes == 18 && res.points[res.n_points - 1].nodes == 576);
+	CHECK(plan_chosen(&res) && res.choice == PLAN_CHOSEN_DEADLINE);
+	plan_result_free(&res);
+
+	o.pricing = PRICING_ON_DEMAND;
+	CHECK(plan_run(&sc, &o, &res, &err) == SC_EINVAL);
+	CHECK(strcmp(err.pointer, "/cluster/instance/price") == 0);
+	plan_result_free(&res);
+
+	o.pricing = PRICING_CAPACITY_BLOCK;
+	o.deadline_s = 0;
+	o.max_nodes = 0;
+	o.nodes = 16;
+	CHECK(plan_run(&sc, &o, &res, &err) == SC_EINVAL);
+	CHECK(strstr(err.message, "use 18") != NULL);
+	plan_result_free(&res);
+	o.nodes = 0;
+	o.n_sweep = 2;
+	o.sweep[0] = 36;
+	o.sweep[1] = 40;
+	CHECK(plan_run(&sc, &o, &res, &err) == SC_EINVAL);
+	CHECK(strstr(err.message, "40 nodes") != NULL);
+	plan_result_free(&res);
+}
+
+/* compare: an UltraServer-only entry is rounded up to whole UltraServers and
+ * planned under capacity blocks when on-demand is compared, left out of the
+ * on-demand decision, each said in its note. */
+static void test_compare_ultraserver(void)
+{
+	static struct scenario sc;
+	static const char *const names[] = { "p6-b200.48xlarge", "p6e-gb200.36xlarge" };
+	struct plan_opts o;
+	struct compare_result r;
+	struct sc_error err;
+	const struct plan_point *g;
+
+	if (!load("scenarios/llama3-405b-p6e-gb200-144.json", &sc)) {
+		CHECK(false);
+		return;
+	}
+	plan_opts_default(&o);
+	o.tokens = 2e12;
+	o.nodes = 128;
+	o.n_sweep = 2;
+	o.sweep[0] = 64;
+	o.sweep[1] = 256;
+	CHECK(compare_run(&sc, &cat, names, 2, &o, &r, &err) == SC_OK);
+	g = plan_chosen(&r.entries[1].plan);
+	CHECK(g != NULL && g->nodes == 144);
+	CHECK(plan_chosen(&r.entries[0].plan) && plan_chosen(&r.entries[0].plan)->nodes == 128);
+	for (int i = 0; i < r.entries[1].plan.n_points; i++)
+		CHECK(r.entries[1].plan.points[i].nodes % 18 == 0);
+	/* the user's sweep rounded up: 64 -> 72 (4 UltraServers), 256 -> 270 (15), said so */
+	CHECK(r.entries[1].plan.n_points == 3 && r.entries[1].plan.points[0].nodes == 72 &&
+	      r.entries[1].plan.points[2].nodes == 270);
+	CHECK(strstr(r.entries[1].note, "--sweep counts rounded up to whole u-p6e-gb200x72") != NULL);
+	CHECK(strstr(r.entries[1].note, "not sold on demand") != NULL);
+	CHECK(strstr(r.entries[1].note, "144 nodes: whole u-p6e-gb200x72") != NULL);
+	CHECK(r.entries[0].note[0] == '\0');
+	CHECK(r.cheapest[PRICING_ON_DEMAND] == 0 && r.cheapest_runner_up[PRICING_ON_DEMAND] == -1);
+	CHECK(r.cheapest[PRICING_CAPACITY_BLOCK] >= 0);
+	if (g)
+		CHECK_REL(g->train[PRICING_CAPACITY_BLOCK].usd_per_h, 8 * 761.904, 1e-12);
+	{
+		struct rpt_plan_input in = { &sc, &o, &r, true };
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&buf, &len);
+
+		CHECK(m != NULL);
+		if (m) {
+			CHECK(rpt_plan(m, &in, RPT_PLAN_TEXT));
+			fclose(m);
+			CHECK(strstr(buf, "$761.90/h") != NULL && strstr(buf, "u-p6e-gb200x72 (read 2026-06-19)") != NULL);
+			free(buf);
+		}
+		in.compare = false;
+		in.res = &(struct compare_result){ .entries = &r.entries[1], .n = 1, .fastest = -1 };
+		buf = NULL;
+		m = open_memstream(&buf, &len);
+		if (m) {
+			CHECK(rpt_plan(m, &in, RPT_PLAN_TEXT));
+			fclose(m);
+			CHECK(strstr(buf, "8 x u-p6e-gb200x72 (18 x p6e-gb200.36xlarge), $6095.23/h") != NULL);
+			CHECK(strstr(buf, "on-demand: not offered") != NULL);
+			free(buf);
+		}
+	}
+	compare_result_free(&r);
+
+	/* the default scaling points (N/8 .. 4N) go to the UltraServer ladder:
+	 * 256 -> 288 (16 UltraServers, not 15), 512 -> 576 */
+	o.n_sweep = 0;
+	CHECK(compare_run(&sc, &cat, names, 2, &o, &r, &err) == SC_OK);
+	CHECK(r.entries[1].plan.n_points == 6);
+	if (r.entries[1].plan.n_points == 6) {
+		static const int want[] = { 18, 36, 72, 144, 288, 576 };
+
+		for (int i = 0; i < 6; i++)
+			CHECK(r.entries[1].plan.points[i].nodes == want[i]);
+	}
+	CHECK(strstr(r.entries[1].note, "--sweep") == NULL);
+	compare_result_free(&r);
+}
+
 int main(void)
 {
 	struct sc_error err;
@@ -433,6 +623,9 @@ int main(void)
 		RUN(test_plan_choice);
 		RUN(test_compare);
 		RUN(test_compare_ties);
+		RUN(test_purchase);
+		RUN(test_plan_ultraserver);
+		RUN(test_compare_ultraserver);
 		catalog_free(&cat);
 	}
 	return sc_test_summary();

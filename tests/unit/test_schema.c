@@ -360,6 +360,24 @@ static void check_enum(const char *where, const struct cfg_field *f, const cJSON
 static void compare_object(const char *where, const struct cfg_field *fields,
 			   const cJSON *obj, const cJSON *doc);
 
+/* An array of objects: 1..max_items items, each the element's table. */
+static void check_array(const char *where, const struct cfg_field *f, const cJSON *node,
+			const cJSON *doc)
+{
+	const cJSON *lo = cJSON_GetObjectItemCaseSensitive(node, "minItems");
+	const cJSON *hi = cJSON_GetObjectItemCaseSensitive(node, "maxItems");
+	const cJSON *items = cJSON_GetObjectItemCaseSensitive(node, "items");
+
+	if (!cJSON_IsNumber(lo) || lo->valuedouble != 1)
+		mismatch(where, "minItems should be 1 (the loader rejects an empty array)");
+	if (!cJSON_IsNumber(hi) || hi->valuedouble != f->max_items)
+		mismatch(where, "maxItems should be %d (the loader's capacity)", f->max_items);
+	if (!items)
+		mismatch(where, "the loader reads an array of objects; the schema has no \"items\"");
+	else
+		compare_object(where, f->sub, items, doc);
+}
+
 static void compare_field(const char *where, const struct cfg_field *f,
 			  const cJSON *prop, const cJSON *doc)
 {
@@ -379,6 +397,7 @@ static void compare_field(const char *where, const struct cfg_field *f,
 	case CFG_ENUM: want = T_STRING; break;
 	case CFG_OBJECT: want = T_OBJECT; break;
 	case CFG_CUSTOM: want = f->sub ? T_STRING | T_OBJECT : T_STRING; break;
+	case CFG_ARRAY: want = T_ARRAY; break;
 	}
 	if (f->flags & CFG_NULLABLE)
 		want |= T_NULL;
@@ -411,6 +430,9 @@ static void compare_field(const char *where, const struct cfg_field *f,
 			else
 				compare_object(where, f->sub, node, odoc);
 		}
+		break;
+	case CFG_ARRAY:
+		check_array(where, f, node, doc);
 		break;
 	case CFG_BOOL:
 		break;
@@ -676,10 +698,10 @@ static void test_calibration_schema(void)
 		const struct calib_param_info *info = &calib_params[i];
 		const struct cfg_field entry[] = {
 			{ "value", CFG_DOUBLE, CFG_REQUIRED | CFG_BOUNDED, 0, 0, NULL, NULL, NULL,
-			  info->min, info->max, NULL },
+			  info->min, info->max, NULL, 0, 0 },
 			{ "source", CFG_STRING, CFG_REQUIRED, 0, SC_CALIB_SOURCE_MAX, NULL, NULL, NULL,
-			  0, 0, NULL },
-			{ "range", CFG_OBJECT, 0, 0, 0, NULL, cfg_calib_range_fields, NULL, 0, 0, NULL },
+			  0, 0, NULL, 0, 0 },
+			{ "range", CFG_OBJECT, 0, 0, 0, NULL, cfg_calib_range_fields, NULL, 0, 0, NULL, 0, 0 },
 			CFG_END
 		};
 		const cJSON *pdoc = doc;

@@ -1,0 +1,1 @@
+catalog instances --config-dir @TMP@/cfg

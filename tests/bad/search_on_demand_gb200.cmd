@@ -1,0 +1,1 @@
+search scenarios/llama3-405b-p6e-gb200-144.json --pricing on-demand

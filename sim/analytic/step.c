@@ -146,14 +146,6 @@ static enum sc_status validate(const struct scenario *sc, struct sc_error *err)
 					    "tp \"%d\" and the model's %d kv heads do not divide one another",
 					    l->tp, kv);
 	}
-	if (l->vpp > 1 && l->schedule != SCHED_INTERLEAVED_1F1B)
-		return sc_error_set(err, SC_EINVAL, NULL, "/layout/vpp",
-				    "vpp \"%d\" needs schedule interleaved-1f1b, not %s",
-				    l->vpp, schedule_name(l->schedule));
-	if (l->schedule == SCHED_INTERLEAVED_1F1B && (l->vpp < 2 || l->pp < 2))
-		return sc_error_set(err, SC_EINVAL, NULL, "/layout/schedule",
-				    "schedule interleaved-1f1b needs pp > 1 and vpp > 1 (got pp \"%d\", vpp \"%d\")",
-				    l->pp, l->vpp);
 	/* Uneven splits are allowed (extra layers go to later virtual stages);
 	 * up to two virtual stages may hold no decoder layer, as when
 	 * Megatron counts the embedding and the loss as pipeline slots
@@ -166,6 +158,24 @@ static enum sc_status validate(const struct scenario *sc, struct sc_error *err)
 		return sc_error_set(err, SC_EINVAL, NULL, "/training/global_batch_seqs",
 				    "global batch \"%d\" is not a multiple of micro_batch*dp = %lld",
 				    t->global_batch_seqs, (long long)t->micro_batch_seqs * l->dp);
+	{
+		/* the schedule's own rule (models/schedule owns it); the
+		 * analytical engine times interleaved 1F1B for any number of
+		 * micro-batches (its closed form), so only the shape rule */
+		char why[SC_ERROR_MSG_MAX];
+		int mbs = (int)(t->global_batch_seqs / ((long long)t->micro_batch_seqs * l->dp));
+
+		if (l->schedule == SCHED_INTERLEAVED_1F1B)
+			mbs = 0;
+
+		if (!sched_check(l->schedule, l->pp, l->vpp, 0, why, sizeof(why)))
+			return sc_error_set(err, SC_EINVAL, NULL,
+					    sched_check(l->schedule, l->pp, 1, 0, NULL, 0) ? "/layout/vpp"
+											   : "/layout/schedule",
+					    "%s", why);
+		if (!sched_check(l->schedule, l->pp, l->vpp, mbs, why, sizeof(why)))
+			return sc_error_set(err, SC_EINVAL, NULL, "/training/global_batch_seqs", "%s", why);
+	}
 	if (l->cp > 1 && t->seq_len % (2 * l->cp) != 0)
 		return sc_error_set(err, SC_EINVAL, NULL, "/layout/cp",
 				    "seq_len %d is not a multiple of 2*cp (cp \"%d\"), which load-balanced context parallelism needs",
@@ -301,13 +311,17 @@ static void time_kind(const struct ctx *x, const struct tf_layer *L,
 		/* dropless routing: the busiest expert rank gets imbalance x the
 		 * mean rows and everyone waits for it at the combine */
 		double mm = g->expert ? g->m * x->imbalance : g->m;
-		struct gpu_time f1 = { 0, 0, 0 }, b1 = { 0, 0, 0 };
+		struct gpu_time f1 = { 0, 0, 0 }, b1 = { 0, 0, 0 }, w1 = { 0, 0, 0 };
 
 		gpu_gemm_time(x->gpu, cal, dt, mm, g->n, g->k, g->count, &f1);
 		/* backward: data gradient dX[m,k] = dY[m,n] W^T and weight
 		 * gradient dW[k,n] = X^T dY, each as many FLOPs as the forward */
 		gpu_gemm_time(x->gpu, cal, dt, mm, g->k, g->n, g->count, &b1);
-		gpu_gemm_time(x->gpu, cal, dt, g->k, g->n, mm, g->count, &b1);
+		gpu_gemm_time(x->gpu, cal, dt, g->k, g->n, mm, g->count, &w1);
+		gpu_time_add(&b1, &w1, 1.0);
+		/* the weight-gradient GEMM alone: the W pass zero-bubble
+		 * schedules postpone (Qi et al. 2023) */
+		kt->wgrad_s += gpu_time_total(&w1);
 		gpu_time_add(&fwd, &f1, 1.0);
 		gpu_time_add(&bwd, &b1, 1.0);
 		gemm_f += gpu_time_total(&f1);
@@ -432,6 +446,7 @@ static void kind_add(struct step_kind_time *acc, const struct step_kind_time *k,
 	gpu_time_add(&acc->compute, &k->compute, n);
 	acc->fwd_s += n * k->fwd_s;
 	acc->bwd_s += n * k->bwd_s;
+	acc->wgrad_s += n * k->wgrad_s;
 	acc->tp_s += n * k->tp_s;
 	acc->cp_s += n * k->cp_s;
 	acc->ep_s += n * k->ep_s;
@@ -716,6 +731,7 @@ static void finish(const struct scenario *sc, const struct step_prep *p,
 	int ep = lay->ep, etp = p->etp;
 	int gpus, mb, zero, edp, L = m->layers, pv, chunk;
 	double stage_sum = 0, p2p_mb = 0, p2p_call = 0, p2p_bytes = 0;
+	double t_first = 0, t_last = 0, t_mid = 0;
 	double max_params_dense = 0, max_params_expert = 0;
 	double tokens_per_step, peak;
 	struct sched_in si;
@@ -773,14 +789,18 @@ static void finish(const struct scenario *sc, const struct step_prep *p,
 
 			if (pass == 1 && pp == 1)
 				break;
+			bool has_first = false, has_last = false;
+
 			for (int c = 0; c < v; c++) {
-				int j = c * pp + s;
+				int j = sched_slot(lay->schedule, pp, v, s, c);
 				int b = chunk > 0 ? j * chunk : vstage_begin(j, L, pv);
 				int e = chunk > 0 ? b + chunk : vstage_begin(j + 1, L, pv);
 				int k = tf_moe_layers_in(m, b, e);
 
 				nm += k;
 				nd += (e - b) - k;
+				has_first |= j == 0;
+				has_last |= j == pv - 1;
 			}
 			pdn = nd * ops->dense.params_dense_local + nm * ops->moe.params_dense_local;
 			pex = nm * ops->moe.params_expert_local;
@@ -788,11 +808,11 @@ static void finish(const struct scenario *sc, const struct step_prep *p,
 			extra = tr->recompute == RECOMPUTE_FULL
 				? fmax(a_dense.working_bytes, model_is_moe(m) ? a_moe.working_bytes : 0)
 				: 0;
-			if (s == 0) {
+			if (has_first) {
 				pdn += ops->embed.params_dense_local;
 				act += 2.0 * sb * m->hidden * rep;
 			}
-			if (s == pp - 1) {
+			if (has_last) {
 				pdn += ops->logits.params_dense_local -
 				       (tied_shared ? ops->embed.params_dense_local : 0);
 				/* BF16 logits and their FP32 softmax for the loss,
@@ -808,8 +828,9 @@ static void finish(const struct scenario *sc, const struct step_prep *p,
 										: a_dense.stored_bytes);
 				}
 			}
-			mi.params_dense = pdn;
-			mi.params_expert = pex;
+			/* DualPipe keeps both directions' stages */
+			mi.params_dense = pdn * sched_param_copies(lay->schedule);
+			mi.params_expert = pex * sched_param_copies(lay->schedule);
 			mi.dense_shard = (zero >= 3 && lay->fsdp_group > 0) ? lay->fsdp_group : dp * cp;
 			mi.expert_shard = edp;
 			mi.zero_stage = zero;
@@ -843,16 +864,18 @@ static void finish(const struct scenario *sc, const struct step_prep *p,
 	crit.time_s = -1;
 	for (int s = 0; s < pp; s++) {
 		int nd = 0, nmo = 0;
-		bool first = s == 0, last = s == pp - 1;
+		bool first = false, last = false;
 
 		for (int c = 0; c < v; c++) {
-			int j = c * pp + s;
+			int j = sched_slot(lay->schedule, pp, v, s, c);
 			int b = chunk > 0 ? j * chunk : vstage_begin(j, L, pv);
 			int e = chunk > 0 ? b + chunk : vstage_begin(j + 1, L, pv);
 			int nm = tf_moe_layers_in(m, b, e);
 
 			nmo += nm;
 			nd += (e - b) - nm;
+			first |= j == 0;
+			last |= j == pv - 1;
 		}
 		/* a stage with the same layers as the one before, neither first
 		 * nor last, costs the same: keep st (a search finishes layouts
@@ -893,6 +916,12 @@ same_stage:
 		stage_sum += st.time_s;
 		if (st.time_s > crit.time_s)
 			crit = st;
+		if (s == 0)
+			t_first = st.time_s;
+		else if (s == pp - 1)
+			t_last = st.time_s;
+		else if (st.time_s > t_mid)
+			t_mid = st.time_s;
 		if (st.params_dense > max_params_dense)
 			max_params_dense = st.params_dense;
 		if (st.params_expert > max_params_expert)
@@ -904,6 +933,19 @@ same_stage:
 	si.m = mb;
 	si.stage_max_s = crit.time_s;
 	si.stage_sum_s = stage_sum;
+	/* DualPipe: rank s runs stages s and pp - 1 - s, half the
+	 * micro-batches each */
+	if (lay->schedule == SCHED_DUALPIPE)
+		si.stage_max_s = fmax(t_mid, pp > 1 ? (t_first + t_last) / 2 : t_first);
+	/* the split of the slowest stage: W is its weight-gradient GEMMs,
+	 * F and B share the rest (communication included) as their compute */
+	{
+		double fb = crit.kt.fwd_s + crit.kt.bwd_s - crit.kt.wgrad_s;
+		double scale = crit.time_s > 0 ? si.stage_max_s / crit.time_s : 0;
+
+		si.wgrad_max_s = scale * crit.kt.wgrad_s;
+		si.fwd_max_s = fb > 0 ? scale * (crit.time_s - crit.kt.wgrad_s) * crit.kt.fwd_s / fb : 0;
+	}
 	sched_step(lay->schedule, &si, &so);
 
 	/* DP gradient and parameter collectives, per stage, concurrently on all
@@ -917,6 +959,10 @@ same_stage:
 		struct net_span g_dense = net_span_of(cl, shard, tp);
 		struct net_span g_exp = net_span_of(cl, edp, etp * ep);
 		double mbw = crit.kt.fwd_s + crit.kt.bwd_s;
+
+		/* DualPipe reduces both directions' gradients */
+		max_params_dense *= sched_param_copies(lay->schedule);
+		max_params_expert *= sched_param_copies(lay->schedule);
 
 		dp_group_cost(&x, &g_dense, max_params_dense, zero, mb, crit.kt.fwd_s,
 			      crit.kt.bwd_s, mbw, &dpr);

@@ -11,7 +11,8 @@
 static const char *const precisions[] = { "bf16", "fp16", "fp8", "mxfp8", "nvfp4", NULL };
 static const char *const recomputes[] = { "none", "selective", "full", NULL };
 static const char *const optimizers[] = { "adam", "sgd", NULL };
-static const char *const schedules[] = { "1f1b", "interleaved-1f1b", "gpipe", NULL };
+static const char *const schedules[] = { "1f1b", "interleaved-1f1b", "gpipe", "zb-h1", "zb-v",
+					  "dualpipe", NULL };
 static const char *const dispatchers[] = { "alltoall", "flex", NULL };
 
 /* "model": a catalogue name or an inline model object. */
@@ -127,7 +128,7 @@ const struct cfg_field cfg_layout_fields[] = {
 	CFG_F_BOOL(struct layout, fsdp, 0, "fully sharded data parallel (default false)"),
 	CFG_F_INT(struct layout, fsdp_group, POS, "FSDP sharding group size for hybrid sharding (default all of DP)"),
 	CFG_F_BOOL(struct layout, sequence_parallel, 0, "Megatron sequence parallelism with TP (default true when tp > 1)"),
-	CFG_F_ENUM(struct layout, schedule, 0, schedules, "1f1b, interleaved-1f1b or gpipe (default 1f1b, interleaved-1f1b when vpp > 1)"),
+	CFG_F_ENUM(struct layout, schedule, 0, schedules, "1f1b, interleaved-1f1b, gpipe, zb-h1, zb-v or dualpipe (default 1f1b, interleaved-1f1b when vpp > 1)"),
 	CFG_F_BOOL(struct layout, tp_comm_overlap, 0, "overlap TP communication with GEMMs (default false)"),
 	CFG_F_BOOL(struct layout, ep_comm_overlap, 0, "overlap EP all-to-all with computation (default false)"),
 	CFG_F_ENUM(struct layout, moe_dispatcher, 0, dispatchers, "MoE token dispatcher: alltoall (default) or flex (DeepEP/HybridEP, one copy per remote NVLink domain)"),

@@ -731,7 +731,7 @@ static void finish(const struct scenario *sc, const struct step_prep *p,
 	int ep = lay->ep, etp = p->etp;
 	int gpus, mb, zero, edp, L = m->layers, pv, chunk;
 	double stage_sum = 0, p2p_mb = 0, p2p_call = 0, p2p_bytes = 0;
-	double t_first = 0, t_last = 0, t_mid = 0;
+	struct stage st_first, st_last, st_mid; /* DualPipe's pairing */
 	double max_params_dense = 0, max_params_expert = 0;
 	double tokens_per_step, peak;
 	struct sched_in si;
@@ -862,6 +862,8 @@ static void finish(const struct scenario *sc, const struct step_prep *p,
 
 	memset(&crit, 0, sizeof(crit));
 	crit.time_s = -1;
+	memset(&st_first, 0, sizeof(st_first));
+	st_last = st_mid = st_first;
 	for (int s = 0; s < pp; s++) {
 		int nd = 0, nmo = 0;
 		bool first = false, last = false;
@@ -917,11 +919,11 @@ same_stage:
 		if (st.time_s > crit.time_s)
 			crit = st;
 		if (s == 0)
-			t_first = st.time_s;
+			st_first = st;
 		else if (s == pp - 1)
-			t_last = st.time_s;
-		else if (st.time_s > t_mid)
-			t_mid = st.time_s;
+			st_last = st;
+		else if (st.time_s > st_mid.time_s)
+			st_mid = st;
 		if (st.params_dense > max_params_dense)
 			max_params_dense = st.params_dense;
 		if (st.params_expert > max_params_expert)
@@ -934,17 +936,25 @@ same_stage:
 	si.stage_max_s = crit.time_s;
 	si.stage_sum_s = stage_sum;
 	/* DualPipe: rank s runs stages s and pp - 1 - s, half the
-	 * micro-batches each */
-	if (lay->schedule == SCHED_DUALPIPE)
-		si.stage_max_s = fmax(t_mid, pp > 1 ? (t_first + t_last) / 2 : t_first);
+	 * micro-batches each: the first and last ranks the mean of the first
+	 * and last stages, the others a middle stage's (or less) */
+	if (lay->schedule == SCHED_DUALPIPE && pp > 1) {
+		struct stage pair = st_first;
+
+		memset(&pair.kt, 0, sizeof(pair.kt));
+		kind_add(&pair.kt, &st_first.kt, 0.5);
+		kind_add(&pair.kt, &st_last.kt, 0.5);
+		pair.time_s = 0.5 * (st_first.time_s + st_last.time_s);
+		crit = pair.time_s >= st_mid.time_s ? pair : st_mid;
+		si.stage_max_s = crit.time_s;
+	}
 	/* the split of the slowest stage: W is its weight-gradient GEMMs,
 	 * F and B share the rest (communication included) as their compute */
 	{
 		double fb = crit.kt.fwd_s + crit.kt.bwd_s - crit.kt.wgrad_s;
-		double scale = crit.time_s > 0 ? si.stage_max_s / crit.time_s : 0;
 
-		si.wgrad_max_s = scale * crit.kt.wgrad_s;
-		si.fwd_max_s = fb > 0 ? scale * (crit.time_s - crit.kt.wgrad_s) * crit.kt.fwd_s / fb : 0;
+		si.wgrad_max_s = crit.kt.wgrad_s;
+		si.fwd_max_s = fb > 0 ? (crit.time_s - crit.kt.wgrad_s) * crit.kt.fwd_s / fb : 0;
 	}
 	sched_step(lay->schedule, &si, &so);
 

@@ -18,12 +18,13 @@
  * pipeline sends, DP/FSDP buckets and the hybrid-shard replica all-reduce
  * are always flows.
  *
- * The pipeline schedule is Megatron-LM's (megatron/core/pipeline_parallel/
- * schedules.py): 1F1B with p - s - 1 warm-up forwards on stage s;
- * interleaved 1F1B with 2 (p - s - 1) + (v - 1) p warm-up virtual
- * micro-batches, virtual micro-batch k running chunk (k mod pv) / p of
- * micro-batch (k / pv) p + k mod p (backward: chunk v - 1 - that); GPipe all
- * forwards first.
+ * The pipeline schedule is models/schedule's op order (sched_order: the
+ * analytical engine's closed forms are that order's makespan): Megatron's
+ * 1F1B, interleaved 1F1B and GPipe, ZB-H1 and ZB-V with W (the weight-
+ * gradient GEMMs) as blocks of their own and B sending its gradient at
+ * once, DualPipe's two directions (a rank holds stage s and pp - 1 - s)
+ * with its overlapped F&B pairs; where a chunk sits along its pipeline
+ * (sched_place) gives its layers and its pipeline neighbours.
  *
  * DP (ZeRO 0-2): each model chunk's gradient buckets (dp_bucket_params) are
  * launched as flows while the last micro-batch's backward of that chunk

@@ -170,7 +170,8 @@ static enum sc_status validate(const struct scenario *sc, struct sc_error *err)
 
 		if (!sched_check(l->schedule, l->pp, l->vpp, 0, why, sizeof(why)))
 			return sc_error_set(err, SC_EINVAL, NULL,
-					    sched_check(l->schedule, l->pp, 1, 0, NULL, 0) ? "/layout/vpp"
+					    sched_check(l->schedule, l->pp, 1, 0, NULL, 0) ||
+					    sched_check(l->schedule, l->pp, 2, 0, NULL, 0) ? "/layout/vpp"
 											   : "/layout/schedule",
 					    "%s", why);
 		if (!sched_check(l->schedule, l->pp, l->vpp, mbs, why, sizeof(why)))

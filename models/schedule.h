@@ -80,8 +80,7 @@ struct sched_ops {
 	 * table), F, B, W of one micro-batch on a stage (all its chunks) */
 	double (*bound)(int p, int v, int m, double f, double b, double w);
 	/* stage's op order into ops; see sched_order */
-	int (*order)(int p, int v, int m, int stage, const double *f, const double *b,
-		     const double *w, struct sched_op *ops);
+	int (*order)(int p, int v, int m, int stage, struct sched_op *ops);
 	double param_copies;    /* parameter copies a rank holds (DualPipe 2) */
 };
 
@@ -135,12 +134,8 @@ void sched_at(enum sc_schedule s, int p, int v, int pipe, int j, int *stage,
 	      int *chunk);
 
 /* Stage's op order into ops (room for sched_max_ops()); returns the count,
- * or -1 when out of memory.  f, b, w: per-rank per-chunk times as in
- * sched_replay, or NULL (equal): only ZB-V's order depends on them (its
- * scheduler fits the order to the times, like the zero-bubble repository's
- * zbv.py); the other rows are fixed orders. */
-int sched_order(enum sc_schedule s, int p, int v, int m, int stage, const double *f,
-		const double *b, const double *w, struct sched_op *ops);
+ * or -1 when out of memory.  A fixed order: both engines replay it. */
+int sched_order(enum sc_schedule s, int p, int v, int m, int stage, struct sched_op *ops);
 int sched_max_ops(enum sc_schedule s, int p, int v, int m);
 
 /* The exact makespan of s's op order: rank r's chunk c takes f[r * C + c]

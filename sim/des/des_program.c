@@ -211,30 +211,18 @@ static void chunk_cost(const struct des_program *p, int s, int c, struct des_cos
 
 /* ---- the schedule ------------------------------------------------------------------ */
 
-/* Order of stage s's blocks: the schedule's own (models/schedule), ZB-V's
- * fitted to the stages' simulated block times; st->ops has room for
- * sched_max_ops().  Returns false when out of memory. */
+/* Order of stage s's blocks: the schedule's own (models/schedule);
+ * st->ops has room for sched_max_ops().  Returns false when out of
+ * memory. */
 static bool schedule_ops(const struct des_program *p, int s, struct des_stage *st)
 {
 	enum sc_schedule sch = p->sc->layout.schedule;
-	int C = p->nchunk, n = sched_max_ops(sch, p->pp, p->v, p->mb);
-	struct sched_op *so = malloc(sizeof(*so) * (size_t)n);
-	double *f = malloc(sizeof(double) * (size_t)p->pp * C * 3), *b = f + p->pp * C, *w = b + p->pp * C;
+	struct sched_op *so = malloc(sizeof(*so) * (size_t)sched_max_ops(sch, p->pp, p->v, p->mb));
+	int n;
 
-	if (!so || !f) {
-		free(so);
-		free(f);
+	if (!so)
 		return false;
-	}
-	for (int r = 0; r < p->pp; r++)
-		for (int c = 0; c < C; c++) {
-			const struct des_cost *k = &p->stages[r].cost[2 * c];
-
-			f[r * C + c] = k[0].busy_s;
-			b[r * C + c] = k[1].busy_s - k[1].wgrad_s;
-			w[r * C + c] = k[1].wgrad_s;
-		}
-	n = sched_order(sch, p->pp, p->v, p->mb, s, f, b, w, so);
+	n = sched_order(sch, p->pp, p->v, p->mb, s, so);
 	st->n_ops = 0;
 	for (int i = 0; i < n; i++) {
 		struct des_op *o = &st->ops[st->n_ops++];
@@ -247,7 +235,6 @@ static bool schedule_ops(const struct des_program *p, int s, struct des_stage *s
 		o->chunk = (short)so[i].chunk;
 	}
 	free(so);
-	free(f);
 	return n >= 0;
 }
 
@@ -789,11 +776,9 @@ enum sc_status des_program_build(const struct scenario *sc, const struct des_opt
 				st->win_s[d] += (st->cost[2 * c + d].compute_s + st->cost[2 * c + d].memory_s +
 						 st->cost[2 * c + d].launch_s) * p->v / C;
 		}
-	}
-	for (int s = 0; s < p->pp; s++) {
-		if (!schedule_ops(p, s, &p->stages[s]))
+		if (!schedule_ops(p, s, st))
 			goto oom;
-		mark_p2p(p, s, &p->stages[s]);
+		mark_p2p(p, s, st);
 	}
 	p->budget = opt->fidelity < 0 ? -1 : opt->fidelity > 0 ? opt->fidelity : DES_DEFAULT_FIDELITY;
 	rc = fit_budget(p, pd, pe, err);

@@ -23,7 +23,7 @@ static const struct grid grid[] = {
 	{ "1f1b", 4, 1, 8 },   { "1f1b", 4, 1, 2 },   { "1f1b", 2, 1, 5 },
 	{ "interleaved-1f1b", 4, 2, 8 }, { "interleaved-1f1b", 2, 4, 4 },
 	{ "zb-h1", 4, 1, 8 },  { "zb-h1", 4, 1, 3 },  { "zb-h1", 2, 1, 6 },
-	{ "zb-v", 4, 2, 8 },   { "zb-v", 2, 2, 4 },   { "zb-v", 4, 2, 3 },
+	{ "zb-v", 4, 2, 8 },   { "zb-v", 2, 2, 4 },   { "zb-v", 4, 2, 12 },
 	{ "dualpipe", 4, 1, 8 }, { "dualpipe", 2, 1, 4 }, { "dualpipe", 4, 1, 12 },
 };
 #define N_GRID (int)(sizeof(grid) / sizeof(grid[0]))

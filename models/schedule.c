@@ -321,7 +321,7 @@ static bool check_zbv(int p, int v, int m, char *why, size_t n)
 	if (!check_basic(p, v, m, why, n))
 		return false;
 	if (v != 2)
-		return fail(why, n, "schedule zb-v needs vpp 2 (got \"%d\"): two model chunks per rank in a V shape (Qi et al. 2024)%s", v, "");
+		return fail(why, n, "schedule zb-v needs vpp 2 (got \"%d\"): two model chunks per rank in a V shape (Qi et al. 2024)", v);
 	if (m > 0 && m < 2 * p)
 		return fail(why, n, "schedule zb-v needs at least 2 pp micro-batches per step (got %d, pp \"%d\"): "
 			    "its V fills with 2 pp - 1 chunk forwards on rank 0 (Qi et al. 2024; PyTorch ScheduleZBVZeroBubble)", m, p);
@@ -334,10 +334,11 @@ static bool check_zbv(int p, int v, int m, char *why, size_t n)
  * forward is done, then r pairs B0 B1, p - r pairs B0 W0 and the remaining
  * W (every phase capped by the micro-batches left).  Each rank holds at
  * most 2p chunk activations, 1F1B's p micro-batches on stage 0. */
-static int order_zbv_hand(int p, int m, int r, struct sched_op *ops)
+static int order_zbv(int p, int v, int m, int r, struct sched_op *ops)
 {
 	int n = 0, f0 = 0, f1 = 0, b0 = 0, b1 = 0, w0 = 0, w1 = 0;
 
+	(void)v;
 #define ZV(kind, c, cnt) do { if ((cnt) < m) { push(ops, &n, kind, c, (cnt)); (cnt)++; } } while (0)
 	for (int i = 0; i < 2 * (p - r) - 1; i++)
 		ZV(SCHED_OP_F, 0, f0);
@@ -387,12 +388,6 @@ static int order_zbv_hand(int p, int m, int r, struct sched_op *ops)
 	return n;
 }
 
-static int order_zbv(int p, int v, int m, int stage, struct sched_op *ops)
-{
-	(void)v;
-	return order_zbv_hand(p, m, stage, ops);
-}
-
 /* ---- DualPipe --------------------------------------------------------------- */
 
 /* deepseek-ai/DualPipe, DualPipe.step(): an even number of ranks, and an
@@ -403,9 +398,9 @@ static bool check_dualpipe(int p, int v, int m, char *why, size_t n)
 	if (!check_basic(p, v, m, why, n))
 		return false;
 	if (v != 1)
-		return fail(why, n, "schedule dualpipe needs vpp 1 (got \"%d\"): each rank holds its stage for both directions (DeepSeek-V3, section 3.2.1)%s", v, "");
+		return fail(why, n, "schedule dualpipe needs vpp 1 (got \"%d\"): each rank holds its stage for both directions (DeepSeek-V3, section 3.2.1)", v);
 	if (p < 2 || p % 2 != 0)
-		return fail(why, n, "schedule dualpipe needs an even pp (got \"%d\"): DualPipe pairs rank r with rank pp - 1 - r (deepseek-ai/DualPipe)%s", p, "");
+		return fail(why, n, "schedule dualpipe needs an even pp (got \"%d\"): DualPipe pairs rank r with rank pp - 1 - r (deepseek-ai/DualPipe)", p);
 	if (m > 0 && (m % 2 != 0 || m < 2 * p))
 		return fail(why, n, "schedule dualpipe needs an even number of micro-batches per step of at least 2 pp (got %d, pp \"%d\"; deepseek-ai/DualPipe)", m, p);
 	return true;

@@ -971,15 +971,17 @@ same_stage:
 		struct net_span g_exp = net_span_of(cl, edp, etp * ep);
 		double mbw = crit.kt.fwd_s + crit.kt.bwd_s;
 
-		/* DualPipe reduces both directions' gradients */
-		max_params_dense *= sched_param_copies(lay->schedule);
-		max_params_expert *= sched_param_copies(lay->schedule);
+		/* DualPipe holds, reduces and updates both directions' stages;
+		 * FSDP gathers per micro-batch only the stage it runs */
+		double copies = sched_param_copies(lay->schedule), per_mb = zero >= 3 ? 1.0 : copies;
 
-		dp_group_cost(&x, &g_dense, max_params_dense, zero, mb, crit.kt.fwd_s,
+		max_params_dense *= copies;
+		max_params_expert *= copies;
+		dp_group_cost(&x, &g_dense, max_params_dense / copies * per_mb, zero, mb, crit.kt.fwd_s,
 			      crit.kt.bwd_s, mbw, &dpr);
 		if (model_is_moe(m))
-			dp_group_cost(&x, &g_exp, max_params_expert, zero, mb, crit.kt.fwd_s,
-				      crit.kt.bwd_s, mbw, &dpr);
+			dp_group_cost(&x, &g_exp, max_params_expert / copies * per_mb, zero, mb,
+				      crit.kt.fwd_s, crit.kt.bwd_s, mbw, &dpr);
 		if (zero >= 3 && lay->fsdp_group > 0 && dp * cp > lay->fsdp_group) {
 			/* hybrid sharding: all-reduce the gradient shards across
 			 * the replicas once per step */

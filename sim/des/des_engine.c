@@ -560,7 +560,10 @@ static void run_block(struct rank *r, const struct des_op *o, long long blk, uns
 
 		wait_job(r, o->job_first + o->job_count - 1);
 		c_f = r->job_end[o->job_first + o->job_count - 1] - t0;
-		h = des_hide(cal->fsdp_prefetch_overlap, c_f, busy);
+		/* the window is the whole backward even when its W runs
+		 * later: the analytical rule's, and the W's GEMMs overlap
+		 * the reduce-scatter of the gradients they produce */
+		h = des_hide(cal->fsdp_prefetch_overlap, c_f, o->split ? c->busy_s : busy);
 		extra += c_f - h;
 		hid += h;
 		add(r, PART_DP_COMM, c_f - h, dp_efa);

@@ -524,7 +524,11 @@ static long long stage_fixed(const struct des_program *p, const struct des_stage
 	const struct net_span *eps = &p->prep.ep_span;
 
 	for (int i = 0; i < st->n_ops; i++) {
-		const struct des_cost *c = &st->cost[st->ops[i].chunk * 2 + st->ops[i].dir];
+		const struct des_cost *c;
+
+		if (st->ops[i].dir == 2) /* a W block has no flows */
+			continue;
+		c = &st->cost[st->ops[i].chunk * 2 + st->ops[i].dir];
 
 		if (c->cp_bytes > 0)
 			n += 1;

@@ -43,13 +43,12 @@ static void fill(enum sc_schedule s, int p, int v, const double *scale, double F
 		}
 }
 
-/* How close the closed form must be to the replay: exact where the form is
- * exact for the row's order; DualPipe's form is (p/2 - 1)(F + 2B - W),
- * exact at F = B = W and at most 3 % above its order's makespan for other
- * splits (it leaves out how the pairs' B and W reorder the drain). */
+/* How close the closed form must be to the replay on the grid of splits
+ * below: every row exact. */
 static double tol_equal(enum sc_schedule s)
 {
-	return s == SCHED_DUALPIPE ? 0.03 : 1e-9;
+	(void)s;
+	return 1e-9;
 }
 
 static void test_closed_form_equal_stages(void)
@@ -88,8 +87,6 @@ static void test_closed_form_equal_stages(void)
 						if (fabs(o.time_s - t) / t > worst)
 							worst = fabs(o.time_s - t) / t;
 						CHECK_REL(o.time_s, t, tol_equal(s));
-						if (s == SCHED_DUALPIPE)
-							CHECK(o.time_s >= t * (1 - 1e-9));
 						/* nothing shorter than the slowest stage's work */
 						CHECK(o.time_s >= m * T * (1 - 1e-12));
 						CHECK_REL(o.busy_s, m * T, 1e-12);
@@ -105,6 +102,49 @@ static void test_closed_form_equal_stages(void)
 		fprintf(stderr, "  %-16s %5d cases, closed form vs replay worst %.3f %%\n",
 			sched_get(s)->name, cases, 100 * worst);
 		CHECK(cases > 0);
+	}
+}
+
+/* Random splits in the range real layers give (forward 0.7-1.3, input
+ * gradient 0.8-1.6, weight gradient 0.5-1.2; attention's backward is all
+ * B, the GEMMs' half W): GPipe, 1F1B, interleaved and ZB-H1 stay exact;
+ * ZB-V's and DualPipe's forms, exact on the grid above, are fits of their
+ * orders' critical paths and stay within 3 % here (measured worst 2.0 %
+ * and 1.3 %; with far-off splits such as W = 6 F up to 6 %). */
+static void test_random_splits(void)
+{
+	unsigned long long x = 12345;
+	double f[64], b[64], w[64], one[17];
+	char why[256];
+
+	for (int i = 0; i < 16; i++)
+		one[i] = 1.0;
+	one[16] = 0;
+	for (int it = 0; it < 4000; it++) {
+		double u[3];
+		enum sc_schedule s;
+		int p, v, m;
+
+		for (int k = 0; k < 3; k++) {
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+			u[k] = (double)(x >> 11) / 9007199254740992.0;
+		}
+		s = all[it % N_ALL];
+		p = ps[(x >> 7) % (sizeof(ps) / sizeof(ps[0]))];
+		v = s == SCHED_INTERLEAVED_1F1B ? 2 + (int)((x >> 20) % 3) : s == SCHED_ZB_V ? 2 : 1;
+		m = 1 + (int)((x >> 30) % (unsigned)(3 * p + 4));
+		if (!sched_check(s, p, v, m, why, sizeof(why)))
+			continue;
+		{
+			double F = 0.7 + 0.6 * u[0], B = 0.8 + 0.8 * u[1], W = 0.5 + 0.7 * u[2], t;
+			struct sched_in in = { p, v, m, F + B + W, p * (F + B + W), F, W };
+			struct sched_out o;
+
+			fill(s, p, v, one, F, B, W, f, b, w);
+			t = sched_replay(s, p, v, m, f, b, w, 0, NULL, NULL);
+			sched_step(s, &in, &o);
+			CHECK_REL(o.time_s, t, s == SCHED_ZB_V || s == SCHED_DUALPIPE ? 0.03 : 1e-9);
+		}
 	}
 }
 
@@ -204,7 +244,8 @@ static void test_unequal_stages(void)
 	}
 }
 
-/* Property: no row reports a bubble below its textbook one. */
+/* Property: no row reports a bubble below its textbook one (DualPipe:
+ * see below). */
 static void test_textbook_bound(void)
 {
 	char why[256];
@@ -224,6 +265,12 @@ static void test_textbook_bound(void)
 						double tb = sched_bubble_bound(all[k], p, v, m, F, B, W);
 
 						sched_step(all[k], &in, &o);
+						/* DualPipe's table formula assumes B <= F: with
+						 * B > F its own order (replayed exactly) drains
+						 * min((p/2 - 1)(B - F), F) sooner; it never beats
+						 * the 2F per rank pair the middle ranks wait */
+						if (all[k] == SCHED_DUALPIPE && B > F)
+							tb = (p / 2 - 1) * 2 * F;
 						CHECK(o.bubble_s >= tb - 1e-9);
 					}
 				}
@@ -355,6 +402,7 @@ int main(void)
 	RUN(test_placement);
 	RUN(test_orders_complete);
 	RUN(test_closed_form_equal_stages);
+	RUN(test_random_splits);
 	RUN(test_few_microbatches);
 	RUN(test_unequal_stages);
 	RUN(test_textbook_bound);

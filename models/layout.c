@@ -22,6 +22,7 @@
  *   dp_replicate; Megatron-FSDP).
  */
 #include "layout.h"
+#include "schedule.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -178,26 +179,27 @@ static enum sc_status check_moe(const struct scenario *sc, const char *file,
 	return SC_OK;
 }
 
-/* The schedule against pp, vpp and the micro-batches per step. */
+/* The schedule against pp, vpp and the micro-batches per step: the
+ * schedule's own rule (models/schedule owns each schedule's; e.g.
+ * Megatron-Core's interleaving needs m % pp == 0, DualPipe an even pp and
+ * an even m >= 2 pp).  The key at fault: vpp when another vpp would do,
+ * the schedule when no vpp would, the global batch when only the
+ * micro-batch count is wrong. */
 static enum sc_status check_schedule(const struct scenario *sc, int mb, const char *file,
 				     struct sc_error *err)
 {
 	const struct layout *l = &sc->layout;
+	char why[SC_ERROR_MSG_MAX];
 
 	if (l->vpp > 1 && l->pp == 1)
 		FAIL("/layout/vpp", "vpp (%d) needs pp > 1 (pp is %d)", l->vpp, l->pp);
-	if (l->vpp > 1 && l->schedule != SCHED_INTERLEAVED_1F1B)
-		FAIL("/layout/vpp", "vpp (%d) needs schedule interleaved-1f1b, not %s", l->vpp,
-		     schedule_name(l->schedule));
-	if (l->schedule == SCHED_INTERLEAVED_1F1B) {
-		if (l->vpp < 2 || l->pp < 2)
-			FAIL("/layout/schedule", "interleaved-1f1b needs pp > 1 and vpp > 1 (pp is %d, vpp %d)",
-			     l->pp, l->vpp);
-		if (mb % l->pp != 0)
-			FAIL("/layout/schedule",
-			     "interleaved-1f1b needs micro-batches per step (%d = global_batch_seqs / (micro_batch_seqs x dp)) to be a multiple of pp (%d), as Megatron-Core does",
-			     mb, l->pp);
-	}
+	if (!sched_check(l->schedule, l->pp, l->vpp, 0, why, sizeof(why)))
+		return fail(err, file,
+			    sched_check(l->schedule, l->pp, 1, 0, NULL, 0) ||
+			    sched_check(l->schedule, l->pp, 2, 0, NULL, 0) ? "/layout/vpp" : "/layout/schedule",
+			    why);
+	if (!sched_check(l->schedule, l->pp, l->vpp, mb, why, sizeof(why)))
+		return fail(err, file, "/training/global_batch_seqs", why);
 	return SC_OK;
 }
 
@@ -370,8 +372,8 @@ void layout_vstage_layers(const struct layout_info *li, int j, int *begin, int *
 
 int layout_vstage_of(const struct layout_info *li, enum sc_schedule sched, int s, int c)
 {
-	(void)sched;
-	return c * li->pp + s;
+	/* the schedule owns where its chunks sit (models/schedule) */
+	return sched_slot(sched, li->pp, li->vpp, s, c);
 }
 
 struct net_span layout_span(const struct cluster *cl, const struct layout_info *li,

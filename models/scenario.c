@@ -30,6 +30,9 @@ const char *schedule_name(enum sc_schedule s)
 	case SCHED_1F1B: return "1f1b";
 	case SCHED_INTERLEAVED_1F1B: return "interleaved-1f1b";
 	case SCHED_GPIPE: return "gpipe";
+	case SCHED_ZB_H1: return "zb-h1";
+	case SCHED_ZB_V: return "zb-v";
+	case SCHED_DUALPIPE: return "dualpipe";
 	}
 	return "unknown";
 }

@@ -12,7 +12,7 @@
 
 enum sc_precision { PREC_BF16, PREC_FP16, PREC_FP8, PREC_MXFP8, PREC_NVFP4 };
 enum sc_recompute { RECOMPUTE_NONE, RECOMPUTE_SELECTIVE, RECOMPUTE_FULL };
-enum sc_schedule { SCHED_1F1B, SCHED_INTERLEAVED_1F1B, SCHED_GPIPE };
+enum sc_schedule { SCHED_1F1B, SCHED_INTERLEAVED_1F1B, SCHED_GPIPE, SCHED_ZB_H1, SCHED_ZB_V, SCHED_DUALPIPE };
 enum sc_optimizer { OPT_ADAM, OPT_SGD };
 /* How the decoder layers are split over the pp x vpp virtual pipeline
  * stages (models/layout.h has the rules):

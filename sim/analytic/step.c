@@ -189,13 +189,17 @@ static void time_kind(const struct ctx *x, const struct tf_layer *L,
 		/* dropless routing: the busiest expert rank gets imbalance x the
 		 * mean rows and everyone waits for it at the combine */
 		double mm = g->expert ? g->m * x->imbalance : g->m;
-		struct gpu_time f1 = { 0, 0, 0 }, b1 = { 0, 0, 0 };
+		struct gpu_time f1 = { 0, 0, 0 }, b1 = { 0, 0, 0 }, w1 = { 0, 0, 0 };
 
 		gpu_gemm_time(x->gpu, cal, dt, mm, g->n, g->k, g->count, &f1);
 		/* backward: data gradient dX[m,k] = dY[m,n] W^T and weight
 		 * gradient dW[k,n] = X^T dY, each as many FLOPs as the forward */
 		gpu_gemm_time(x->gpu, cal, dt, mm, g->k, g->n, g->count, &b1);
-		gpu_gemm_time(x->gpu, cal, dt, g->k, g->n, mm, g->count, &b1);
+		gpu_gemm_time(x->gpu, cal, dt, g->k, g->n, mm, g->count, &w1);
+		gpu_time_add(&b1, &w1, 1.0);
+		/* the weight-gradient GEMM alone: the W pass zero-bubble
+		 * schedules postpone (Qi et al. 2023) */
+		kt->wgrad_s += gpu_time_total(&w1);
 		gpu_time_add(&fwd, &f1, 1.0);
 		gpu_time_add(&bwd, &b1, 1.0);
 		gemm_f += gpu_time_total(&f1);
@@ -320,6 +324,7 @@ static void kind_add(struct step_kind_time *acc, const struct step_kind_time *k,
 	gpu_time_add(&acc->compute, &k->compute, n);
 	acc->fwd_s += n * k->fwd_s;
 	acc->bwd_s += n * k->bwd_s;
+	acc->wgrad_s += n * k->wgrad_s;
 	acc->tp_s += n * k->tp_s;
 	acc->cp_s += n * k->cp_s;
 	acc->ep_s += n * k->ep_s;
@@ -593,9 +598,10 @@ static void finish(const struct scenario *sc, const struct step_prep *p,
 	const struct tf_flops *fl = &p->flops;
 	struct ctx x;
 	struct stage crit, st;
-	int tp = li->tp, pp = li->pp, cp = li->cp, v = li->vpp;
+	int tp = li->tp, pp = li->pp, cp = li->cp, v = li->vpp, pv = li->virtual_stages;
 	int gpus, mb, zero, edp;
 	double stage_sum = 0, p2p_mb = 0, p2p_call = 0, p2p_bytes = 0;
+	struct stage st_first, st_last, st_mid; /* DualPipe's pairing */
 	double max_params_dense = 0, max_params_expert = 0;
 	double tokens_per_step, peak;
 	struct sched_in si;
@@ -650,14 +656,18 @@ static void finish(const struct scenario *sc, const struct step_prep *p,
 
 			if (pass == 1 && pp == 1)
 				break;
-			for (int c = 0; c < v; c++) {
-				int b, e, k;
+			bool has_first = false, has_last = false;
 
-				layout_vstage_layers(li, layout_vstage_of(li, lay->schedule, s, c), &b, &e);
+			for (int c = 0; c < v; c++) {
+				int j = layout_vstage_of(li, lay->schedule, s, c), b, e, k;
+
+				layout_vstage_layers(li, j, &b, &e);
 				k = tf_moe_layers_in(m, b, e);
 
 				nm += k;
 				nd += (e - b) - k;
+				has_first |= j == 0;
+				has_last |= j == pv - 1;
 			}
 			pdn = nd * ops->dense.params_dense_local + nm * ops->moe.params_dense_local;
 			pex = nm * ops->moe.params_expert_local;
@@ -665,11 +675,11 @@ static void finish(const struct scenario *sc, const struct step_prep *p,
 			extra = tr->recompute == RECOMPUTE_FULL
 				? fmax(a_dense.working_bytes, model_is_moe(m) ? a_moe.working_bytes : 0)
 				: 0;
-			if (s == 0) {
+			if (has_first) {
 				pdn += ops->embed.params_dense_local;
 				act += 2.0 * sb * m->hidden * rep;
 			}
-			if (s == pp - 1) {
+			if (has_last) {
 				pdn += ops->logits.params_dense_local -
 				       (tied_shared ? ops->embed.params_dense_local : 0);
 				/* BF16 logits and their FP32 softmax for the loss,
@@ -685,8 +695,9 @@ static void finish(const struct scenario *sc, const struct step_prep *p,
 										: a_dense.stored_bytes);
 				}
 			}
-			mi.params_dense = pdn;
-			mi.params_expert = pex;
+			/* DualPipe keeps both directions' stages */
+			mi.params_dense = pdn * sched_param_copies(lay->schedule);
+			mi.params_expert = pex * sched_param_copies(lay->schedule);
 			mi.dense_shard = li->dense_shard;
 			mi.expert_shard = edp;
 			mi.zero_stage = zero;
@@ -718,18 +729,22 @@ static void finish(const struct scenario *sc, const struct step_prep *p,
 
 	memset(&crit, 0, sizeof(crit));
 	crit.time_s = -1;
+	memset(&st_first, 0, sizeof(st_first));
+	st_last = st_mid = st_first;
 	for (int s = 0; s < pp; s++) {
 		int nd = 0, nmo = 0;
-		bool first = s == 0, last = s == pp - 1;
+		bool first = false, last = false;
 
 		for (int c = 0; c < v; c++) {
-			int b, e, nm;
+			int j = layout_vstage_of(li, lay->schedule, s, c), b, e, nm;
 
-			layout_vstage_layers(li, layout_vstage_of(li, lay->schedule, s, c), &b, &e);
+			layout_vstage_layers(li, j, &b, &e);
 			nm = tf_moe_layers_in(m, b, e);
 
 			nmo += nm;
 			nd += (e - b) - nm;
+			first |= j == 0;
+			last |= j == pv - 1;
 		}
 		/* a stage with the same layers as the one before, neither first
 		 * nor last, costs the same: keep st (a search finishes layouts
@@ -770,6 +785,12 @@ same_stage:
 		stage_sum += st.time_s;
 		if (st.time_s > crit.time_s)
 			crit = st;
+		if (s == 0)
+			st_first = st;
+		else if (s == pp - 1)
+			st_last = st;
+		else if (st.time_s > st_mid.time_s)
+			st_mid = st;
 		if (st.params_dense > max_params_dense)
 			max_params_dense = st.params_dense;
 		if (st.params_expert > max_params_expert)
@@ -781,6 +802,27 @@ same_stage:
 	si.m = mb;
 	si.stage_max_s = crit.time_s;
 	si.stage_sum_s = stage_sum;
+	/* DualPipe: rank s runs stages s and pp - 1 - s, half the
+	 * micro-batches each: the first and last ranks the mean of the first
+	 * and last stages, the others a middle stage's (or less) */
+	if (lay->schedule == SCHED_DUALPIPE && pp > 1) {
+		struct stage pair = st_first;
+
+		memset(&pair.kt, 0, sizeof(pair.kt));
+		kind_add(&pair.kt, &st_first.kt, 0.5);
+		kind_add(&pair.kt, &st_last.kt, 0.5);
+		pair.time_s = 0.5 * (st_first.time_s + st_last.time_s);
+		crit = pair.time_s >= st_mid.time_s ? pair : st_mid;
+		si.stage_max_s = crit.time_s;
+	}
+	/* the split of the slowest stage: W is its weight-gradient GEMMs,
+	 * F and B share the rest (communication included) as their compute */
+	{
+		double fb = crit.kt.fwd_s + crit.kt.bwd_s - crit.kt.wgrad_s;
+
+		si.wgrad_max_s = crit.kt.wgrad_s;
+		si.fwd_max_s = fb > 0 ? (crit.time_s - crit.kt.wgrad_s) * crit.kt.fwd_s / fb : 0;
+	}
 	sched_step(lay->schedule, &si, &so);
 
 	/* DP gradient and parameter collectives, per stage, concurrently on all
@@ -794,11 +836,17 @@ same_stage:
 		struct net_span g_exp = layout_span(cl, li, LG_EDP);
 		double mbw = crit.kt.fwd_s + crit.kt.bwd_s;
 
-		dp_group_cost(&x, &g_dense, max_params_dense, zero, mb, crit.kt.fwd_s,
+		/* DualPipe holds, reduces and updates both directions' stages;
+		 * FSDP gathers per micro-batch only the stage it runs */
+		double copies = sched_param_copies(lay->schedule), per_mb = zero >= 3 ? 1.0 : copies;
+
+		max_params_dense *= copies;
+		max_params_expert *= copies;
+		dp_group_cost(&x, &g_dense, max_params_dense / copies * per_mb, zero, mb, crit.kt.fwd_s,
 			      crit.kt.bwd_s, mbw, &dpr);
 		if (model_is_moe(m))
-			dp_group_cost(&x, &g_exp, max_params_expert, zero, mb, crit.kt.fwd_s,
-				      crit.kt.bwd_s, mbw, &dpr);
+			dp_group_cost(&x, &g_exp, max_params_expert / copies * per_mb, zero, mb,
+				      crit.kt.fwd_s, crit.kt.bwd_s, mbw, &dpr);
 		if (li->g[LG_REPLICA].ranks > 1) {
 			/* hybrid sharding: all-reduce the gradient shards across
 			 * the replicas once per step */
@@ -806,7 +854,7 @@ same_stage:
 			double one;
 			double gb = tr->grad_fp32 ? 4.0 : 2.0;
 			double t = bucketed(cal, &g_rep, COLL_ALL_REDUCE,
-					    max_params_dense / lay->fsdp_group, gb, &one);
+					    max_params_dense / li->dense_shard, gb, &one);
 
 			dpr.exposed_s += t;
 			if (g_rep.inter)

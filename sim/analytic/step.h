@@ -114,6 +114,7 @@ enum sc_status sim_step_predict(const struct scenario *sc,
 struct step_kind_time {
 	struct gpu_time compute;   /* forward + backward + recompute */
 	double fwd_s, bwd_s;       /* compute time of each direction (windows) */
+	double wgrad_s;            /* the weight-gradient GEMMs, part of bwd_s */
 	double tp_s, cp_s, ep_s;   /* communication before overlap (tp_s
 				      includes the expert-TP part etp_s) */
 	double etp_s;

@@ -13,7 +13,8 @@
 static const char *const precisions[] = { "bf16", "fp16", "fp8", "mxfp8", "nvfp4", NULL };
 static const char *const recomputes[] = { "none", "selective", "full", NULL };
 static const char *const optimizers[] = { "adam", "sgd", NULL };
-static const char *const schedules[] = { "1f1b", "interleaved-1f1b", "gpipe", NULL };
+static const char *const schedules[] = { "1f1b", "interleaved-1f1b", "gpipe", "zb-h1", "zb-v",
+					  "dualpipe", NULL };
 static const char *const dispatchers[] = { "alltoall", "flex", NULL };
 static const char *const splits[] = { "auto", "even", "slots", "balanced", "uneven", NULL };
 
@@ -126,7 +127,7 @@ const struct cfg_field cfg_layout_fields[] = {
 	CFG_F_BOOL(struct layout, fsdp, 0, "fully sharded data parallel (default false)"),
 	CFG_F_INT(struct layout, fsdp_group, POS, "FSDP sharding group size for hybrid sharding (default all of DP)"),
 	CFG_F_BOOL(struct layout, sequence_parallel, 0, "Megatron sequence parallelism with TP (default true when tp > 1)"),
-	CFG_F_ENUM(struct layout, schedule, 0, schedules, "1f1b, interleaved-1f1b or gpipe (default 1f1b, interleaved-1f1b when vpp > 1)"),
+	CFG_F_ENUM(struct layout, schedule, 0, schedules, "1f1b, interleaved-1f1b, gpipe, zb-h1, zb-v or dualpipe (default 1f1b, interleaved-1f1b when vpp > 1)"),
 	CFG_F_ENUM(struct layout, layer_split, 0, splits, "how decoder layers split over the pp x vpp virtual stages: auto (default), even, slots (embedding and loss take a layer's slot), balanced (an explicit pipeline layout) or uneven"),
 	CFG_F_INT(struct layout, first_stage_layers, POS, "decoder layers on the first pipeline rank (Megatron --decoder-first-pipeline-num-layers; implies layer_split uneven)"),
 	CFG_F_INT(struct layout, last_stage_layers, POS, "decoder layers on the last pipeline rank (Megatron --decoder-last-pipeline-num-layers; implies layer_split uneven)"),

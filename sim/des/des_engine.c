@@ -55,6 +55,7 @@ enum { ST_NV, ST_EFA };
 
 struct pp_msg {
 	int mb, chunk, dir;        /* the receiver's block */
+	int box;                   /* the receiver's mailbox: dir * 2 + (sender above it) */
 	int to;                    /* simulated index of the receiver */
 	double t_post;             /* when the sender's stream took it */
 };
@@ -66,12 +67,15 @@ struct rank {
 	int rank, idx, stage;
 	const struct des_stage *st;
 	sg_host_t host;
-	char pp_name[2][24];
-	sg_mailbox_t pp_in[2];
+	/* pipeline mailboxes by direction and side (dir * 2 + 1 when the
+	 * sender's stage is above ours): one sender each, so that messages
+	 * arrive in the order they are consumed (DualPipe and the V receive
+	 * forwards from both neighbours) */
+	char pp_name[4][24];
+	sg_mailbox_t pp_in[4];
 	sg_mailbox_t flow_in[FL_N][2];
 	sg_mailbox_t dp_in[3][2];
 	/* peers, as simulated indices (-1: none) */
-	int pp_to[2];              /* forward target, backward target */
 	int dp_succ[3][2], dp_pred[3][2];
 	int cp_succ, cp_pred;
 	int ep_nv_succ, ep_nv_pred;
@@ -301,7 +305,7 @@ static void pp_actor(int argc, char **argv)
 		if (p->pp_msg.latency_s > 0)
 			sg_actor_sleep_for(p->pp_msg.latency_s);
 		account(s, r->idx, m->to, bytes);
-		sg_mailbox_put(to->pp_in[m->dir], m, (long)bytes);
+		sg_mailbox_put(to->pp_in[m->box], m, (long)bytes);
 		event(r, DES_EV_PP_SEND, 2, m->chunk, m->mb, m->t_post, simgrid_get_clock());
 	}
 	r->done++;
@@ -425,34 +429,73 @@ static void add(struct rank *r, enum step_part part, double s, bool efa)
 	}
 }
 
-static void run_block(struct rank *r, const struct des_op *o, long long blk)
+/* run_block flags: the op's message was received before (a fused pair),
+ * its send is left to the caller */
+enum { RB_RECEIVED = 1, RB_NO_SEND = 2 };
+
+/* Wait for the pipeline message op o needs. */
+static void pp_receive(struct rank *r, const struct des_op *o)
+{
+	struct sim *s = r->sim;
+	const struct des_program *p = s->p;
+	double tw = simgrid_get_clock(), tr, from;
+	struct pp_msg *m = sg_mailbox_get(r->pp_in[o->dir * 2 + (o->src > r->stage)]);
+
+	tr = simgrid_get_clock();
+	if (!m || m->mb != o->mb || m->chunk != o->chunk || m->dir != o->dir)
+		sim_fail(s, "des: pipeline messages arrived out of order (internal error)");
+	from = m && m->t_post > tw ? (m->t_post < tr ? m->t_post : tr) : tw;
+	add(r, PART_BUBBLE, from - tw, false);
+	add(r, PART_PP_COMM, tr - from, p->pp_g.span.inter);
+	event(r, DES_EV_BUBBLE, 0, o->chunk, o->mb, tw, from);
+	event(r, DES_EV_PP_WAIT, 0, o->chunk, o->mb, from, tr);
+}
+
+/* Hand op o's pipeline message to the pp stream. */
+static void pp_send(struct rank *r, const struct des_op *o)
+{
+	struct sim *s = r->sim;
+	const struct des_program *p = s->p;
+	struct pp_msg *m = &r->msgs[r->n_msgs++];
+	int stage_size = p->tp * p->cp * p->dp;
+
+	m->mb = o->mb;
+	m->dir = o->dir;
+	m->chunk = o->peer_chunk;
+	m->to = (r->rank + (o->peer - r->stage) * stage_size) / p->fold;
+	m->box = o->dir * 2 + (r->stage > o->peer);
+	sg_sem_release(r->pp_ready);
+	if (p->pp_exposed_s > 0) {
+		double ts = simgrid_get_clock();
+
+		sg_actor_sleep_for(p->pp_exposed_s);
+		add(r, PART_PP_COMM, p->pp_exposed_s, p->pp_g.span.inter);
+		event(r, DES_EV_PP_WAIT, 0, o->chunk, o->mb, ts, simgrid_get_clock());
+	}
+}
+
+static void run_block(struct rank *r, const struct des_op *o, long long blk, unsigned flags)
 {
 	struct sim *s = r->sim;
 	const struct des_program *p = s->p;
 	const struct calibration *cal = &p->sc->calibration;
 	const struct des_stage *st = r->st;
-	const struct des_cost *c = &st->cost[o->chunk * 2 + o->dir];
+	const struct des_cost *c = &st->cost[o->chunk * 2 + (o->dir ? 1 : 0)];
 	int kind = o->dir == 0 ? DES_EV_FORWARD : DES_EV_BACKWARD;
 	double end[FL_N] = { 0, 0, 0 };
 	int nflows = 0, pieces = 1;
-	bool flows = c->cp_bytes > 0 || c->ep_nv_bytes > 0 || c->ep_efa_bytes > 0;
+	/* a W block is its weight-gradient GEMMs only; a split backward the
+	 * rest of the backward, with its communication */
+	bool wonly = o->dir == 2;
+	double wpart = wonly ? c->wgrad_s : o->split ? -c->wgrad_s : 0;
+	double busy = wonly ? c->wgrad_s : c->busy_s + wpart;
+	bool flows = !wonly && (c->cp_bytes > 0 || c->ep_nv_bytes > 0 || c->ep_efa_bytes > 0);
 	double t0, tc, target, extra = 0, hid = 0;
 	bool dp_efa = p->g[DES_G_DENSE].span.inter;
 
 	/* the pipeline message this block needs */
-	if (o->recv) {
-		double tw = simgrid_get_clock(), tr, from;
-		struct pp_msg *m = sg_mailbox_get(r->pp_in[o->dir]);
-
-		tr = simgrid_get_clock();
-		if (!m || m->mb != o->mb || m->chunk != o->chunk || m->dir != o->dir)
-			sim_fail(s, "des: pipeline messages arrived out of order (internal error)");
-		from = m && m->t_post > tw ? (m->t_post < tr ? m->t_post : tr) : tw;
-		add(r, PART_BUBBLE, from - tw, false);
-		add(r, PART_PP_COMM, tr - from, p->pp_g.span.inter);
-		event(r, DES_EV_BUBBLE, 0, o->chunk, o->mb, tw, from);
-		event(r, DES_EV_PP_WAIT, 0, o->chunk, o->mb, from, tr);
-	}
+	if (o->recv && !(flags & RB_RECEIVED))
+		pp_receive(r, o);
 	t0 = simgrid_get_clock();
 	if (flows) {
 		r->flow_cost = c;
@@ -467,7 +510,7 @@ static void run_block(struct rank *r, const struct des_op *o, long long blk)
 	for (int k = 0, j = o->job_first, end_j = o->job_first + o->job_count; k < pieces; k++) {
 		double ts = simgrid_get_clock();
 
-		exec_s(r, c->busy_s / pieces);
+		exec_s(r, busy / pieces);
 		event(r, kind, 0, o->chunk, o->mb, ts, simgrid_get_clock());
 		if (o->jobs_mode == DES_JOBS_ISSUE)
 			while (j < end_j && st->jobs[j].piece <= k) {
@@ -476,13 +519,18 @@ static void run_block(struct rank *r, const struct des_op *o, long long blk)
 			}
 	}
 	tc = simgrid_get_clock();
-	add(r, PART_COMPUTE, c->compute_s + c->memory_s + c->interference_s, false);
-	r->share[BOTTLENECK_TENSOR_CORES] += c->compute_s;
-	r->share[BOTTLENECK_HBM] += c->memory_s;
-	add(r, PART_TP_COMM, c->tp_exp_s, false);
-	add(r, PART_OVERHEAD, c->launch_s, false);
-	add(r, PART_CP_COMM, c->fold_cp_s, false);
-	add(r, PART_EP_COMM, c->fold_ep_s, false);
+	if (wonly) {
+		add(r, PART_COMPUTE, busy, false);
+		r->share[BOTTLENECK_TENSOR_CORES] += busy;
+	} else {
+		add(r, PART_COMPUTE, c->compute_s + c->memory_s + c->interference_s + wpart, false);
+		r->share[BOTTLENECK_TENSOR_CORES] += c->compute_s + wpart;
+		r->share[BOTTLENECK_HBM] += c->memory_s;
+		add(r, PART_TP_COMM, c->tp_exp_s, false);
+		add(r, PART_OVERHEAD, c->launch_s, false);
+		add(r, PART_CP_COMM, c->fold_cp_s, false);
+		add(r, PART_EP_COMM, c->fold_ep_s, false);
+	}
 
 	/* the block's flows under the analytical overlap rule, on their
 	 * simulated durations (which include any contention) */
@@ -512,7 +560,10 @@ static void run_block(struct rank *r, const struct des_op *o, long long blk)
 
 		wait_job(r, o->job_first + o->job_count - 1);
 		c_f = r->job_end[o->job_first + o->job_count - 1] - t0;
-		h = des_hide(cal->fsdp_prefetch_overlap, c_f, c->busy_s);
+		/* the window is the whole backward even when its W runs
+		 * later: the analytical rule's, and the W's GEMMs overlap
+		 * the reduce-scatter of the gradients they produce */
+		h = des_hide(cal->fsdp_prefetch_overlap, c_f, o->split ? c->busy_s : busy);
 		extra += c_f - h;
 		hid += h;
 		add(r, PART_DP_COMM, c_f - h, dp_efa);
@@ -530,28 +581,8 @@ static void run_block(struct rank *r, const struct des_op *o, long long blk)
 	}
 
 	/* the pipeline message to the next virtual stage */
-	if (o->send) {
-		struct pp_msg *m = &r->msgs[r->n_msgs++];
-		int pv_last = p->pp - 1;
-
-		m->mb = o->mb;
-		m->dir = o->dir;
-		if (o->dir == 0) {
-			m->to = r->pp_to[0];
-			m->chunk = r->stage == pv_last ? o->chunk + 1 : o->chunk;
-		} else {
-			m->to = r->pp_to[1];
-			m->chunk = r->stage == 0 ? o->chunk - 1 : o->chunk;
-		}
-		sg_sem_release(r->pp_ready);
-		if (p->pp_exposed_s > 0) {
-			double ts = simgrid_get_clock();
-
-			sg_actor_sleep_for(p->pp_exposed_s);
-			add(r, PART_PP_COMM, p->pp_exposed_s, p->pp_g.span.inter);
-			event(r, DES_EV_PP_WAIT, 0, o->chunk, o->mb, ts, simgrid_get_clock());
-		}
-	}
+	if (o->send && !(flags & RB_NO_SEND))
+		pp_send(r, o);
 }
 
 static void compute_actor(int argc, char **argv)
@@ -566,14 +597,33 @@ static void compute_actor(int argc, char **argv)
 
 	(void)argc;
 	(void)argv;
-	for (int d = 0; d < 2; d++)
+	for (int d = 0; d < 4; d++)
 		if (r->pp_in[d])
 			sg_mailbox_set_receiver(r->pp_name[d]);
 	/* the parameter all-gathers (the previous step's update) start at once */
 	for (int k = 0; k < st->head_count; k++)
 		release_job(r);
-	for (int i = 0; i < st->n_ops; i++)
-		run_block(r, &st->ops[i], i);
+	for (int i = 0; i < st->n_ops; i++) {
+		const struct des_op *o = &st->ops[i], *o2 = o + 1;
+
+		if (!o->fused || i + 1 >= st->n_ops) {
+			run_block(r, o, i, 0);
+			continue;
+		}
+		/* a fused pair (DualPipe's F&B): both inputs, both blocks,
+		 * both sends */
+		if (o->recv)
+			pp_receive(r, o);
+		if (o2->recv)
+			pp_receive(r, o2);
+		run_block(r, o, i, RB_RECEIVED | RB_NO_SEND);
+		run_block(r, o2, i + 1, RB_RECEIVED | RB_NO_SEND);
+		if (o->send)
+			pp_send(r, o);
+		if (o2->send)
+			pp_send(r, o2);
+		i++;
+	}
 	if (r->flow_go) {
 		r->flow_cost = NULL;
 		sg_sem_release(r->flow_go);
@@ -718,12 +768,8 @@ static enum sc_status setup_ranks(struct sim *s, struct sc_error *err)
 		r->stage = rank / stage_size;
 		r->st = &p->stages[r->stage];
 		if (p->pp > 1) {
-			int next = (r->stage + 1) % p->pp, prev = (r->stage + p->pp - 1) % p->pp;
-
-			r->pp_to[0] = (rank + (next - r->stage) * stage_size) / p->fold;
-			r->pp_to[1] = (rank + (prev - r->stage) * stage_size) / p->fold;
-			for (int d = 0; d < 2; d++) {
-				snprintf(r->pp_name[d], sizeof(r->pp_name[d]), "p%d%c", i, d ? 'b' : 'f');
+			for (int d = 0; d < 4; d++) {
+				snprintf(r->pp_name[d], sizeof(r->pp_name[d]), "p%d%c%d", i, d / 2 ? 'b' : 'f', d % 2);
 				r->pp_in[d] = sg_mailbox_by_name(r->pp_name[d]);
 			}
 			r->msgs = calloc((size_t)r->st->n_sends + 1, sizeof(*r->msgs));

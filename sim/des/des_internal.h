@@ -44,6 +44,7 @@ struct des_gdef {
  * algorithm's bandwidth efficiency (struct coll_flows). */
 struct des_cost {
 	double busy_s;           /* executed on the GPU (everything below that is folded) */
+	double wgrad_s;          /* backward: its weight-gradient GEMMs (part of busy_s) */
 	double compute_s, memory_s, launch_s; /* the roofline parts of busy_s */
 	double tp_exp_s;         /* exposed TP (inside the NVLink domain: folded) */
 	double fold_cp_s;        /* exposed CP when its group stays inside a domain */
@@ -59,13 +60,19 @@ struct des_cost {
 	double ep_lat_s, ep_efa_lat_s, ep_nv_bytes, ep_efa_bytes;
 };
 
-/* One forward or backward of one micro-batch through one model chunk. */
+/* One pass of one micro-batch through one model chunk, in the order of
+ * models/schedule (sched_order). */
 struct des_op {
-	unsigned char dir;        /* 0 forward, 1 backward */
+	unsigned char dir;        /* 0 forward, 1 backward, 2 weight gradient (W) */
+	unsigned char split;      /* backward: input gradient only (its W is a later op) */
+	unsigned char fused;      /* forward run with the next op as one pair (DualPipe's
+				     F&B): both inputs first, both sends after */
 	unsigned char recv;       /* wait for the pipeline message first */
 	unsigned char send;       /* send a pipeline message after */
 	unsigned char jobs_mode;  /* DES_JOBS_* */
 	short chunk;
+	short src;                /* recv: the pipeline stage the message comes from */
+	short peer, peer_chunk;   /* send: the receiving stage and its chunk */
 	int mb;
 	int job_first, job_count; /* DP jobs gated, issued or overlapped */
 };
@@ -99,7 +106,7 @@ struct des_stage {
 	double win_s[2];          /* GPU time of one micro-batch, forward and backward:
 				     the analytical DP overlap windows */
 	int n_sends;
-	struct des_cost *cost;    /* [chunk * 2 + dir] */
+	struct des_cost *cost;    /* [chunk * 2 + dir], dir 0 or 1 (a W op uses the backward's) */
 	double params_dense, params_expert;
 };
 
@@ -111,6 +118,7 @@ struct des_program {
 	struct net_topo topo;
 	int gpus, fold, nsim;     /* simulated ranks: r % fold == 0 */
 	int tp, pp, v, dp, cp, ep, etp, edp, mb, zero;
+	int nchunk;               /* model chunks per rank the schedule runs (sched_chunks) */
 	struct des_gdef g[DES_G_COUNT];
 	struct des_gdef pp_g;     /* n = pp, stride tp*cp*dp */
 	bool cp_flows, ep_flows;

@@ -18,12 +18,13 @@
  * pipeline sends, DP/FSDP buckets and the hybrid-shard replica all-reduce
  * are always flows.
  *
- * The pipeline schedule is Megatron-LM's (megatron/core/pipeline_parallel/
- * schedules.py): 1F1B with p - s - 1 warm-up forwards on stage s;
- * interleaved 1F1B with 2 (p - s - 1) + (v - 1) p warm-up virtual
- * micro-batches, virtual micro-batch k running chunk (k mod pv) / p of
- * micro-batch (k / pv) p + k mod p (backward: chunk v - 1 - that); GPipe all
- * forwards first.
+ * The pipeline schedule is models/schedule's op order (sched_order: the
+ * analytical engine's closed forms are that order's makespan): Megatron's
+ * 1F1B, interleaved 1F1B and GPipe, ZB-H1 and ZB-V with W (the weight-
+ * gradient GEMMs) as blocks of their own and B sending its gradient at
+ * once, DualPipe's two directions (a rank holds stage s and pp - 1 - s)
+ * with its overlapped F&B pairs; where a chunk sits along its pipeline
+ * (sched_place) gives its layers and its pipeline neighbours.
  *
  * DP (ZeRO 0-2): each model chunk's gradient buckets (dp_bucket_params) are
  * launched as flows while the last micro-batch's backward of that chunk
@@ -40,6 +41,7 @@
 #include <string.h>
 
 #include "../../models/gpu.h"
+#include "../../models/schedule.h"
 #include "../../models/transformer.h"
 
 /* ---- costs --------------------------------------------------------------------------- */
@@ -104,6 +106,8 @@ static void cost_add(const struct des_program *p, struct des_cost *c,
 
 	if (n == 0)
 		return;
+	if (d == 1)
+		c->wgrad_s += n * kt->wgrad_s;
 	c->compute_s += n * frac * kt->compute.compute_s;
 	c->memory_s += n * frac * kt->compute.memory_s;
 	c->launch_s += n * frac * kt->compute.launch_s;
@@ -204,97 +208,66 @@ static void chunk_cost(const struct des_program *p, int s, int c, struct des_cos
 
 /* ---- the schedule ------------------------------------------------------------------ */
 
-/* Virtual micro-batch k of the interleaved schedule (Megatron-LM
- * get_model_chunk_id and get_microbatch_id_in_model_chunk, groups of p). */
-static void interleaved_k(int k, int p, int v, bool fwd, int *mb, int *chunk)
+/* Order of stage s's blocks: the schedule's own (models/schedule);
+ * st->ops has room for sched_max_ops().  Returns false when out of
+ * memory. */
+static bool schedule_ops(const struct des_program *p, int s, struct des_stage *st)
 {
-	int in_group = k % (p * v);
+	enum sc_schedule sch = p->sc->layout.schedule;
+	struct sched_op *so = malloc(sizeof(*so) * (size_t)sched_max_ops(sch, p->pp, p->v, p->mb));
+	int n;
 
-	*chunk = in_group / p;
-	if (!fwd)
-		*chunk = v - 1 - *chunk;
-	*mb = (k / (p * v)) * p + k % p;
-}
-
-static void push_op(struct des_stage *st, int dir, int mb, int chunk)
-{
-	struct des_op *o = &st->ops[st->n_ops++];
-
-	memset(o, 0, sizeof(*o));
-	o->dir = (unsigned char)dir;
-	o->mb = mb;
-	o->chunk = (short)chunk;
-}
-
-/* Order of stage s's blocks; st->ops has room for 2 m v. */
-static void schedule_ops(const struct des_program *p, int s, struct des_stage *st)
-{
-	int pp = p->pp, v = p->v, m = p->mb, total = m * v;
-	int warm, rest, mb, c;
-
+	if (!so)
+		return false;
+	n = sched_order(sch, p->pp, p->v, p->mb, s, so);
 	st->n_ops = 0;
-	switch (p->sc->layout.schedule) {
-	case SCHED_GPIPE:
-		for (int i = 0; i < m; i++)
-			push_op(st, 0, i, 0);
-		for (int i = 0; i < m; i++)
-			push_op(st, 1, i, 0);
-		return;
-	case SCHED_INTERLEAVED_1F1B:
-		warm = 2 * (pp - s - 1) + (v - 1) * pp;
-		if (warm > total)
-			warm = total;
-		rest = total - warm;
-		for (int k = 0; k < warm; k++) {
-			interleaved_k(k, pp, v, true, &mb, &c);
-			push_op(st, 0, mb, c);
-		}
-		for (int k = 0; k < rest; k++) {
-			interleaved_k(warm + k, pp, v, true, &mb, &c);
-			push_op(st, 0, mb, c);
-			interleaved_k(k, pp, v, false, &mb, &c);
-			push_op(st, 1, mb, c);
-		}
-		for (int k = rest; k < total; k++) {
-			interleaved_k(k, pp, v, false, &mb, &c);
-			push_op(st, 1, mb, c);
-		}
-		return;
-	case SCHED_1F1B:
-	default:
-		warm = pp - s - 1;
-		if (warm > m)
-			warm = m;
-		rest = m - warm;
-		for (int i = 0; i < warm; i++)
-			push_op(st, 0, i, 0);
-		for (int i = 0; i < rest; i++) {
-			push_op(st, 0, warm + i, 0);
-			push_op(st, 1, i, 0);
-		}
-		for (int i = rest; i < m; i++)
-			push_op(st, 1, i, 0);
-		return;
+	for (int i = 0; i < n; i++) {
+		struct des_op *o = &st->ops[st->n_ops++];
+
+		memset(o, 0, sizeof(*o));
+		o->dir = so[i].kind == SCHED_OP_F ? 0 : so[i].kind == SCHED_OP_W ? 2 : 1;
+		o->split = so[i].kind == SCHED_OP_B;
+		o->fused = so[i].fused;
+		o->mb = so[i].mb;
+		o->chunk = (short)so[i].chunk;
 	}
+	free(so);
+	return n >= 0;
 }
 
-/* Pipeline neighbours of virtual stage j = chunk * pp + s: a forward
- * receives from j - 1 and sends to j + 1, a backward the reverse. */
+/* Pipeline neighbours along the op's pipeline (sched_place): a forward
+ * receives from position j - 1 and sends to j + 1, a backward the
+ * reverse; a neighbour on the same rank (the V's turn) needs no message. */
 static void mark_p2p(const struct des_program *p, int s, struct des_stage *st)
 {
-	int pv = p->pp * p->v;
+	enum sc_schedule sch = p->sc->layout.schedule;
+	int D = sched_depth(sch, p->pp, p->v);
 
 	st->n_sends = 0;
 	for (int i = 0; i < st->n_ops; i++) {
 		struct des_op *o = &st->ops[i];
-		int j = o->chunk * p->pp + s;
+		int pipe, j, from = -1, to = -1, rs, rc;
 
+		if (o->dir == 2)
+			continue;
+		sched_place(sch, p->pp, p->v, s, o->chunk, &pipe, &j);
 		if (o->dir == 0) {
-			o->recv = j > 0;
-			o->send = j < pv - 1;
+			from = j - 1;
+			to = j + 1 < D ? j + 1 : -1;
 		} else {
-			o->recv = j < pv - 1;
-			o->send = j > 0;
+			from = j + 1 < D ? j + 1 : -1;
+			to = j - 1;
+		}
+		if (from >= 0) {
+			sched_at(sch, p->pp, p->v, pipe, from, &rs, &rc);
+			o->recv = rs != s;
+			o->src = (short)rs;
+		}
+		if (to >= 0) {
+			sched_at(sch, p->pp, p->v, pipe, to, &rs, &rc);
+			o->send = rs != s;
+			o->peer = (short)rs;
+			o->peer_chunk = (short)rc;
 		}
 		st->n_sends += o->send;
 	}
@@ -474,6 +447,9 @@ static enum sc_status stage_jobs(const struct des_program *p, struct des_stage *
 			struct des_op *o = &st->ops[i];
 			int what = o->dir == 0 ? DES_WHAT_GATHER : DES_WHAT_FSDP_BWD;
 
+			if (o->dir == 2)
+				continue;
+
 			o->job_first = jv.n;
 			block_job(p, &jv, DES_G_DENSE, what, o->chunk, pd[o->chunk], gb);
 			if (moe)
@@ -486,7 +462,7 @@ static enum sc_status stage_jobs(const struct des_program *p, struct des_stage *
 		if (p->g[DES_G_REPLICA].n > 1) {
 			double sum = 0;
 
-			for (int c = 0; c < p->v; c++)
+			for (int c = 0; c < p->nchunk; c++)
 				sum += pd[c];
 			st->tail_first = jv.n;
 			bucket_jobs(p, &jv, DES_G_REPLICA, DES_WHAT_ALL_REDUCE, 0, sum / p->li.dense_shard, gb, 0);
@@ -496,18 +472,24 @@ static enum sc_status stage_jobs(const struct des_program *p, struct des_stage *
 		/* parameter all-gathers (the previous step's, overlapped with
 		 * this step's first forwards), launched at the start, chunk by
 		 * chunk in forward order */
-		for (int c = 0; p->zero >= 1 && c < p->v; c++) {
+		for (int c = 0; p->zero >= 1 && c < p->nchunk; c++) {
 			bucket_jobs(p, &jv, DES_G_DENSE, DES_WHAT_GATHER, c, pd[c], 2.0, 0);
 			if (moe)
 				bucket_jobs(p, &jv, DES_G_EXPERT, DES_WHAT_GATHER, c, pe[c], 2.0, 0);
 		}
 		st->head_count = jv.n;
-		/* gradient reductions, launched by the last micro-batch's
-		 * backward of each chunk */
+		/* gradient reductions, launched by each chunk's last block
+		 * that produces weight gradients (its last backward, or its
+		 * last W under a zero-bubble schedule) */
 		for (int i = 0; i < st->n_ops; i++) {
 			struct des_op *o = &st->ops[i];
+			bool last = o->dir == 2 || (o->dir == 1 && !o->split);
 
-			if (o->dir != 1 || o->mb != p->mb - 1)
+			for (int k = i + 1; last && k < st->n_ops; k++)
+				if (st->ops[k].chunk == o->chunk &&
+				    (st->ops[k].dir == 2 || (st->ops[k].dir == 1 && !st->ops[k].split)))
+					last = false;
+			if (!last)
 				continue;
 			o->job_first = jv.n;
 			bucket_jobs(p, &jv, DES_G_DENSE, DES_WHAT_GRAD, o->chunk, pd[o->chunk], gb, 0);
@@ -539,7 +521,11 @@ static long long stage_fixed(const struct des_program *p, const struct des_stage
 	const struct net_span *eps = &p->prep.ep_span;
 
 	for (int i = 0; i < st->n_ops; i++) {
-		const struct des_cost *c = &st->cost[st->ops[i].chunk * 2 + st->ops[i].dir];
+		const struct des_cost *c;
+
+		if (st->ops[i].dir == 2) /* a W block has no flows */
+			continue;
+		c = &st->cost[st->ops[i].chunk * 2 + st->ops[i].dir];
 
 		if (c->cp_bytes > 0)
 			n += 1;
@@ -579,7 +565,8 @@ static enum sc_status build_jobs(struct des_program *p, const double *pd, const 
 				 struct sc_error *err)
 {
 	for (int s = 0; s < p->pp; s++) {
-		enum sc_status rc = stage_jobs(p, &p->stages[s], pd + s * p->v, pe + s * p->v, err);
+		enum sc_status rc = stage_jobs(p, &p->stages[s], pd + s * p->nchunk,
+					       pe + s * p->nchunk, err);
 
 		if (rc != SC_OK)
 			return rc;
@@ -680,6 +667,7 @@ enum sc_status des_program_build(const struct scenario *sc, const struct des_opt
 	p->tp = lay->tp;
 	p->pp = lay->pp;
 	p->v = lay->vpp;
+	p->nchunk = sched_chunks(lay->schedule, lay->vpp);
 	p->dp = lay->dp;
 	p->cp = lay->cp;
 	p->ep = lay->ep;
@@ -759,26 +747,30 @@ enum sc_status des_program_build(const struct scenario *sc, const struct des_opt
 
 	/* stages */
 	p->stages = calloc((size_t)p->pp, sizeof(*p->stages));
-	pd = calloc((size_t)p->pp * p->v, sizeof(double));
-	pe = calloc((size_t)p->pp * p->v, sizeof(double));
+	pd = calloc((size_t)p->pp * p->nchunk, sizeof(double));
+	pe = calloc((size_t)p->pp * p->nchunk, sizeof(double));
 	if (!p->stages || !pd || !pe)
 		goto oom;
 	for (int s = 0; s < p->pp; s++) {
 		struct des_stage *st = &p->stages[s];
+		int C = p->nchunk;
 
-		st->ops = calloc((size_t)2 * p->mb * p->v, sizeof(*st->ops));
-		st->cost = calloc((size_t)2 * p->v, sizeof(*st->cost));
+		st->ops = calloc((size_t)sched_max_ops(lay->schedule, p->pp, p->v, p->mb), sizeof(*st->ops));
+		st->cost = calloc((size_t)2 * C, sizeof(*st->cost));
 		if (!st->ops || !st->cost)
 			goto oom;
-		for (int c = 0; c < p->v; c++) {
-			chunk_cost(p, s, c, &st->cost[2 * c], &pd[s * p->v + c], &pe[s * p->v + c]);
-			st->params_dense += pd[s * p->v + c];
-			st->params_expert += pe[s * p->v + c];
+		for (int c = 0; c < C; c++) {
+			chunk_cost(p, s, c, &st->cost[2 * c], &pd[s * C + c], &pe[s * C + c]);
+			st->params_dense += pd[s * C + c];
+			st->params_expert += pe[s * C + c];
+			/* a DualPipe rank runs each direction for half the
+			 * micro-batches: its overlap window is their mean */
 			for (int d = 0; d < 2; d++)
-				st->win_s[d] += st->cost[2 * c + d].compute_s + st->cost[2 * c + d].memory_s +
-						st->cost[2 * c + d].launch_s;
+				st->win_s[d] += (st->cost[2 * c + d].compute_s + st->cost[2 * c + d].memory_s +
+						 st->cost[2 * c + d].launch_s) * p->v / C;
 		}
-		schedule_ops(p, s, st);
+		if (!schedule_ops(p, s, st))
+			goto oom;
 		mark_p2p(p, s, st);
 	}
 	p->budget = opt->fidelity < 0 ? -1 : opt->fidelity > 0 ? opt->fidelity : DES_DEFAULT_FIDELITY;

@@ -215,7 +215,7 @@ static void test_unsupported(void)
 	sc.training.global_batch_seqs = 16 * 6; /* 6 micro-batches, pp 4 */
 	CHECK(des_program_build(&sc, NULL, &p, &err) == SC_EINVAL);
 	CHECK(strstr(err.message, "multiple of pp") != NULL);
-	CHECK_STR(err.pointer, "/layout/schedule");
+	CHECK_STR(err.pointer, "/training/global_batch_seqs");
 	/* the analytical engine's own errors come through */
 	sc.training.global_batch_seqs = 512;
 	sc.layout.dp = 3;

@@ -139,7 +139,7 @@ static void test_rules(void)
 	expect(&s, "/layout/vpp", "interleaved-1f1b");
 	s.layout.schedule = SCHED_INTERLEAVED_1F1B;
 	s.training.global_batch_seqs = 16 * 6;          /* 6 micro-batches on pp 4 */
-	expect(&s, "/layout/schedule", "multiple of pp (4)");
+	expect(&s, "/training/global_batch_seqs", "multiple of pp \"4\"");
 	s.training.global_batch_seqs = 16 * 4;          /* 4: fewer than 2 pp, still valid */
 	CHECK(derive(&s, NULL, NULL) == SC_OK);
 	s = base(80, 64);

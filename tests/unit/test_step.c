@@ -294,7 +294,7 @@ static void test_invalid(void)
 	 * of 16 x 6 gives 6 on pp 4 */
 	s = llama70b_p5(64);
 	s.training.global_batch_seqs = 16 * 6;
-	expect_einval(&s, "/layout/schedule");
+	expect_einval(&s, "/training/global_batch_seqs");
 	/* and with a multiple of pp it runs, however few */
 	s.training.global_batch_seqs = 16 * 4;
 	CHECK(sim_step_predict(&s, &r, &err) == SC_OK);

@@ -1,0 +1,1 @@
+predict tests/des/data/agree-dualpipe-32.json --engine des

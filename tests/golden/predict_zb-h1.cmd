@@ -1,0 +1,1 @@
+predict tests/des/data/agree-zbh1-32.json

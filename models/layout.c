@@ -45,9 +45,13 @@ static enum sc_status fail(struct sc_error *err, const char *file, const char *p
 	return sc_error_set(err, SC_EINVAL, file, ptr, "%s", msg);
 }
 
+/* The message is only formatted when someone reads it: a search checks
+ * millions of layouts with err NULL. */
 #define FAIL(ptr, ...)                                           \
 	do {                                                     \
 		char m_[SC_ERROR_MSG_MAX];                       \
+		if (!err)                                        \
+			return SC_EINVAL;                        \
 		snprintf(m_, sizeof(m_), __VA_ARGS__);           \
 		return fail(err, file, ptr, m_);                 \
 	} while (0)
@@ -193,6 +197,8 @@ static enum sc_status check_schedule(const struct scenario *sc, int mb, const ch
 
 	if (l->vpp > 1 && l->pp == 1)
 		FAIL("/layout/vpp", "vpp (%d) needs pp > 1 (pp is %d)", l->vpp, l->pp);
+	if (!err)   /* no message wanted: the rules alone */
+		return sched_check(l->schedule, l->pp, l->vpp, mb, NULL, 0) ? SC_OK : SC_EINVAL;
 	if (!sched_check(l->schedule, l->pp, l->vpp, 0, why, sizeof(why)))
 		return fail(err, file,
 			    sched_check(l->schedule, l->pp, 1, 0, NULL, 0) ||
@@ -340,6 +346,7 @@ static int layers_before(const struct layout_info *li, int j)
 		return L;
 	switch (li->split) {
 	case SPLIT_SLOTS:
+		return j * ((L + 2) / pv) - 1;   /* L + 2 divisible by pv */
 	case SPLIT_BALANCED:
 		/* the embedding takes slot 0, so every stage after the first
 		 * has one decoder layer fewer before it than slots */
@@ -359,7 +366,7 @@ static int layers_before(const struct layout_info *li, int j)
 	case SPLIT_EVEN:
 		break;
 	}
-	return (int)(((long long)j * L) / pv);
+	return j * (L / pv);   /* even: L divisible by pv */
 }
 
 void layout_vstage_layers(const struct layout_info *li, int j, int *begin, int *end)

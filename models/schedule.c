@@ -870,3 +870,19 @@ double sched_bubble_bound(enum sc_schedule s, int p, int v, int m, double f, dou
 {
 	return sched_get(s)->bound(p, v, m, f, b, w);
 }
+
+double sched_closed_form_slack(enum sc_schedule s)
+{
+	switch (s) {
+	case SCHED_ZB_H1:
+		return 0.06;
+	case SCHED_ZB_V:
+	case SCHED_DUALPIPE:
+		return 0.04;
+	case SCHED_1F1B:
+	case SCHED_INTERLEAVED_1F1B:
+	case SCHED_GPIPE:
+		break;
+	}
+	return 0.025;
+}

@@ -29,15 +29,19 @@ static void space_text(const struct search_meta *m, char *buf, size_t n)
 {
 	static const char *const rc[] = { "none", "selective", "full" };
 	static const char *const zero[] = { "0", "1", "2", "3" };
-	char rcs[64], zs[32];
+	const char *sch[SEARCH_SCHEDULES];
+	char rcs[64], zs[32], ss[128];
 
+	for (int i = 0; i < SEARCH_SCHEDULES; i++)
+		sch[i] = schedule_name((enum sc_schedule)i);
 	mask_list(rcs, sizeof(rcs), m->space.recompute_mask, rc, 3);
 	mask_list(zs, sizeof(zs), m->space.zero_mask, zero, 4);
+	mask_list(ss, sizeof(ss), m->space.schedule_mask, sch, SEARCH_SCHEDULES);
 	snprintf(buf, n, "tp <= %d (NVLink domain %d), cp <= %d, pp <= %d, vpp <= %d (pp x vpp <= layers + 2), "
-		 "%sep <= %d, micro-batch <= %d (dividing %d), recompute %s, zero %s (3 = FSDP)",
+		 "%sep <= %d, micro-batch <= %d (dividing %d), recompute %s, zero %s (3 = FSDP), schedules %s",
 		 m->space.max_tp, m->nvlink_domain_gpus, m->space.max_cp, m->space.max_pp,
 		 m->space.max_vpp, m->moe ? "etp 1 or tp, " : "", m->space.max_ep,
-		 m->space.max_micro_batch, m->global_batch_seqs, rcs, zs);
+		 m->space.max_micro_batch, m->global_batch_seqs, rcs, zs, ss);
 }
 
 static void price_text(FILE *out, const struct search_meta *m)
@@ -99,17 +103,17 @@ static void text(FILE *out, const struct search_meta *m, const struct search_res
 		fprintf(out, "no layout fits: every valid layout runs out of GPU memory\n");
 		return;
 	}
-	fprintf(out, "rank  tp  cp  pp vpp    dp  ep etp  mbs recompute zero   step s     tokens/s  "
+	fprintf(out, "rank  tp  cp  pp vpp    dp  ep etp  mbs recompute zero schedule           step s     tokens/s  "
 		"MFU %%  mem GiB free %%  bottleneck       $/M tok%s\n",
 		m->tokens > 0 ? "    time to train  cost to train" : "");
 	for (int i = 0; i < res->n_rows; i++) {
 		const struct search_row *r = &res->rows[i];
 		const struct layout *l = &r->layout;
 
-		fprintf(out, "%4d %3d %3d %3d %3d %5d %3d %3d %4d %-9s %4d %8.3f %12.5g %6.1f %8.1f %6.1f  %-15s %8.3f",
+		fprintf(out, "%4d %3d %3d %3d %3d %5d %3d %3d %4d %-9s %4d %-16s %8.3f %12.5g %6.1f %8.1f %6.1f  %-15s %8.3f",
 			i + 1, l->tp, l->cp, l->pp, l->vpp, l->dp, l->ep, l->etp > 0 ? l->etp : l->tp,
 			r->micro_batch_seqs, recompute_name(r->recompute), l->fsdp ? 3 : l->zero_stage,
-			r->step_time_s, r->tokens_per_s, r->mfu * 100, r->mem_total_bytes / GiB,
+			schedule_name(l->schedule), r->step_time_s, r->tokens_per_s, r->mfu * 100, r->mem_total_bytes / GiB,
 			headroom(r) * 100, bottleneck_name(r->bottleneck),
 			r->train.tokens > 0 ? r->train.usd_per_mtoken : r->usd_per_mtoken);
 		if (m->tokens > 0)
@@ -284,20 +288,20 @@ static void md(FILE *out, const struct search_meta *m, const struct search_resul
 		fprintf(out, "No layout fits: every valid layout runs out of GPU memory.\n");
 		return;
 	}
-	fprintf(out, "| rank | tp | cp | pp | vpp | dp | ep | etp | micro-batch | recompute | zero | "
+	fprintf(out, "| rank | tp | cp | pp | vpp | dp | ep | etp | micro-batch | recompute | zero | schedule | "
 		"step (s) | tokens/s | MFU | memory (GiB) | headroom | bottleneck | $/M tokens |%s\n",
 		m->tokens > 0 ? " time to train | cost to train |" : "");
-	fprintf(out, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---|---:|%s\n",
+	fprintf(out, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|---:|---:|---:|---:|---:|---|---:|%s\n",
 		m->tokens > 0 ? "---:|---:|" : "");
 	for (int i = 0; i < res->n_rows; i++) {
 		const struct search_row *r = &res->rows[i];
 		const struct layout *l = &r->layout;
 
-		fprintf(out, "| %d | %d | %d | %d | %d | %d | %d | %d | %d | %s | %d | %.3f | %.5g | %.1f %% | "
+		fprintf(out, "| %d | %d | %d | %d | %d | %d | %d | %d | %d | %s | %d | %s | %.3f | %.5g | %.1f %% | "
 			"%.1f | %.1f %% | %s | %.3f |",
 			i + 1, l->tp, l->cp, l->pp, l->vpp, l->dp, l->ep, l->etp > 0 ? l->etp : l->tp,
 			r->micro_batch_seqs, recompute_name(r->recompute), l->fsdp ? 3 : l->zero_stage,
-			r->step_time_s, r->tokens_per_s, r->mfu * 100, r->mem_total_bytes / GiB,
+			schedule_name(l->schedule), r->step_time_s, r->tokens_per_s, r->mfu * 100, r->mem_total_bytes / GiB,
 			headroom(r) * 100, bottleneck_name(r->bottleneck),
 			r->train.tokens > 0 ? r->train.usd_per_mtoken : r->usd_per_mtoken);
 		if (m->tokens > 0)

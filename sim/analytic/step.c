@@ -582,9 +582,123 @@ static bool same_shape(const struct scenario *sc, const struct step_prep *p)
 	       l->ep_comm_overlap == p->ep_comm_overlap && l->moe_dispatcher == p->moe_dispatcher;
 }
 
+/* ---- the exact pipeline ------------------------------------------------------------ */
+
+/* Most (rank, chunk) pairs the exact pipeline takes on the stack: more
+ * than any layout of a 1,000-layer model (pp x vpp <= layers + 2, and
+ * DualPipe's two chunks per rank). */
+#define STEP_MAX_CHUNKS 2048
+
+/* Forward, input-gradient and weight-gradient time of the chunk at virtual
+ * stage j for one micro-batch: its decoder layers, the embedding (j == 0)
+ * and the loss head (j == pv - 1) where the layout puts them, plus the
+ * sender's share of its two pipeline sends.  Exposed communication goes
+ * with the direction it belongs to, split like the compute. */
+static void chunk_fbw(const struct scenario *sc, const struct step_prep *p,
+		      const struct layout_info *li, int j, double send_share_s,
+		      double *f, double *b, double *w)
+{
+	const struct model_arch *m = &sc->model;
+	const struct step_kind_time *kinds[6];
+	double n[6], total = send_share_s, fwd = 0, bwd = 0, wg = 0, fb;
+	int lb, le, nm, k = 0;
+
+	layout_vstage_layers(li, j, &lb, &le);
+	nm = tf_moe_layers_in(m, lb, le);
+	kinds[k] = &p->k_dense, n[k++] = (le - lb) - nm;
+	kinds[k] = &p->k_moe, n[k++] = nm;
+	if (j == 0)
+		kinds[k] = &p->k_embed, n[k++] = 1;
+	if (j == li->virtual_stages - 1) {
+		kinds[k] = &p->k_logits, n[k++] = 1;
+		if (m->mtp_layers > 0) {
+			kinds[k] = p->ops.mtp_layer_is_moe ? &p->k_moe : &p->k_dense, n[k++] = m->mtp_layers;
+			kinds[k] = &p->k_mtp, n[k++] = m->mtp_layers;
+		}
+	}
+	/* only the four sums the split needs (kind_add would sum them all) */
+	for (int i = 0; i < k; i++) {
+		total += n[i] * kinds[i]->total_s;
+		fwd += n[i] * kinds[i]->fwd_s;
+		bwd += n[i] * kinds[i]->bwd_s;
+		wg += n[i] * kinds[i]->wgrad_s;
+	}
+	fb = fwd + bwd - wg;
+	*w = wg;
+	*f = fb > 0 ? (total - wg) * fwd / fb : 0.5 * total;
+	*b = total - *f - *w;
+	if (*b < 0)
+		*b = 0;
+}
+
+/* The exact step of the pipeline (models/schedule, sched_replay: the
+ * schedule's own op order, every op starting when its rank is free and
+ * its input has arrived): with every chunk's own times, so that unequal
+ * chunks (a balanced or uneven layer split, the embedding and loss
+ * stages) cost what they cost, and with each pipeline send of send_s on
+ * the critical path where nothing hides it (fill, drain, and every wait of
+ * the steady state).  The closed forms of models/schedule are exact only
+ * for equal chunks and free sends.  False when the layout has more chunks
+ * than the stack holds or the replay fails: the caller keeps the closed
+ * form. */
+static bool pipeline_exact(const struct scenario *sc, const struct step_prep *p,
+			   const struct layout_info *li, double send_share_s, double send_s,
+			   double *time_s)
+{
+	enum sc_schedule sched = sc->layout.schedule;
+	int pp = li->pp, v = li->vpp, C = sched_chunks(sched, v);
+	double f[STEP_MAX_CHUNKS], b[STEP_MAX_CHUNKS], w[STEP_MAX_CHUNKS];
+
+	if ((long long)pp * C > STEP_MAX_CHUNKS)
+		return false;
+	for (int s = 0; s < pp; s++)
+		for (int c = 0; c < C; c++)
+			chunk_fbw(sc, p, li, layout_vstage_of(li, sched, s, c), send_share_s,
+				  &f[s * C + c], &b[s * C + c], &w[s * C + c]);
+	*time_s = sched_replay(sched, pp, v, li->micro_batches, f, b, w, send_s, NULL, NULL);
+	return *time_s > 0;
+}
+
+/* pipeline_exact through memo (may be NULL). */
+static bool pipeline_memo(const struct scenario *sc, const struct step_prep *p,
+			  const struct layout_info *li, struct step_pipe_memo *memo,
+			  double send_share_s, double send_s, double *time_s)
+{
+	const struct layout *l = &sc->layout;
+
+	if (memo && memo->valid && memo->pp == l->pp && memo->vpp == l->vpp &&
+	    memo->micro_batches == li->micro_batches && memo->schedule == l->schedule &&
+	    memo->layer_split == l->layer_split && memo->first_stage_layers == l->first_stage_layers &&
+	    memo->last_stage_layers == l->last_stage_layers && memo->send_share_s == send_share_s &&
+	    memo->send_s == send_s) {
+		*time_s = memo->time_s;
+		return memo->ok;
+	}
+	{
+		bool ok = pipeline_exact(sc, p, li, send_share_s, send_s, time_s);
+
+		if (memo) {
+			memo->valid = true;
+			memo->pp = l->pp;
+			memo->vpp = l->vpp;
+			memo->micro_batches = li->micro_batches;
+			memo->schedule = l->schedule;
+			memo->layer_split = l->layer_split;
+			memo->first_stage_layers = l->first_stage_layers;
+			memo->last_stage_layers = l->last_stage_layers;
+			memo->send_share_s = send_share_s;
+			memo->send_s = send_s;
+			memo->time_s = *time_s;
+			memo->ok = ok;
+		}
+		return ok;
+	}
+}
+
 /* The rest of the step of sc's (validated) layout from its shape p. */
 static void finish(const struct scenario *sc, const struct step_prep *p,
-		   const struct layout_info *li, unsigned flags, struct step_result *out)
+		   const struct layout_info *li, unsigned flags, struct step_pipe_memo *memo,
+		   struct step_result *out)
 {
 	const struct layout *lay = &sc->layout;
 	const struct training *tr = &sc->training;
@@ -600,7 +714,7 @@ static void finish(const struct scenario *sc, const struct step_prep *p,
 	struct stage crit, st;
 	int tp = li->tp, pp = li->pp, cp = li->cp, v = li->vpp, pv = li->virtual_stages;
 	int gpus, mb, zero, edp;
-	double stage_sum = 0, p2p_mb = 0, p2p_call = 0, p2p_bytes = 0;
+	double stage_sum = 0, p2p_mb = 0, p2p_call = 0, p2p_bytes = 0, pp_wait_s = 0;
 	struct stage st_first, st_last, st_mid; /* DualPipe's pairing */
 	double max_params_dense = 0, max_params_expert = 0;
 	double tokens_per_step, peak;
@@ -824,6 +938,22 @@ same_stage:
 		si.fwd_max_s = fb > 0 ? (crit.time_s - crit.kt.wgrad_s) * crit.kt.fwd_s / fb : 0;
 	}
 	sched_step(lay->schedule, &si, &so);
+	/* exact: the schedule replayed with every chunk's own times and the
+	 * sends on the critical path.  Of its wait beyond the busy time, the
+	 * schedule's bubble (the closed form's, at most) is the bubble; the
+	 * rest, what the sends and unequal chunks add, is exposed pipeline
+	 * communication */
+	if ((flags & STEP_EXACT_PIPELINE) && pp > 1) {
+		double t1, wait;
+
+		if (pipeline_memo(sc, p, li, memo, p2p_mb / v, p2p_call, &t1)) {
+			wait = t1 > so.busy_s ? t1 - so.busy_s : 0;
+			so.bubble_s = so.bubble_s < wait ? so.bubble_s : wait;
+			pp_wait_s = wait - so.bubble_s;
+			so.time_s = so.busy_s + wait;
+			so.bubble_fraction = so.busy_s > 0 ? so.bubble_s / so.busy_s : 0;
+		}
+	}
 
 	/* DP gradient and parameter collectives, per stage, concurrently on all
 	 * stages: the stage with the most parameters bounds.  Dense parameters
@@ -931,7 +1061,7 @@ no_list:;
 	out->part_s[PART_TP_COMM] = mb * crit.kt.tp_exp_s;
 	out->part_s[PART_CP_COMM] = mb * crit.kt.cp_exp_s;
 	out->part_s[PART_EP_COMM] = mb * crit.kt.ep_exp_s;
-	out->part_s[PART_PP_COMM] = mb * p2p_mb;
+	out->part_s[PART_PP_COMM] = mb * p2p_mb + pp_wait_s;
 	out->part_s[PART_BUBBLE] = so.bubble_s;
 	out->part_s[PART_DP_COMM] = dpr.exposed_s;
 	out->part_s[PART_OVERHEAD] = mb * crit.kt.compute.launch_s + cal->step_overhead_s;
@@ -1008,6 +1138,13 @@ enum sc_status sim_step_prepare(const struct scenario *sc, struct step_prep *pre
 enum sc_status sim_step_finish(const struct scenario *sc, const struct step_prep *prep,
 			       unsigned flags, struct step_result *out, struct sc_error *err)
 {
+	return sim_step_finish_memo(sc, prep, flags, NULL, out, err);
+}
+
+enum sc_status sim_step_finish_memo(const struct scenario *sc, const struct step_prep *prep,
+				    unsigned flags, struct step_pipe_memo *memo,
+				    struct step_result *out, struct sc_error *err)
+{
 	struct layout_info li;
 	enum sc_status rc;
 
@@ -1022,7 +1159,7 @@ enum sc_status sim_step_finish(const struct scenario *sc, const struct step_prep
 		return sc_error_set(err, SC_EINVAL, NULL, "/layout",
 				    "layout (tp \"%d\", cp %d, ep %d) differs from the prepared shape (tp %d, cp %d, ep %d) in a per-micro-batch setting",
 				    sc->layout.tp, sc->layout.cp, sc->layout.ep, prep->tp, prep->cp, prep->ep);
-	finish(sc, prep, &li, flags, out);
+	finish(sc, prep, &li, flags, memo, out);
 	/* data stalls, checkpoints, stragglers (sim/analytic/goodput.h): only
 	 * for scenarios that ask, one predictable branch otherwise */
 	if (sc->storage.enabled || sc->stragglers.enabled)
@@ -1045,7 +1182,7 @@ enum sc_status sim_step_predict(const struct scenario *sc,
 	rc = prepare(sc, &li, &prep, err);
 	if (rc != SC_OK)
 		return rc;
-	finish(sc, &prep, &li, STEP_COLLECTIVES, out);
+	finish(sc, &prep, &li, STEP_COLLECTIVES | STEP_EXACT_PIPELINE, NULL, out);
 	if (sc->storage.enabled || sc->stragglers.enabled)
 		return sim_goodput_extend(sc, out, err);
 	return SC_OK;

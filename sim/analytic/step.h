@@ -96,7 +96,8 @@ enum sc_status sim_step_predict(const struct scenario *sc,
 
 /* ---- two-phase prediction, for searches ----------------------------------
  *
- * sim_step_predict() = sim_step_prepare() + sim_step_finish(STEP_COLLECTIVES),
+ * sim_step_predict() = sim_step_prepare() + sim_step_finish(STEP_COLLECTIVES |
+ * STEP_EXACT_PIPELINE),
  * with identical results.  The prepare phase is the costly part (the op list
  * of one micro-batch and a few hundred roofline and collective evaluations);
  * it depends only on the "shape" of a micro-batch on one GPU: the model, the
@@ -151,6 +152,12 @@ struct step_prep {
 
 /* sim_step_finish flags */
 #define STEP_COLLECTIVES (1u << 0) /* fill step_result.collectives (costly) */
+#define STEP_EXACT_PIPELINE (1u << 2) /* time the pipeline by replaying its
+				      schedule with every chunk's own times and
+				      the sends on the critical path (exact; up
+				      to tens of microseconds), not by the
+				      schedule's closed form (exact only for
+				      equal chunks and free sends) */
 #define STEP_STOP_IF_OOM (1u << 1) /* out of memory: fill only the memory
 				      fields and oom, leave step_time_s 0 */
 
@@ -168,6 +175,25 @@ enum sc_status sim_step_prepare(const struct scenario *sc, struct step_prep *pre
  * result.  err may be NULL.  Allocation-free. */
 enum sc_status sim_step_finish(const struct scenario *sc, const struct step_prep *prep,
 			       unsigned flags, struct step_result *out, struct sc_error *err);
+
+/* A memo of the exact pipeline (STEP_EXACT_PIPELINE) for callers that
+ * finish many layouts of one prepared shape: layouts that differ only in
+ * what the pipeline does not depend on (the ZeRO stage, FSDP) replay it
+ * once.  Zero it (memset) for each new prep; the caller owns it. */
+struct step_pipe_memo {
+	bool valid;
+	int pp, vpp, micro_batches, first_stage_layers, last_stage_layers;
+	enum sc_schedule schedule;
+	enum sc_layer_split layer_split;
+	double send_share_s, send_s;
+	double time_s;             /* the replay */
+	bool ok;
+};
+
+/* sim_step_finish with a memo (may be NULL: as sim_step_finish). */
+enum sc_status sim_step_finish_memo(const struct scenario *sc, const struct step_prep *prep,
+				    unsigned flags, struct step_pipe_memo *memo,
+				    struct step_result *out, struct sc_error *err);
 
 const char *step_part_name(enum step_part p);
 const char *mem_part_name(enum mem_part p);

@@ -343,3 +343,36 @@ int cli_write_plan(const char *path, const struct rpt_plan_input *in, enum cli_f
 	code = cli_output_close(&o, ok);
 	return !ok && code == EXIT_IO ? EXIT_INTERNAL : code;
 }
+
+bool cli_parse_schedule_list(const char *cmd, const char *arg, unsigned *mask)
+{
+	const char *p = arg;
+
+	*mask = 0;
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		bool ok = false;
+
+		for (int i = 0; i <= SCHED_DUALPIPE; i++) {
+			const char *name = schedule_name((enum sc_schedule)i);
+
+			if (strlen(name) == len && strncmp(p, name, len) == 0) {
+				*mask |= 1u << i;
+				ok = true;
+			}
+		}
+		if (!ok) {
+			cli_usage_error(cmd, "--schedules takes a list of 1f1b, interleaved-1f1b, gpipe, zb-h1, zb-v and dualpipe (got '%s')",
+					arg);
+			return false;
+		}
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	if (!*mask) {
+		cli_usage_error(cmd, "--schedules needs at least one schedule");
+		return false;
+	}
+	return true;
+}

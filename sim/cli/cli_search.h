@@ -37,6 +37,8 @@ int cli_slurm_shard(const char *cmd, int *k, int *n);
 bool cli_parse_recompute_list(const char *cmd, const char *arg, unsigned *mask);
 /* "0,1,2,3" into a bit mask of 1 << stage. */
 bool cli_parse_zero_list(const char *cmd, const char *arg, unsigned *mask);
+/* "1f1b,zb-h1" into a bit mask of 1 << enum sc_schedule. */
+bool cli_parse_schedule_list(const char *cmd, const char *arg, unsigned *mask);
 
 /* Load the catalogue (dir, NULL = default) and the scenario at path into
  * sc, with calibration profile calib (NULL = the scenario's).  Prints errors.

@@ -59,6 +59,8 @@ static void search_usage(FILE *out)
 		"      --recompute LIST    recompute modes to try, e.g. none,selective (default all:\n"
 		"                          none,selective,full)\n"
 		"      --zero LIST         ZeRO stages to try, 3 = FSDP (default 0,1,2,3)\n"
+		"      --schedules LIST    pipeline schedules to try (default 1f1b,interleaved-1f1b,\n"
+		"                          zb-h1,zb-v,dualpipe; also gpipe): what your framework runs\n"
 		"      --rerank K          re-time the best K layouts with the discrete-event engine\n"
 		"                          (as 'predict --engine des': sees contention) and re-rank\n"
 		"                          them among themselves; not with --shard\n"
@@ -87,7 +89,7 @@ static double now_s(void)
 
 enum {
 	OPT_MAX_TP = 1000, OPT_MAX_CP, OPT_MAX_PP, OPT_MAX_VPP, OPT_MAX_EP, OPT_MAX_MB,
-	OPT_RECOMPUTE, OPT_ZERO, OPT_RERANK
+	OPT_RECOMPUTE, OPT_ZERO, OPT_SCHEDULES, OPT_RERANK
 };
 
 /* --rerank K: re-time the best k rows of res with the discrete-event engine
@@ -180,6 +182,7 @@ int cmd_search(int argc, char **argv)
 		{ "max-micro-batch", required_argument, NULL, OPT_MAX_MB },
 		{ "recompute", required_argument, NULL, OPT_RECOMPUTE },
 		{ "zero", required_argument, NULL, OPT_ZERO },
+		{ "schedules", required_argument, NULL, OPT_SCHEDULES },
 		{ "rerank", required_argument, NULL, OPT_RERANK },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "calibration", required_argument, NULL, 'k' },
@@ -280,6 +283,10 @@ int cmd_search(int argc, char **argv)
 			break;
 		case OPT_ZERO:
 			if (!cli_parse_zero_list("search", optarg, &so.space.zero_mask))
+				return EXIT_USAGE;
+			break;
+		case OPT_SCHEDULES:
+			if (!cli_parse_schedule_list("search", optarg, &so.space.schedule_mask))
 				return EXIT_USAGE;
 			break;
 		case OPT_RERANK:

@@ -32,6 +32,7 @@ static const struct cfg_field space_fields[] = {
 	CFG_F_INT(struct search_space, max_micro_batch, REQ | POS, "largest micro-batch"),
 	CFG_F_INT_RANGE(struct search_space, recompute_mask, REQ, 1, 7, "recompute modes searched (bit mask)"),
 	CFG_F_INT_RANGE(struct search_space, zero_mask, REQ, 1, 15, "ZeRO stages searched (bit mask)"),
+	CFG_F_INT_RANGE(struct search_space, schedule_mask, REQ, 1, 63, "pipeline schedules searched (bit mask of enum sc_schedule)"),
 	CFG_END
 };
 

@@ -2,6 +2,7 @@
 #include "search.h"
 
 #include "../../models/layout.h"
+#include "../../models/schedule.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -135,6 +136,8 @@ void search_space_resolve(const struct scenario *sc, const struct search_space *
 			       : sc->training.global_batch_seqs;
 	out->recompute_mask = in->recompute_mask ? in->recompute_mask : 0x7u;
 	out->zero_mask = in->zero_mask ? in->zero_mask : 0xfu;
+	out->schedule_mask = in->schedule_mask ? in->schedule_mask
+			     : SEARCH_ALL_SCHEDULES & ~(1u << SCHED_GPIPE);
 }
 
 /* TP inside one NVLink domain, dividing the query heads, and the key/value
@@ -182,6 +185,7 @@ struct walker {
 	struct search_space sp;   /* resolved */
 	struct scenario sc;        /* the candidate, mutated in place */
 	struct step_prep prep;
+	struct step_pipe_memo memo; /* the exact pipeline of the last layout timed exactly */
 	bool prepared;
 	long long index;           /* next layout's enumeration index */
 	int mbs[SEARCH_MAX_DIVISORS]; /* micro-batch sizes: divisors of the global batch */
@@ -193,6 +197,36 @@ struct walker {
 	double tokens;
 	struct search_result *res;
 };
+
+/* The closed form of a pipeline schedule is exact for equal chunks and
+ * free sends.  The exact step (STEP_EXACT_PIPELINE) adds what the sends
+ * expose, and with unequal chunks it can be shorter than the closed form,
+ * by at most sched_closed_form_slack() (models/schedule).  A layout whose
+ * closed-form step, that much faster, would not enter the ranking does not
+ * enter it when timed exactly (tests/unit/test_search.c checks the bound
+ * over every pipelined layout of two spaces). */
+static bool could_rank(const struct walker *w, const struct step_result *r)
+{
+	const struct search_row *worst;
+	double opt_tps;
+
+	if (w->res->n_rows < w->res->cap)
+		return true;
+	worst = &w->res->rows[w->res->n_rows - 1];
+	opt_tps = r->tokens_per_s / (1.0 - sched_closed_form_slack(w->sc.layout.schedule));
+	switch (w->o->objective) {
+	case SEARCH_TOKENS_PER_S:
+		return -opt_tps < worst->score;
+	case SEARCH_USD_PER_TOKEN:
+	case SEARCH_TIME_TO_TRAIN:
+		/* both grow with the step time on the search's one cluster:
+		 * the row's tokens/s orders them as well */
+		return opt_tps > worst->tokens_per_s;
+	case SEARCH_OBJECTIVE_COUNT:
+		break;
+	}
+	return true;
+}
 
 /* One layout (its shape fields and pp/vpp/dp/zero already set). */
 static void visit(struct walker *w)
@@ -212,6 +246,7 @@ static void visit(struct walker *w)
 			return;
 		}
 		w->prepared = true;
+		memset(&w->memo, 0, sizeof(w->memo));
 		w->res->stats.shapes++;
 	}
 	if (sim_step_finish(&w->sc, &w->prep, STEP_STOP_IF_OOM, &r, NULL) != SC_OK) {
@@ -221,6 +256,20 @@ static void visit(struct walker *w)
 	if (r.oom) {
 		w->res->stats.oom++;
 		return;
+	}
+	/* screen with the schedule's closed form, then time exactly
+	 * (STEP_EXACT_PIPELINE: the schedule replayed with every chunk's own
+	 * times and the sends, as predict does) only what could still enter
+	 * the ranking */
+	if (w->sc.layout.pp > 1) {
+		if (!could_rank(w, &r)) {
+			w->res->stats.predicted++;
+			return;
+		}
+		if (sim_step_finish_memo(&w->sc, &w->prep, STEP_EXACT_PIPELINE, &w->memo, &r, NULL) != SC_OK) {
+			w->res->stats.rejected++;
+			return;
+		}
 	}
 	w->res->stats.predicted++;
 	if (!(r.tokens_per_s > 0)) {
@@ -285,17 +334,25 @@ static void walk_shape(struct walker *w, int gpus)
 		/* expert layers refold tp*cp*dp as etp x ep x edp */
 		if (model_is_moe(m) && ((long long)tp * cp * dp) % ((long long)etp * l->ep) != 0)
 			continue;
-		/* vpp 1, then the interleavings the frameworks accept (w->vpps) */
+		/* vpp 1, then the interleavings the frameworks accept (w->vpps);
+		 * for each, every schedule of the space (the schedule's own
+		 * rule decides which run with this pp, vpp and micro-batch
+		 * count: models/schedule, through models/layout) */
 		for (int vi = -1; vi < w->n_vpps[pp]; vi++) {
 			int v = vi < 0 ? 1 : w->vpps[w->vpp_at[pp] + vi];
 
+			for (int sch = 0; sch < SEARCH_SCHEDULES; sch++) {
+			if (!(w->sp.schedule_mask & (1u << sch)))
+				continue;
+			if (pp == 1 && sch != SCHED_1F1B)
+				continue;   /* one stage: every schedule is the same */
 			for (int z = 0; z <= 3; z++) {
 				if (!(w->sp.zero_mask & (1u << z)))
 					continue;
 				l->pp = pp;
 				l->vpp = v;
 				l->dp = dp;
-				l->schedule = v > 1 ? SCHED_INTERLEAVED_1F1B : SCHED_1F1B;
+				l->schedule = (enum sc_schedule)sch;
 				l->zero_stage = z;
 				l->fsdp = z == 3;
 				l->fsdp_group = 0;
@@ -308,6 +365,7 @@ static void walk_shape(struct walker *w, int gpus)
 				if (layout_derive(sc, NULL, NULL, NULL) != SC_OK)
 					continue;
 				visit(w);
+			}
 			}
 		}
 	}

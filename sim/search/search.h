@@ -39,6 +39,10 @@ const char *search_objective_name(enum search_objective o);
 bool search_objective_parse(const char *s, enum search_objective *out);
 
 /* Which layouts to enumerate.  A zero field takes the default given. */
+/* Every pipeline schedule (enum sc_schedule, models/scenario.h). */
+#define SEARCH_SCHEDULES (SCHED_DUALPIPE + 1)
+#define SEARCH_ALL_SCHEDULES ((1u << SEARCH_SCHEDULES) - 1)
+
 struct search_space {
 	int max_tp;          /* default: the NVLink domain */
 	int max_cp;          /* default 16 */
@@ -48,6 +52,8 @@ struct search_space {
 	int max_micro_batch; /* default: no limit (must divide the global batch) */
 	unsigned recompute_mask; /* bit (1 << enum sc_recompute); default all */
 	unsigned zero_mask;      /* bit (1 << stage), 3 = ZeRO-3/FSDP; default all */
+	unsigned schedule_mask;  /* bit (1 << enum sc_schedule); default all but GPipe (1F1B
+				    holds less and is as fast) */
 };
 
 #define SEARCH_DEFAULT_MAX_CP 16

@@ -289,6 +289,23 @@ static bool parse_precision(const char *s, enum sc_precision *p)
 		}
 	return false;
 }
+/* Not stated in any case: the NVIDIA performance recipes these groups
+ * publish (NeMo's scripts/performance and DGX Cloud Benchmarking, which
+ * run NeMo; Megatron-Bridge's performance configs) turn on Transformer
+ * Engine's userbuffer TP communication overlap with sequence parallelism
+ * (NeMo MegatronCommOverlapCallback tp_comm_overlap=True; the same
+ * TP_COMM_OVERLAP=True in NVIDIA's MLPerf Training GPT-3 and Llama
+ * configs).  Megatron-LM's SC21 runs predate it; llm-foundry has no TP. */
+static bool recipe_overlaps_tp(const char *source_group)
+{
+	static const char *const prefixes[] = { "nemo-", "dgxc-benchmarking-", "megatron-bridge-", NULL };
+
+	for (int i = 0; prefixes[i]; i++)
+		if (strncmp(source_group, prefixes[i], strlen(prefixes[i])) == 0)
+			return true;
+	return false;
+}
+
 
 /* Turn one raw case into a scenario; fills vc.  Returns 1 when expressible. */
 static int build_case(const struct val_set *set, const struct catalog *cat,
@@ -424,6 +441,10 @@ static int build_case(const struct val_set *set, const struct catalog *cat,
 		sc->layout.sequence_parallel = rc->sequence_parallel == 1 && rc->tp > 1;
 	}
 	sc->layout.ep_comm_overlap = rc->moe_a2a_overlap == 1;
+	if (sc->layout.sequence_parallel && recipe_overlaps_tp(rc->source_group)) {
+		sc->layout.tp_comm_overlap = true;
+		add_assumption(vc, "tp_comm_overlap=true (NVIDIA performance recipe)");
+	}
 	if (model_is_moe(m)) {
 		/* Not stated in any case: the Megatron-Core MoE recipes these come
 		 * from use the flex dispatcher (DeepEP/HybridEP) across nodes. */

@@ -2,6 +2,7 @@
  * sim_step_predict; the enumeration against an independent brute force;
  * shards merge into the unsharded result; the JSONL form reads back bit for
  * bit; merge refuses parts that do not belong together. */
+#include "../../models/schedule.h"
 #include "sc_test.h"
 
 #include <stdio.h>
@@ -81,9 +82,9 @@ static void test_two_phase(void)
 		}
 		CHECK(sim_step_predict(&sc, &a, &err) == SC_OK);
 		CHECK(sim_step_prepare(&sc, &prep, &err) == SC_OK);
-		CHECK(sim_step_finish(&sc, &prep, STEP_COLLECTIVES, &b, &err) == SC_OK);
+		CHECK(sim_step_finish(&sc, &prep, STEP_COLLECTIVES | STEP_EXACT_PIPELINE, &b, &err) == SC_OK);
 		CHECK(same_result(&a, &b, true));
-		CHECK(sim_step_finish(&sc, &prep, 0, &b, NULL) == SC_OK);
+		CHECK(sim_step_finish(&sc, &prep, STEP_EXACT_PIPELINE, &b, NULL) == SC_OK);
 		CHECK(same_result(&a, &b, false));
 		CHECK(b.n_collectives == 0);
 		/* another shape is refused */
@@ -116,6 +117,68 @@ static void test_two_phase(void)
 	}
 }
 
+/* The search screens pipelined layouts with the schedule's closed form and
+ * times exactly only those that could enter its ranking: sound when the
+ * exact step is never shorter than the closed form by more than the
+ * schedule's slack (sched_closed_form_slack).  Over every pipelined layout
+ * (every schedule the layout owner accepts, every vpp, micro-batch size
+ * 1-4) of two spaces: Llama-3-70B on 64 H200 nodes and Mixtral-8x22B on 32
+ * B200 nodes (uneven MoE splits). */
+static void test_screening_bound(void)
+{
+	static const char *const files[] = { "scenarios/llama3-70b-p5en-64.json",
+					     "scenarios/mixtral-8x22b-p6-b200.json",
+					     "scenarios/llama3-8b-32gpu-fsx.json" };
+	static struct scenario sc, t;
+	static struct step_prep prep;
+	double worst = 1;
+	long n = 0;
+
+	for (size_t fi = 0; fi < sizeof(files) / sizeof(files[0]); fi++) {
+		int gpus;
+
+		if (!load(files[fi], &sc)) {
+			CHECK(false);
+			continue;
+		}
+		gpus = scenario_gpus(&sc);
+		for (int tp = 1; tp <= 8; tp *= 2)
+		for (int mb = 1; mb <= 4; mb *= 2)
+		for (int pp = 2; pp <= sc.model.layers && pp <= 32; pp++)
+		for (int v = 1; pp * v <= sc.model.layers + 2 && v <= 8; v++)
+		for (int sch = 0; sch <= SCHED_DUALPIPE; sch++) {
+			struct step_result a, b;
+
+			if (gpus % (tp * pp) != 0)
+				continue;
+			t = sc;
+			t.layout.tp = tp;
+			t.layout.pp = pp;
+			t.layout.vpp = v;
+			t.layout.cp = 1;
+			t.layout.dp = gpus / (tp * pp);
+			t.layout.sequence_parallel = tp > 1;
+			t.layout.schedule = (enum sc_schedule)sch;
+			t.layout.layer_split = SPLIT_AUTO;
+			t.layout.fsdp = false;
+			t.layout.zero_stage = 1;
+			if (model_is_moe(&sc.model))
+				t.layout.etp = 1;
+			t.training.micro_batch_seqs = mb;
+			if (sim_step_prepare(&t, &prep, NULL) != SC_OK)
+				continue;
+			CHECK(sim_step_finish(&t, &prep, 0, &a, NULL) == SC_OK);
+			CHECK(sim_step_finish(&t, &prep, STEP_EXACT_PIPELINE, &b, NULL) == SC_OK);
+			CHECK(b.step_time_s >= (1.0 - sched_closed_form_slack(t.layout.schedule)) * a.step_time_s);
+			if (b.step_time_s / a.step_time_s < worst)
+				worst = b.step_time_s / a.step_time_s;
+			n++;
+		}
+	}
+	CHECK(n > 1000);
+	fprintf(stderr, "  screening: %ld pipelined layouts, exact / closed form >= %.4f\n", n, worst);
+}
+
 /* An independent brute force over the same rules, written as the README
  * states them, on one 8-GPU node: every combination, validity by predict
  * itself.  The search must count the same layouts, prune the same ones
@@ -141,6 +204,7 @@ static void test_brute_force(void)
 	for (int v = 1; v <= sc.model.layers; v++)
 	for (int mb = 1; mb <= sc.training.global_batch_seqs; mb++)
 	for (int rc = 0; rc < 3; rc++)
+	for (int sch = 0; sch <= SCHED_DUALPIPE; sch++)
 	for (int z = 0; z < 4; z++) {
 		int gpus = scenario_gpus(&sc);
 
@@ -163,7 +227,11 @@ static void test_brute_force(void)
 		t.layout.fsdp = z == 3;
 		t.layout.fsdp_group = 0;
 		t.layout.sequence_parallel = tp > 1;
-		t.layout.schedule = v > 1 ? SCHED_INTERLEAVED_1F1B : SCHED_1F1B;
+		/* every schedule but GPipe (the search's default), one
+		 * schedule without a pipeline */
+		if (sch == SCHED_GPIPE || (pp == 1 && sch != SCHED_1F1B))
+			continue;
+		t.layout.schedule = (enum sc_schedule)sch;
 		t.training.micro_batch_seqs = mb;
 		t.training.recompute = (enum sc_recompute)rc;
 		if (sim_step_predict(&t, &r, &err) != SC_OK)
@@ -372,6 +440,7 @@ int main(void)
 {
 	RUN(test_two_phase);
 	RUN(test_brute_force);
+	RUN(test_screening_bound);
 	RUN(test_shards);
 	RUN(test_options);
 	if (have_cat)

@@ -238,6 +238,10 @@ static enum sc_status check_split(const struct scenario *sc, struct layout_info 
 		li->split = SPLIT_EVEN;
 		return SC_OK;
 	}
+	if (uneven && (l->schedule == SCHED_ZB_V || l->schedule == SCHED_DUALPIPE))
+		FAIL("/layout/first_stage_layers",
+		     "first/last_stage_layers are Megatron-Core's, for its 1f1b and interleaved-1f1b schedules; %s places its stages itself",
+		     schedule_name(l->schedule));
 	if (uneven) {
 		int f = l->first_stage_layers, la = l->last_stage_layers;
 		int given = (f > 0) + (la > 0), rest = L - f - la, mid = pp - given;
@@ -326,55 +330,6 @@ enum sc_status layout_derive(const struct scenario *sc, const char *file,
 	if (out)
 		*out = li;
 	return SC_OK;
-}
-
-/* Slots before virtual stage j when S slots spread over pv stages as
- * evenly as possible: floor(j S / pv). */
-static int slots_before(int j, int S, int pv)
-{
-	return (int)(((long long)j * S) / pv);
-}
-
-/* Decoder layers before virtual stage j (model order). */
-static int layers_before(const struct layout_info *li, int j)
-{
-	int pv = li->virtual_stages, L = li->layers;
-
-	if (j <= 0)
-		return 0;
-	if (j >= pv)
-		return L;
-	switch (li->split) {
-	case SPLIT_SLOTS:
-		return j * ((L + 2) / pv) - 1;   /* L + 2 divisible by pv */
-	case SPLIT_BALANCED:
-		/* the embedding takes slot 0, so every stage after the first
-		 * has one decoder layer fewer before it than slots */
-		return slots_before(j, L + 2, pv) - 1;
-	case SPLIT_UNEVEN: {
-		/* rank s runs n_s / vpp layers in each of its chunks; virtual
-		 * stage j = c pp + s */
-		int pp = li->pp, v = li->vpp, c = j / pp, s = j % pp;
-		int f = li->first_layers >= 0 ? li->first_layers : li->mid_layers;
-		int n = c * (L / v);
-
-		if (s > 0)
-			n += f / v + (s - 1) * (li->mid_layers / v);
-		return n;
-	}
-	case SPLIT_AUTO:
-	case SPLIT_EVEN:
-		break;
-	}
-	return j * (L / pv);   /* even: L divisible by pv */
-}
-
-void layout_vstage_layers(const struct layout_info *li, int j, int *begin, int *end)
-{
-	*begin = layers_before(li, j);
-	*end = layers_before(li, j + 1);
-	if (*end < *begin)
-		*end = *begin;
 }
 
 int layout_vstage_of(const struct layout_info *li, enum sc_schedule sched, int s, int c)

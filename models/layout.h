@@ -83,7 +83,7 @@ bool layout_cp_fits_seq(int seq_len, int tp, int cp, bool sp);
  * the loss head (j == virtual_stages - 1) is positional; under SPLIT_SLOTS
  * and SPLIT_BALANCED those take a layer's slot (Megatron-Core
  * account_for_embedding/loss_in_pipeline_split, pipeline_model_parallel_layout). */
-void layout_vstage_layers(const struct layout_info *li, int j, int *begin, int *end);
+static inline void layout_vstage_layers(const struct layout_info *li, int j, int *begin, int *end);
 
 /* The virtual stage (model order) that pipeline rank s runs as its chunk c
  * (0 <= c < vpp): c pp + s for the interleaved schedule (Megatron-Core
@@ -108,5 +108,56 @@ static inline double layout_hidden_s(double frac, double comm_s, double window_s
 }
 
 const char *layer_split_name(enum sc_layer_split s);
+
+/* ---- inline: layout_vstage_layers is in every stage loop of a search ---- */
+
+/* Slots before virtual stage j when S slots spread over pv stages as
+ * evenly as possible: floor(j S / pv). */
+static inline int layout_slots_before_(int j, int S, int pv)
+{
+	return (int)(((long long)j * S) / pv);
+}
+
+/* Decoder layers before virtual stage j (model order). */
+static inline int layout_layers_before_(const struct layout_info *li, int j)
+{
+	int pv = li->virtual_stages, L = li->layers;
+
+	if (j <= 0)
+		return 0;
+	if (j >= pv)
+		return L;
+	switch (li->split) {
+	case SPLIT_SLOTS:
+		return j * ((L + 2) / pv) - 1;   /* L + 2 divisible by pv */
+	case SPLIT_BALANCED:
+		/* the embedding takes slot 0, so every stage after the first
+		 * has one decoder layer fewer before it than slots */
+		return layout_slots_before_(j, L + 2, pv) - 1;
+	case SPLIT_UNEVEN: {
+		/* rank s runs n_s / vpp layers in each of its chunks; virtual
+		 * stage j = c pp + s */
+		int pp = li->pp, v = li->vpp, c = j / pp, s = j % pp;
+		int f = li->first_layers >= 0 ? li->first_layers : li->mid_layers;
+		int n = c * (L / v);
+
+		if (s > 0)
+			n += f / v + (s - 1) * (li->mid_layers / v);
+		return n;
+	}
+	case SPLIT_AUTO:
+	case SPLIT_EVEN:
+		break;
+	}
+	return j * (L / pv);   /* even: L divisible by pv */
+}
+
+static inline void layout_vstage_layers(const struct layout_info *li, int j, int *begin, int *end)
+{
+	*begin = layout_layers_before_(li, j);
+	*end = layout_layers_before_(li, j + 1);
+	if (*end < *begin)
+		*end = *begin;
+}
 
 #endif

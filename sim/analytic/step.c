@@ -1138,12 +1138,13 @@ enum sc_status sim_step_prepare(const struct scenario *sc, struct step_prep *pre
 enum sc_status sim_step_finish(const struct scenario *sc, const struct step_prep *prep,
 			       unsigned flags, struct step_result *out, struct sc_error *err)
 {
-	return sim_step_finish_memo(sc, prep, flags, NULL, out, err);
+	return sim_step_finish_memo(sc, prep, NULL, flags, NULL, out, err);
 }
 
 enum sc_status sim_step_finish_memo(const struct scenario *sc, const struct step_prep *prep,
-				    unsigned flags, struct step_pipe_memo *memo,
-				    struct step_result *out, struct sc_error *err)
+				    const struct layout_info *given, unsigned flags,
+				    struct step_pipe_memo *memo, struct step_result *out,
+				    struct sc_error *err)
 {
 	struct layout_info li;
 	enum sc_status rc;
@@ -1152,9 +1153,13 @@ enum sc_status sim_step_finish_memo(const struct scenario *sc, const struct step
 	memset(out, 0, (flags & STEP_COLLECTIVES) ? sizeof(*out)
 		       : offsetof(struct step_result, collectives));
 	sc_error_clear(err);
-	rc = validate(sc, &li, err);
-	if (rc != SC_OK)
-		return rc;
+	if (given) {
+		li = *given;
+	} else {
+		rc = validate(sc, &li, err);
+		if (rc != SC_OK)
+			return rc;
+	}
 	if (!same_shape(sc, prep))
 		return sc_error_set(err, SC_EINVAL, NULL, "/layout",
 				    "layout (tp \"%d\", cp %d, ep %d) differs from the prepared shape (tp %d, cp %d, ep %d) in a per-micro-batch setting",

@@ -190,10 +190,16 @@ struct step_pipe_memo {
 	bool ok;
 };
 
-/* sim_step_finish with a memo (may be NULL: as sim_step_finish). */
+struct layout_info;
+
+/* sim_step_finish with a memo (may be NULL) and sc's layout already derived
+ * by layout_derive (li; NULL: derived and checked here).  With li, the
+ * caller promises it is layout_derive(sc)'s (not checked): a search derives
+ * each layout once and finishes it twice. */
 enum sc_status sim_step_finish_memo(const struct scenario *sc, const struct step_prep *prep,
-				    unsigned flags, struct step_pipe_memo *memo,
-				    struct step_result *out, struct sc_error *err);
+				    const struct layout_info *li, unsigned flags,
+				    struct step_pipe_memo *memo, struct step_result *out,
+				    struct sc_error *err);
 
 const char *step_part_name(enum step_part p);
 const char *mem_part_name(enum mem_part p);

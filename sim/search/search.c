@@ -186,6 +186,7 @@ struct walker {
 	struct scenario sc;        /* the candidate, mutated in place */
 	struct step_prep prep;
 	struct step_pipe_memo memo; /* the exact pipeline of the last layout timed exactly */
+	struct layout_info li;     /* the candidate's, from the layout owner */
 	bool prepared;
 	long long index;           /* next layout's enumeration index */
 	int mbs[SEARCH_MAX_DIVISORS]; /* micro-batch sizes: divisors of the global batch */
@@ -249,7 +250,7 @@ static void visit(struct walker *w)
 		memset(&w->memo, 0, sizeof(w->memo));
 		w->res->stats.shapes++;
 	}
-	if (sim_step_finish(&w->sc, &w->prep, STEP_STOP_IF_OOM, &r, NULL) != SC_OK) {
+	if (sim_step_finish_memo(&w->sc, &w->prep, &w->li, STEP_STOP_IF_OOM, NULL, &r, NULL) != SC_OK) {
 		w->res->stats.rejected++;
 		return;
 	}
@@ -266,7 +267,8 @@ static void visit(struct walker *w)
 			w->res->stats.predicted++;
 			return;
 		}
-		if (sim_step_finish_memo(&w->sc, &w->prep, STEP_EXACT_PIPELINE, &w->memo, &r, NULL) != SC_OK) {
+		if (sim_step_finish_memo(&w->sc, &w->prep, &w->li, STEP_EXACT_PIPELINE, &w->memo, &r,
+					 NULL) != SC_OK) {
 			w->res->stats.rejected++;
 			return;
 		}
@@ -362,7 +364,7 @@ static void walk_shape(struct walker *w, int gpus)
 				/* only what the frameworks accept (models/layout:
 				 * e.g. interleaving with micro-batches not a
 				 * multiple of pp) is a layout of the space */
-				if (layout_derive(sc, NULL, NULL, NULL) != SC_OK)
+				if (layout_derive(sc, NULL, &w->li, NULL) != SC_OK)
 					continue;
 				visit(w);
 			}

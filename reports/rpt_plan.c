@@ -18,9 +18,11 @@ const char *rpt_layout_str(const struct search_row *row, char *buf, size_t n)
 {
 	const struct layout *l = &row->layout;
 
-	snprintf(buf, n, "tp%d cp%d pp%d vpp%d dp%d ep%d mb%d %s zero%d", l->tp, l->cp, l->pp, l->vpp,
+	/* with a pipeline, its schedule (the search tries several) */
+	snprintf(buf, n, "tp%d cp%d pp%d vpp%d dp%d ep%d mb%d %s zero%d%s%s", l->tp, l->cp, l->pp, l->vpp,
 		 l->dp, l->ep, row->micro_batch_seqs, recompute_name(row->recompute),
-		 l->fsdp ? 3 : l->zero_stage);
+		 l->fsdp ? 3 : l->zero_stage, l->pp > 1 ? " " : "",
+		 l->pp > 1 ? schedule_name(l->schedule) : "");
 	return buf;
 }
 
@@ -295,7 +297,7 @@ static void point_row_text(FILE *out, const struct compare_entry *e, const struc
 	if (name)
 		fprintf(out, "%-18s %-10s ", e->instance.name, e->gpu);
 	if (!p->feasible) {
-		fprintf(out, "%5d  %-44s\n", p->nodes, "no layout fits in memory");
+		fprintf(out, "%5d  %-61s\n", p->nodes, "no layout fits in memory");
 		return;
 	}
 	const struct plan_train *o = &p->train[PRICING_ON_DEMAND], *c = &p->train[PRICING_CAPACITY_BLOCK];
@@ -305,7 +307,7 @@ static void point_row_text(FILE *out, const struct compare_entry *e, const struc
 		snprintf(mt, sizeof(mt), "%.3f", o->usd_per_mtoken);
 	else
 		snprintf(mt, sizeof(mt), "-");
-	fprintf(out, "%5d  %-44s %7.3f %12.5g %6.1f  %-15s %13s %10s %10s %8s\n", p->nodes,
+	fprintf(out, "%5d  %-61s %7.3f %12.5g %6.1f  %-15s %13s %10s %10s %8s\n", p->nodes,
 		rpt_layout_str(&p->best, lay, sizeof(lay)), p->best.step_time_s, p->best.tokens_per_s,
 		p->best.mfu * 100, bottleneck_name(p->best.bottleneck),
 		rpt_duration(p->train[0].time_s, t, sizeof(t)),
@@ -313,7 +315,7 @@ static void point_row_text(FILE *out, const struct compare_entry *e, const struc
 		rpt_usd_if(c->usd_per_h, c->usd_total, "-", cb, sizeof(cb)), mt);
 }
 
-static const char *point_head = "nodes  layout                                        step s     tokens/s  MFU %  "
+static const char *point_head = "nodes  layout                                                         step s     tokens/s  MFU %  "
 				"bottleneck      time to train  on-demand  cap-block  $/M tok\n";
 
 static void text(FILE *out, const struct rpt_plan_input *in)

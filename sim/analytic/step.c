@@ -665,34 +665,31 @@ static bool pipeline_memo(const struct scenario *sc, const struct step_prep *p,
 			  double send_share_s, double send_s, double *time_s)
 {
 	const struct layout *l = &sc->layout;
+	struct step_pipe_key key;
+	bool ok;
 
-	if (memo && memo->valid && memo->pp == l->pp && memo->vpp == l->vpp &&
-	    memo->micro_batches == li->micro_batches && memo->schedule == l->schedule &&
-	    memo->layer_split == l->layer_split && memo->first_stage_layers == l->first_stage_layers &&
-	    memo->last_stage_layers == l->last_stage_layers && memo->send_share_s == send_share_s &&
-	    memo->send_s == send_s) {
+	memset(&key, 0, sizeof(key));
+	key.pp = l->pp;
+	key.vpp = l->vpp;
+	key.micro_batches = li->micro_batches;
+	key.first_stage_layers = l->first_stage_layers;
+	key.last_stage_layers = l->last_stage_layers;
+	key.schedule = (int)l->schedule;
+	key.layer_split = (int)l->layer_split;
+	key.send_share_s = send_share_s;
+	key.send_s = send_s;
+	if (memo && memo->valid && memcmp(&memo->key, &key, sizeof(key)) == 0) {
 		*time_s = memo->time_s;
 		return memo->ok;
 	}
-	{
-		bool ok = pipeline_exact(sc, p, li, send_share_s, send_s, time_s);
-
-		if (memo) {
-			memo->valid = true;
-			memo->pp = l->pp;
-			memo->vpp = l->vpp;
-			memo->micro_batches = li->micro_batches;
-			memo->schedule = l->schedule;
-			memo->layer_split = l->layer_split;
-			memo->first_stage_layers = l->first_stage_layers;
-			memo->last_stage_layers = l->last_stage_layers;
-			memo->send_share_s = send_share_s;
-			memo->send_s = send_s;
-			memo->time_s = *time_s;
-			memo->ok = ok;
-		}
-		return ok;
+	ok = pipeline_exact(sc, p, li, send_share_s, send_s, time_s);
+	if (memo) {
+		memo->valid = true;
+		memo->key = key;
+		memo->time_s = *time_s;
+		memo->ok = ok;
 	}
+	return ok;
 }
 
 /* The rest of the step of sc's (validated) layout from its shape p. */

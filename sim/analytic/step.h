@@ -180,12 +180,15 @@ enum sc_status sim_step_finish(const struct scenario *sc, const struct step_prep
  * finish many layouts of one prepared shape: layouts that differ only in
  * what the pipeline does not depend on (the ZeRO stage, FSDP) replay it
  * once.  Zero it (memset) for each new prep; the caller owns it. */
+struct step_pipe_key {      /* what the exact pipeline depends on beyond the shape */
+	int pp, vpp, micro_batches, first_stage_layers, last_stage_layers;
+	int schedule, layer_split;
+	double send_share_s, send_s;
+};
+
 struct step_pipe_memo {
 	bool valid;
-	int pp, vpp, micro_batches, first_stage_layers, last_stage_layers;
-	enum sc_schedule schedule;
-	enum sc_layer_split layer_split;
-	double send_share_s, send_s;
+	struct step_pipe_key key;  /* zeroed, then filled: compared with memcmp */
 	double time_s;             /* the replay */
 	bool ok;
 };

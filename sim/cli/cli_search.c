@@ -10,6 +10,7 @@
 
 #include "../../sim/plan/cost.h"
 #include "../config/scenario_load.h"
+#include "../../models/limits.h"
 
 bool cli_parse_int(const char *cmd, const char *opt, const char *arg, int min, int max, int *out)
 {
@@ -24,6 +25,17 @@ bool cli_parse_int(const char *cmd, const char *opt, const char *arg, int min, i
 	}
 	*out = (int)v;
 	return true;
+}
+
+bool cli_check_cluster(const char *cmd, const char *opt, int nodes, const struct instance_spec *inst)
+{
+	long long gpus = (long long)nodes * inst->gpus_per_node;
+
+	if (gpus <= SC_MAX_GPUS)
+		return true;
+	cli_usage_error(cmd, "%s %d gives %lld GPUs of %s; a cluster has at most %d", opt, nodes, gpus,
+			inst->name, SC_MAX_GPUS);
+	return false;
 }
 
 bool cli_parse_confidence(const char *cmd, const char *arg, double *out)
@@ -144,10 +156,10 @@ bool cli_parse_int_list(const char *cmd, const char *opt, const char *arg, int *
 
 		errno = 0;
 		v = strtol(p, &end, 10);
-		if (end == p || (*end != ',' && *end != '\0') || errno == ERANGE || v < 1 || v > INT_MAX ||
+		if (end == p || (*end != ',' && *end != '\0') || errno == ERANGE || v < 1 || v > SC_MAX_NODES ||
 		    *n >= max) {
-			cli_usage_error(cmd, "%s takes up to %d positive integers separated by commas (got '%s')",
-					opt, max, arg);
+			cli_usage_error(cmd, "%s takes up to %d integers from 1 to %d separated by commas (got '%s')",
+					opt, max, SC_MAX_NODES, arg);
 			return false;
 		}
 		out[(*n)++] = (int)v;

@@ -47,6 +47,11 @@ int cli_load_scenario(const char *cmd, const char *dir, const char *path, const 
 
 /* "16,32,64" into up to max positive integers; returns false (after a usage
  * error) on bad input. */
+/* True when nodes instances of inst are at most SC_MAX_GPUS GPUs; else a usage
+ * error naming the option opt (exit 2), as a scenario's cluster.nodes is
+ * bounded (models/limits.h). */
+bool cli_check_cluster(const char *cmd, const char *opt, int nodes, const struct instance_spec *inst);
+
 bool cli_parse_int_list(const char *cmd, const char *opt, const char *arg, int *out, int max,
 			int *n);
 

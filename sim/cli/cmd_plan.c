@@ -10,6 +10,7 @@
 #include "../plan/plan.h"
 #include "cli.h"
 #include "cli_search.h"
+#include "../../models/limits.h"
 
 static void plan_usage(FILE *out)
 {
@@ -98,7 +99,7 @@ int cmd_plan(int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		case 'N':
-			if (!cli_parse_int("plan", "--nodes", optarg, 1, INT_MAX, &po.nodes))
+			if (!cli_parse_int("plan", "--nodes", optarg, 1, SC_MAX_NODES, &po.nodes))
 				return EXIT_USAGE;
 			break;
 		case 'i':
@@ -110,7 +111,7 @@ int cmd_plan(int argc, char **argv)
 						       "capacity-block)", optarg);
 			break;
 		case 'M':
-			if (!cli_parse_int("plan", "--max-nodes", optarg, 1, 1 << 20, &po.max_nodes))
+			if (!cli_parse_int("plan", "--max-nodes", optarg, 1, SC_MAX_NODES, &po.max_nodes))
 				return EXIT_USAGE;
 			break;
 		case 'S':
@@ -196,6 +197,11 @@ int cmd_plan(int argc, char **argv)
 				       "in the scenario");
 	if (po.deadline_s <= 0 && po.nodes <= 0)
 		po.nodes = target.cluster.nodes;
+	if (po.nodes > 0 && !cli_check_cluster("plan", "--nodes", po.nodes, &target.cluster.instance))
+		return EXIT_USAGE;
+	for (int i = 0; i < po.n_sweep; i++)
+		if (!cli_check_cluster("plan", "--sweep", po.sweep[i], &target.cluster.instance))
+			return EXIT_USAGE;
 
 	if (plan_run(&target, &po, &entry.plan, &err) != SC_OK) {
 		plan_result_free(&entry.plan);

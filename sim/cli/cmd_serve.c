@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../../reports/rpt_serve.h"
+#include "../../models/limits.h"
 #include "../serve/serve_config.h"
 #include "../serve/serve_plan.h"
 #include "../serve/serve_sim.h"
@@ -277,8 +278,9 @@ int cmd_serve(int argc, char **argv)
 			break;
 		case 'n':
 			requests = strtol(optarg, &end, 10);
-			if (end == optarg || *end || requests < 1 || requests > 10000000L)
-				return cli_usage_error("serve", "--requests needs an integer from 1 to 10000000, got '%s'", optarg);
+			if (end == optarg || *end || requests < 1 || requests > SC_MAX_REQUESTS)
+				return cli_usage_error("serve", "--requests needs an integer from 1 to %d, got '%s'",
+						       SC_MAX_REQUESTS, optarg);
 			break;
 		case 'g':
 			svg = optarg;

@@ -313,7 +313,7 @@ static enum sc_status read_number(struct cfg_reader *rd, const cJSON *item,
 				    "expected a non-negative number, got %g", v);
 	if ((f->flags & CFG_BOUNDED) && (v < f->min || v > f->max))
 		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
-				    "expected a number from %g to %g, got %g",
+				    "expected a number from %.15g to %.15g, got %.15g",
 				    f->min, f->max, v);
 	*out = v;
 	return SC_OK;

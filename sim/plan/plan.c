@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../../models/gpu.h"
+#include "../../models/limits.h"
 
 void plan_opts_default(struct plan_opts *o)
 {
@@ -42,7 +43,7 @@ static int cmp_int(const void *a, const void *b)
 
 /* The node counts to evaluate, ascending and distinct, into out
  * (PLAN_MAX_SWEEP + 1 entries); returns how many. */
-static int sweep_of(const struct plan_opts *o, int *out)
+static int sweep_of(const struct plan_opts *o, int gpus_per_node, int *out)
 {
 	int n = 0, k = 0;
 
@@ -55,6 +56,11 @@ static int sweep_of(const struct plan_opts *o, int *out)
 		/* 1, 2, 3, 4, 6, 8, 12, ...: powers of two and 1.5 x them, the
 		 * cluster sizes a global batch of 2^k sequences divides */
 		int max = o->max_nodes > 0 ? o->max_nodes : PLAN_DEFAULT_MAX_NODES;
+
+		/* the ladder stays inside the largest cluster (models/limits.h);
+		 * an explicit --nodes or --sweep past it is an error (search) */
+		if (gpus_per_node > 0 && max > SC_MAX_GPUS / gpus_per_node)
+			max = SC_MAX_GPUS / gpus_per_node;
 
 		for (long long p = 1; p <= max && n < PLAN_MAX_SWEEP; p *= 2) {
 			out[n++] = (int)p;
@@ -141,7 +147,7 @@ enum sc_status plan_run(const struct scenario *sc, const struct plan_opts *o,
 	    !(sc->cluster.instance.price.capacity_block_usd_per_h > 0))
 		return sc_error_set(err, SC_EINVAL, NULL, "/cluster/instance/price",
 				    "instance \"%s\" has no capacity-block price", sc->cluster.instance.name);
-	n = sweep_of(o, counts);
+	n = sweep_of(o, sc->cluster.instance.gpus_per_node, counts);
 	res->points = calloc((size_t)n, sizeof(*res->points));
 	s = malloc(sizeof(*s));
 	if (!res->points || !s) {

@@ -250,65 +250,6 @@ int cli_load_scenario(const char *cmd, const char *dir, const char *path, const 
 	return EXIT_OK;
 }
 
-int cli_output_open(struct cli_output *o, const char *path)
-{
-	int fd;
-
-	memset(o, 0, sizeof(*o));
-	o->path = path;
-	if (!path) {
-		o->f = stdout;
-		return EXIT_OK;
-	}
-	if ((size_t)snprintf(o->tmp, sizeof(o->tmp), "%s.tmp.XXXXXX", path) >= sizeof(o->tmp)) {
-		fprintf(stderr, "stepcast: error: %s: path too long\n", path);
-		return EXIT_IO;
-	}
-	fd = mkstemp(o->tmp);
-	if (fd >= 0) {
-		/* mkstemp makes the file 0600; a report gets the usual mode */
-		mode_t um = umask(0);
-
-		umask(um);
-		(void)fchmod(fd, 0666 & ~um);
-	}
-	if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
-		fprintf(stderr, "stepcast: error: %s: cannot write: %s\n", path, strerror(errno));
-		if (fd >= 0) {
-			close(fd);
-			unlink(o->tmp);
-		}
-		return EXIT_IO;
-	}
-	return EXIT_OK;
-}
-
-int cli_output_close(struct cli_output *o, bool ok)
-{
-	if (!o->path)
-		return ok ? cli_finish(EXIT_OK) : EXIT_INTERNAL;
-	if (fflush(o->f) != 0 || ferror(o->f) || fsync(fileno(o->f)) != 0) {
-		if (ok)
-			fprintf(stderr, "stepcast: error: %s: could not write the output\n", o->tmp);
-		ok = false;
-	}
-	if (fclose(o->f) != 0 && ok) {
-		fprintf(stderr, "stepcast: error: %s: could not write the output\n", o->tmp);
-		ok = false;
-	}
-	if (!ok) {
-		unlink(o->tmp);
-		return EXIT_IO;
-	}
-	if (rename(o->tmp, o->path) != 0) {
-		fprintf(stderr, "stepcast: error: %s: cannot rename %s into place: %s\n", o->path, o->tmp,
-			strerror(errno));
-		unlink(o->tmp);
-		return EXIT_IO;
-	}
-	return EXIT_OK;
-}
-
 int cli_write_search(const char *path, const struct search_meta *meta,
 		     const struct search_result *res, enum cli_format fmt)
 {

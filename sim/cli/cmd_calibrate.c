@@ -29,6 +29,7 @@
 #include "../../calibrate/fit/fit.h"
 #include "../../calibrate/ingest/ingest.h"
 #include "cli.h"
+#include "cli_output.h"
 
 extern char **environ;
 
@@ -267,11 +268,13 @@ static int parse_args(int argc, char **argv, struct args *a)
 }
 
 /* Write a cJSON document to path (or stdout when path is NULL). */
-static int write_json(const cJSON *j, const char *path)
+/* Write j to path (NULL: stdout) through the one safe writer
+ * (cli_output.h), checked by check when given. */
+static int write_json_checked(const cJSON *j, const char *path, cli_output_check_fn check,
+			      void *ctx)
 {
 	char *text = cJSON_Print(j);
-	FILE *f;
-	int bad;
+	int code;
 
 	if (!text) {
 		fprintf(stderr, "stepcast: error: out of memory\n");
@@ -282,21 +285,14 @@ static int write_json(const cJSON *j, const char *path)
 		cJSON_free(text);
 		return EXIT_OK;
 	}
-	f = fopen(path, "w");
-	if (!f) {
-		fprintf(stderr, "stepcast: error: %s: cannot write: %s\n", path, strerror(errno));
-		cJSON_free(text);
-		return EXIT_IO;
-	}
-	fprintf(f, "%s\n", text);
+	code = cli_output_text(path, text, true, check, ctx);
 	cJSON_free(text);
-	bad = ferror(f);
-	bad |= fclose(f) != 0;
-	if (bad) {
-		fprintf(stderr, "stepcast: error: %s: write error\n", path);
-		return EXIT_IO;
-	}
-	return EXIT_OK;
+	return code;
+}
+
+static int write_json(const cJSON *j, const char *path)
+{
+	return write_json_checked(j, path, NULL, NULL);
 }
 
 /* Now, or $SOURCE_DATE_EPOCH when set (reproducible outputs). */
@@ -724,15 +720,11 @@ static int do_fit(const struct args *a)
 		code = EXIT_INTERNAL;
 		goto out;
 	}
-	if ((code = write_json(j, path)) != EXIT_OK)
-		goto out;
-	/* what was written must load: the loader is the judge */
-	sc_error_clear(&err);
-	if (calibration_load_file(path, back, &err) != SC_OK) {
-		fprintf(stderr, "stepcast: internal error: the written profile does not load:\n");
-		cli_fail(&err);
-		code = EXIT_INTERNAL;
-		goto out;
+	{
+		/* what is written must load (the loader is the judge) before it
+		 * replaces anything: cli_output checks the temporary file */
+		if ((code = write_json_checked(j, path, cli_check_profile, path)) != EXIT_OK)
+			goto out;
 	}
 	if (a->report == FMT_JSON) {
 		cJSON *r = fit_report_json(res, path);

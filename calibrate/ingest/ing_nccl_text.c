@@ -330,6 +330,11 @@ out:
 	return st;
 }
 
+/* Bounds of one row: sizes beyond any GPU's memory and times beyond any
+ * collective's are a corrupt log, not a measurement. */
+#define MAX_ROW_BYTES (1LL << 48)
+#define MAX_ROW_TIME_US 1e9
+
 static enum sc_status data_row(struct parser *p, char **tok, int n)
 {
 	const struct nt_layout *L = &p->lay;
@@ -343,6 +348,8 @@ static enum sc_status data_row(struct parser *p, char **tok, int n)
 	pt.wrong = pt.inplace_wrong = -1;
 	if (!parse_int(tok[L->size], &size) || size < 0)
 		return fail(p, "size \"%s\" is not a byte count", tok[L->size]);
+	if (size > MAX_ROW_BYTES)
+		return fail(p, "size %lld bytes is more than 2^48 (256 TiB), more than any GPU holds", size);
 	if (!parse_int(tok[L->count], &count) || count < 0)
 		return fail(p, "count \"%s\" is not an element count", tok[L->count]);
 	if (L->root >= 0 && !parse_int(tok[L->root], &root))
@@ -366,6 +373,12 @@ static enum sc_status data_row(struct parser *p, char **tok, int n)
 			continue;
 		if (!parse_num(tok[L->time[h]], &v) || v < 0)
 			return fail(p, "%s time \"%s\" is not a non-negative number", what, tok[L->time[h]]);
+		/* a timed row with a size took some time; 0 is a broken row */
+		if (v == 0 && size > 0)
+			return fail(p, "%s time of %lld bytes is 0 us", what, size);
+		if (v > MAX_ROW_TIME_US)
+			return fail(p, "%s time \"%s\" us is more than 1000 s for one collective", what,
+				    tok[L->time[h]]);
 		*time = v * 1e-6; /* nccl-tests prints microseconds */
 		if (L->algbw[h] >= 0) {
 			if (!parse_num(tok[L->algbw[h]], &v) || v < 0)
@@ -507,8 +520,10 @@ static enum sc_status one_line(struct parser *p, char *s)
 			n = MAX_TOKENS;
 		/* A data row starts with the size, an integer; anything else
 		 * (NCCL INFO lines, "...", launcher chatter) is not ours. */
-		if (p->in_table && isdigit((unsigned char)tok[0][0])) {
-			char *e = tok[0];
+		if (p->in_table && (isdigit((unsigned char)tok[0][0]) ||
+				    (tok[0][0] == '-' && isdigit((unsigned char)tok[0][1])))) {
+			/* a negative size is a broken row, not chatter: data_row says so */
+			char *e = tok[0] + (tok[0][0] == '-');
 			while (isdigit((unsigned char)*e))
 				e++;
 			if (*e == '\0')

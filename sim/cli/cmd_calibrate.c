@@ -11,6 +11,7 @@
  *         fit quality;
  * show    prints a profile (catalogue name or file) and its fit quality.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -295,14 +296,42 @@ static int write_json(const cJSON *j, const char *path)
 	return write_json_checked(j, path, NULL, NULL);
 }
 
-/* Now, or $SOURCE_DATE_EPOCH when set (reproducible outputs). */
+/* The largest SOURCE_DATE_EPOCH a date of four digits can show:
+ * 9999-12-31T23:59:59Z. */
+#define MAX_EPOCH_S 253402300799LL
+
+/* $SOURCE_DATE_EPOCH (reproducible-builds.org: an integer of seconds since
+ * 1970) when set, checked: true when unset or valid, else a usage error. */
+static bool epoch_ok(void)
+{
+	const char *epoch = getenv("SOURCE_DATE_EPOCH");
+	char *end;
+	long long v;
+
+	if (!epoch || !*epoch)
+		return true;
+	errno = 0;
+	v = strtoll(epoch, &end, 10);
+	if (*end || errno || v < 0 || v > MAX_EPOCH_S || !isdigit((unsigned char)epoch[0])) {
+		cli_usage_error("calibrate", "SOURCE_DATE_EPOCH must be whole seconds from 0 to %lld (got '%s')",
+				MAX_EPOCH_S, epoch);
+		return false;
+	}
+	return true;
+}
+
+/* Now, or $SOURCE_DATE_EPOCH when set (reproducible outputs; epoch_ok has
+ * checked it). */
 static void utc_now(char *out, size_t n)
 {
 	const char *epoch = getenv("SOURCE_DATE_EPOCH");
 	time_t t = epoch && *epoch ? (time_t)strtoll(epoch, NULL, 10) : time(NULL);
 	struct tm tm;
 
-	gmtime_r(&t, &tm);
+	if (!gmtime_r(&t, &tm)) {
+		snprintf(out, n, "1970-01-01T00:00:00Z");
+		return;
+	}
 	strftime(out, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
@@ -837,6 +866,8 @@ int cmd_calibrate(int argc, char **argv)
 		return EXIT_OK; /* --help */
 	if (code != EXIT_OK)
 		return code;
+	if (!epoch_ok())
+		return EXIT_USAGE;
 	if (strcmp(a.verb, "run") == 0)
 		return do_run(&a);
 	if (strcmp(a.verb, "ingest") == 0)

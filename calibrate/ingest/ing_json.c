@@ -79,6 +79,10 @@ static cJSON *parse_json(const char *name, const char *buf, size_t start, size_t
 		sc_error_set(err, SC_EINVAL, name, NULL, "not a JSON text: contains a NUL byte");
 		return NULL;
 	}
+	/* strict text as for configs (sim/config/cfg_json.h); tool output may
+	 * hold escaped newlines and tabs */
+	if (cfg_check_text(name, buf + start, len - start, true, err) != SC_OK)
+		return NULL;
 	root = cJSON_ParseWithLengthOpts(buf + start, len - start, &end, false);
 	if (!root) {
 		size_t off = end && end >= buf + start && end <= buf + len ? (size_t)(end - buf) : len;

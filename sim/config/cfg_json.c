@@ -54,6 +54,7 @@ struct scan {
 	size_t len, i;
 	const char *name;
 	struct sc_error *err;
+	bool controls;   /* escaped control characters allowed (tool output) */
 };
 
 static bool scan_fail(struct scan *sc, size_t at, const char *fmt, unsigned v)
@@ -150,7 +151,7 @@ static bool scan_string(struct scan *sc)
 			int v;
 
 			if (e != 'u') {
-				if (e == 'b' || e == 'f' || e == 'n' || e == 'r' || e == 't')
+				if (!sc->controls && (e == 'b' || e == 'f' || e == 'n' || e == 'r' || e == 't'))
 					return scan_fail(sc, sc->i, "a control character (\\%c) inside a string", (unsigned)e);
 				sc->i += 2;
 				continue;
@@ -162,7 +163,7 @@ static bool scan_string(struct scan *sc)
 			}
 			if (v == 0)
 				return scan_fail(sc, sc->i, "\\u0000 (NUL) inside a string", 0);
-			if (is_control((unsigned)v))
+			if (!sc->controls && is_control((unsigned)v))
 				return scan_fail(sc, sc->i, "a control character (U+%04X) inside a string", (unsigned)v);
 			if (v >= 0xdc00 && v <= 0xdfff)
 				return scan_fail(sc, sc->i, "a lone UTF-16 low surrogate (\\u%04x)", (unsigned)v);
@@ -182,7 +183,7 @@ static bool scan_string(struct scan *sc)
 
 			if (cp < 0)
 				return scan_fail(sc, at, "invalid UTF-8 (byte 0x%02x) inside a string", c);
-			if (is_control((unsigned)cp))
+			if (!sc->controls && is_control((unsigned)cp))
 				return scan_fail(sc, at, "a control character (U+%04X) inside a string", (unsigned)cp);
 		}
 		sc->i++;
@@ -191,9 +192,10 @@ static bool scan_string(struct scan *sc)
 	return true;
 }
 
-static bool strict_scan(const char *name, const char *buf, size_t len, struct sc_error *err)
+static bool strict_scan(const char *name, const char *buf, size_t len, bool controls,
+			struct sc_error *err)
 {
-	struct scan sc = { buf, len, 0, name, err };
+	struct scan sc = { buf, len, 0, name, err, controls };
 	long values = 0;
 
 	while (sc.i < len) {
@@ -228,6 +230,12 @@ static bool strict_scan(const char *name, const char *buf, size_t len, struct sc
 		}
 	}
 	return true;
+}
+
+enum sc_status cfg_check_text(const char *name, const char *buf, size_t len, bool controls,
+			      struct sc_error *err)
+{
+	return strict_scan(name, buf, len, controls, err) ? SC_OK : SC_EINVAL;
 }
 
 /* cJSON's allocations, watched so that running out of memory is its own
@@ -288,7 +296,7 @@ cJSON *cfg_parse_buffer(const char *name, const char *buf, size_t len,
 			     "JSON nested more than %d levels deep", CJSON_NESTING_LIMIT);
 		return NULL;
 	}
-	if (!strict_scan(name, buf, len, err))
+	if (!strict_scan(name, buf, len, false, err))
 		return NULL;
 	watch_allocations();
 	root = cJSON_ParseWithLengthOpts(buf, len, &end, false);

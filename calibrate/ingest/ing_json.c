@@ -419,8 +419,10 @@ enum sc_status cal_ingest_fio(const char *name, const char *buf, size_t len,
 			st = sc_error_set(err, SC_EINVAL, name, where, "expected an object");
 			goto out;
 		}
-		if (!jobname) {
-			st = sc_error_set(err, SC_EINVAL, name, where, "missing \"jobname\"");
+		if (!jobname || !jobname[0]) {
+			/* a measurement names its job (the profile's storage rows do) */
+			st = sc_error_set(err, SC_EINVAL, name, where,
+					  jobname ? "empty \"jobname\"" : "missing \"jobname\"");
 			goto out;
 		}
 		if ((st = get_num(name, job, "error", where, false, &e, NULL, err)) != SC_OK)

@@ -364,13 +364,16 @@ static double fio_size(const char *s)
 	if (end == s || errno || !isfinite(v) || v < 0)
 		return 0;
 	switch (tolower((unsigned char)*end)) {
-	case '\0': case 'b': return v;
-	case 'k': return v * 1024.0;
-	case 'm': return v * 1048576.0;
-	case 'g': return v * 1073741824.0;
-	case 't': return v * 1099511627776.0;
+	case '\0': case 'b': break;
+	case 'k': v *= 1024.0; break;
+	case 'm': v *= 1048576.0; break;
+	case 'g': v *= 1073741824.0; break;
+	case 't': v *= 1099511627776.0; break;
+	default: return 0;
 	}
-	return 0;
+	/* "1e308t" overflows to infinity, which JSON cannot hold: unknown
+	 * (found by fuzz_ingest_fio) */
+	return isfinite(v) ? v : 0;
 }
 
 /* fio writes option values as strings; look in the job's options, then the

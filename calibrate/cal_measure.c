@@ -355,6 +355,11 @@ static enum sc_status add_gemm(struct cal_measurements *m, const void *e, struct
 				    p.dtype);
 	if (!(p.flops_per_s > 0))
 		p.flops_per_s = 2.0 * p.m * p.n * p.k / p.time_s;
+	/* a time of 5e-324 s gives infinite FLOP/s, which JSON cannot hold */
+	if (!isfinite(p.flops_per_s))
+		return sc_error_set(err, SC_EINVAL, NULL, NULL,
+				    "GEMM %s %gx%gx%g: a time of %g s gives %g FLOP/s", p.dtype,
+				    (double)p.m, (double)p.n, (double)p.k, p.time_s, p.flops_per_s);
 	return cal_add_gemm(m, &p, err);
 }
 
@@ -364,6 +369,10 @@ static enum sc_status add_hbm(struct cal_measurements *m, const void *e, struct 
 
 	if (!(p.Bps > 0))
 		p.Bps = p.bytes / p.time_s;
+	if (!isfinite(p.Bps))
+		return sc_error_set(err, SC_EINVAL, NULL, NULL,
+				    "HBM %s: %g bytes in %g s gives %g B/s", p.kernel, (double)p.bytes,
+				    p.time_s, p.Bps);
 	return cal_add_hbm(m, &p, err);
 }
 

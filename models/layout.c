@@ -24,6 +24,8 @@
 #include "layout.h"
 #include "schedule.h"
 
+#include "limits.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -74,18 +76,38 @@ bool layout_cp_fits_seq(int seq_len, int tp, int cp, bool sp)
 	return !sp || (seq_len / cp) % tp == 0;
 }
 
-/* The counts every other rule divides by. */
-static enum sc_status check_sizes(const struct scenario *sc, const char *file,
-				  struct sc_error *err)
+enum sc_status layout_cluster_gpus(const struct scenario *sc, const char *file, int *gpus,
+				   struct sc_error *err)
 {
-	const struct layout *l = &sc->layout;
-	const struct training *t = &sc->training;
+	long long n;
 
 	if (sc->cluster.nodes < 1)
 		FAIL("/cluster/nodes", "nodes must be at least 1 (got %d)", sc->cluster.nodes);
 	if (sc->cluster.instance.gpus_per_node < 1)
 		FAIL("/cluster/instance/gpus_per_node", "gpus per node must be at least 1 (got %d)",
 		     sc->cluster.instance.gpus_per_node);
+	/* both factors are ints, so their product fits in 64 bits */
+	n = (long long)sc->cluster.nodes * sc->cluster.instance.gpus_per_node;
+	if (n > SC_MAX_GPUS)
+		FAIL("/cluster/nodes", "the cluster has %lld GPUs (%d nodes x %d); at most %d",
+		     n, sc->cluster.nodes, sc->cluster.instance.gpus_per_node, SC_MAX_GPUS);
+	if (gpus)
+		*gpus = (int)n;
+	return SC_OK;
+}
+
+/* The counts every other rule divides by.  Each group size is at most the
+ * cluster's GPUs (<= SC_MAX_GPUS, 2^20), so a product of two fits in 64
+ * bits; products of more are checked (__builtin_mul_overflow) where used. */
+static enum sc_status check_sizes(const struct scenario *sc, const char *file,
+				  struct sc_error *err)
+{
+	const struct layout *l = &sc->layout;
+	const struct training *t = &sc->training;
+	enum sc_status st;
+
+	if ((st = layout_cluster_gpus(sc, file, NULL, err)) != SC_OK)
+		return st;
 	if (sc->model.layers < 1 || sc->model.heads < 1)
 		FAIL("/model", "model \"%s\" needs positive layers and heads", sc->model.name);
 	if (t->seq_len < 1)
@@ -103,6 +125,19 @@ static enum sc_status check_sizes(const struct scenario *sc, const char *file,
 	if (l->ep < 1) FAIL("/layout/ep", "ep must be at least 1 (got %d)", l->ep);
 	if (l->vpp < 1) FAIL("/layout/vpp", "vpp must be at least 1 (got %d)", l->vpp);
 	if (l->etp < 0) FAIL("/layout/etp", "etp must not be negative (got %d)", l->etp);
+	{
+		static const char *const names[] = { "tp", "pp", "dp", "cp", "ep", "etp", "vpp", "fsdp_group" };
+		const int v[] = { l->tp, l->pp, l->dp, l->cp, l->ep, l->etp, l->vpp, l->fsdp_group };
+
+		for (int i = 0; i < 8; i++)
+			if (v[i] > SC_MAX_GPUS) {
+				char ptr[32];
+
+				snprintf(ptr, sizeof(ptr), "/layout/%s", names[i]);
+				FAIL(ptr, "%s (%d) is more than %d, the most GPUs a cluster may have",
+				     names[i], v[i], SC_MAX_GPUS);
+			}
+	}
 	if (l->zero_stage < 0 || l->zero_stage > 3)
 		FAIL("/layout/zero_stage", "zero_stage must be 0..3 (got %d)", l->zero_stage);
 	if (l->fsdp_group < 0)
@@ -120,12 +155,15 @@ static enum sc_status check_dense(const struct scenario *sc, const char *file,
 	const struct model_arch *m = &sc->model;
 	const struct training *t = &sc->training;
 	long long gpus = (long long)sc->cluster.nodes * sc->cluster.instance.gpus_per_node;
-	long long prod = (long long)l->tp * l->pp * l->cp * l->dp;
+	long long prod;
 	int domain = sc->cluster.instance.nvlink_domain_gpus > 0
 		     ? sc->cluster.instance.nvlink_domain_gpus
 		     : sc->cluster.instance.gpus_per_node;
 	int kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
 
+	/* each factor <= 2^20 (check_sizes): tp pp and cp dp fit, their product may not */
+	if (__builtin_mul_overflow((long long)l->tp * l->pp, (long long)l->cp * l->dp, &prod))
+		FAIL("/layout/dp", "tp x pp x cp x dp overflows, but the cluster has %lld GPUs", gpus);
 	if (prod != gpus)
 		FAIL("/layout/dp", "tp x pp x cp x dp = %lld, but the cluster has %lld GPUs", prod, gpus);
 	if (!layout_tp_fits_heads(m, l->tp)) {

@@ -68,6 +68,13 @@ struct layout_info {
 enum sc_status layout_derive(const struct scenario *sc, const char *file,
 			     struct layout_info *li, struct sc_error *err);
 
+/* The cluster's GPUs, nodes x gpus_per_node computed in 64 bits: SC_EINVAL
+ * at /cluster/nodes (file may be NULL) unless 1 <= GPUs <= SC_MAX_GPUS
+ * (models/limits.h), so that every group product fits in an int.
+ * layout_derive applies it; search and plan call it before enumerating. */
+enum sc_status layout_cluster_gpus(const struct scenario *sc, const char *file, int *gpus,
+				   struct sc_error *err);
+
 /* Single rules, for enumerators (search, the serving planner) that prune
  * before building a whole layout; layout_derive applies the same ones.
  * tp against the attention heads: tp divides the query heads, and the

@@ -208,9 +208,17 @@ enum sc_status res_straggler_stretch(const struct straggler_cfg *cfg, int n,
 	if (n < 1)
 		n = 1;
 	if (cfg->monte_carlo_steps > 0) {
-		gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+		gsl_rng *r;
 		double sum = 0;
 
+		/* the cost is known before the work: steps x GPUs samples */
+		if ((double)cfg->monte_carlo_steps * n > RES_MAX_MC_SAMPLES)
+			return sc_error_set(err, SC_EINVAL, NULL, "/stragglers/monte_carlo_steps",
+					    "monte_carlo_steps x GPUs = %d x %d = %.3g samples, more than the "
+					    "budget of %.0e; use at most %d steps, or 0 for the exact order statistic",
+					    cfg->monte_carlo_steps, n, (double)cfg->monte_carlo_steps * n,
+					    RES_MAX_MC_SAMPLES, (int)(RES_MAX_MC_SAMPLES / n));
+		r = gsl_rng_alloc(gsl_rng_mt19937);
 		if (!r)
 			return sc_error_set(err, SC_ENOMEM, NULL, NULL,
 					    "out of memory for the straggler sampler");

@@ -69,6 +69,12 @@ enum sc_status res_checkpointless_check(const struct scenario *sc, int replicas,
  * is sigma H_n), or with monte_carlo_steps > 0 the mean over that many
  * sampled steps from GSL's mt19937 seeded with cfg->seed (deterministic).
  * Returns SC_ENOMEM if the generator cannot be allocated. */
+/* Samples (steps x GPUs) one Monte Carlo estimate may draw: 10^7 take
+ * about 0.4 s here (2.6e7 samples/s); the exact order statistic (steps 0)
+ * costs microseconds at any size.  Past it: SC_EINVAL at
+ * /stragglers/monte_carlo_steps with the estimate and the steps that fit. */
+#define RES_MAX_MC_SAMPLES 1e7
+
 enum sc_status res_straggler_stretch(const struct straggler_cfg *cfg, int n,
 				     double *stretch, struct sc_error *err);
 

@@ -124,6 +124,14 @@ struct cpoint {
 	double bytes, t, w;
 };
 
+/* Ascending message size (qsort). */
+static int cpoint_by_bytes(const void *a, const void *b)
+{
+	double x = ((const struct cpoint *)a)->bytes, y = ((const struct cpoint *)b)->bytes;
+
+	return (x > y) - (x < y);
+}
+
 struct cctx {
 	int n_curves;
 	struct net_span span[CAL_FIT_MAX_CURVES];
@@ -321,6 +329,9 @@ enum sc_status fit_collectives(const struct cal_measurements *m, const struct cl
 			fit_note(res, "%s (%s): fewer than two timed sizes: not fitted", cv->op, cv->source);
 			continue;
 		}
+		/* a log's rows (or concatenated logs) need not be in increasing
+		 * size; the segments and x ranges below read them in order */
+		qsort(&c.pts[first], (size_t)(c.n - first), sizeof(c.pts[0]), cpoint_by_bytes);
 		/* the largest sizes fix the asymptotic bus bandwidth */
 		for (int i = 0; i < TAIL_POINTS && i < used; i++) {
 			int best = -1;

@@ -79,6 +79,10 @@ static cJSON *parse_json(const char *name, const char *buf, size_t start, size_t
 		sc_error_set(err, SC_EINVAL, name, NULL, "not a JSON text: contains a NUL byte");
 		return NULL;
 	}
+	/* strict text as for configs (sim/config/cfg_json.h); tool output may
+	 * hold escaped newlines and tabs */
+	if (cfg_check_text(name, buf + start, len - start, true, err) != SC_OK)
+		return NULL;
 	root = cJSON_ParseWithLengthOpts(buf + start, len - start, &end, false);
 	if (!root) {
 		size_t off = end && end >= buf + start && end <= buf + len ? (size_t)(end - buf) : len;
@@ -360,13 +364,16 @@ static double fio_size(const char *s)
 	if (end == s || errno || !isfinite(v) || v < 0)
 		return 0;
 	switch (tolower((unsigned char)*end)) {
-	case '\0': case 'b': return v;
-	case 'k': return v * 1024.0;
-	case 'm': return v * 1048576.0;
-	case 'g': return v * 1073741824.0;
-	case 't': return v * 1099511627776.0;
+	case '\0': case 'b': break;
+	case 'k': v *= 1024.0; break;
+	case 'm': v *= 1048576.0; break;
+	case 'g': v *= 1073741824.0; break;
+	case 't': v *= 1099511627776.0; break;
+	default: return 0;
 	}
-	return 0;
+	/* "1e308t" overflows to infinity, which JSON cannot hold: unknown
+	 * (found by fuzz_ingest_fio) */
+	return isfinite(v) ? v : 0;
 }
 
 /* fio writes option values as strings; look in the job's options, then the
@@ -415,8 +422,10 @@ enum sc_status cal_ingest_fio(const char *name, const char *buf, size_t len,
 			st = sc_error_set(err, SC_EINVAL, name, where, "expected an object");
 			goto out;
 		}
-		if (!jobname) {
-			st = sc_error_set(err, SC_EINVAL, name, where, "missing \"jobname\"");
+		if (!jobname || !jobname[0]) {
+			/* a measurement names its job (the profile's storage rows do) */
+			st = sc_error_set(err, SC_EINVAL, name, where,
+					  jobname ? "empty \"jobname\"" : "missing \"jobname\"");
 			goto out;
 		}
 		if ((st = get_num(name, job, "error", where, false, &e, NULL, err)) != SC_OK)

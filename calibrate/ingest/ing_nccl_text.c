@@ -152,6 +152,20 @@ static char *strip_prefix(char *s)
 	return s;
 }
 
+/* Copy a field of the log into a string of the measurements: printable
+ * ASCII only (others become '?'), so a stray byte of a log (or a cut in
+ * the middle of a UTF-8 sequence) never makes the JSON written from it
+ * invalid (found by fuzz_ingest_nccl_text). */
+static void copy_text(char *dst, size_t n, const char *src)
+{
+	size_t i = 0;
+
+	for (; n > 0 && src[i] && i < n - 1; i++)
+		dst[i] = src[i] >= 0x20 && src[i] <= 0x7e ? src[i] : '?';
+	if (n > 0)
+		dst[i] = '\0';
+}
+
 static bool parse_int(const char *s, long long *out)
 {
 	char *end;
@@ -177,7 +191,7 @@ static void note_program(struct parser *p, char **tok, int n)
 	for (int i = 0; i < n; i++) {
 		char op[32];
 		if (strstr(tok[i], "_perf") && cal_op_normalise(tok[i], op, sizeof(op)))
-			snprintf(p->op, sizeof(p->op), "%s", op);
+			copy_text(p->op, sizeof(p->op), op);
 	}
 }
 
@@ -199,7 +213,7 @@ static enum sc_status rank_line(struct parser *p, char *s)
 		char op[32];
 		snprintf(op, sizeof(op), "%s", p->op);
 		reset_run(p);
-		snprintf(p->op, sizeof(p->op), "%s", op);
+		copy_text(p->op, sizeof(p->op), op);
 	}
 	p->n_rank_lines++;
 	if (rank + 1 > p->max_rank)
@@ -214,7 +228,7 @@ static enum sc_status rank_line(struct parser *p, char *s)
 		s++;
 	snprintf(rest, sizeof(rest), "%s", s);
 	if (!p->gpu[0] && rest[0])
-		snprintf(p->gpu, sizeof(p->gpu), "%s", rest);
+		copy_text(p->gpu, sizeof(p->gpu), rest);
 	h = hash_str(host);
 	for (int i = 0; i < p->n_hosts; i++)
 		seen |= p->host_hash[i] == h;
@@ -330,6 +344,11 @@ out:
 	return st;
 }
 
+/* Bounds of one row: sizes beyond any GPU's memory and times beyond any
+ * collective's are a corrupt log, not a measurement. */
+#define MAX_ROW_BYTES (1LL << 48)
+#define MAX_ROW_TIME_US 1e9
+
 static enum sc_status data_row(struct parser *p, char **tok, int n)
 {
 	const struct nt_layout *L = &p->lay;
@@ -343,6 +362,8 @@ static enum sc_status data_row(struct parser *p, char **tok, int n)
 	pt.wrong = pt.inplace_wrong = -1;
 	if (!parse_int(tok[L->size], &size) || size < 0)
 		return fail(p, "size \"%s\" is not a byte count", tok[L->size]);
+	if (size > MAX_ROW_BYTES)
+		return fail(p, "size %lld bytes is more than 2^48 (256 TiB), more than any GPU holds", size);
 	if (!parse_int(tok[L->count], &count) || count < 0)
 		return fail(p, "count \"%s\" is not an element count", tok[L->count]);
 	if (L->root >= 0 && !parse_int(tok[L->root], &root))
@@ -351,9 +372,9 @@ static enum sc_status data_row(struct parser *p, char **tok, int n)
 	pt.count = (double)count;
 	if (p->cur.n_points == 0) {
 		if (L->type >= 0)
-			snprintf(p->cur.dtype, sizeof(p->cur.dtype), "%s", tok[L->type]);
+			copy_text(p->cur.dtype, sizeof(p->cur.dtype), tok[L->type]);
 		if (L->redop >= 0)
-			snprintf(p->cur.redop, sizeof(p->cur.redop), "%s", tok[L->redop]);
+			copy_text(p->cur.redop, sizeof(p->cur.redop), tok[L->redop]);
 	}
 	for (int h = 0; h < 2; h++) {
 		double *time = h ? &pt.inplace_time_s : &pt.time_s;
@@ -366,6 +387,12 @@ static enum sc_status data_row(struct parser *p, char **tok, int n)
 			continue;
 		if (!parse_num(tok[L->time[h]], &v) || v < 0)
 			return fail(p, "%s time \"%s\" is not a non-negative number", what, tok[L->time[h]]);
+		/* a timed row with a size took some time; 0 is a broken row */
+		if (v == 0 && size > 0)
+			return fail(p, "%s time of %lld bytes is 0 us", what, size);
+		if (v > MAX_ROW_TIME_US)
+			return fail(p, "%s time \"%s\" us is more than 1000 s for one collective", what,
+				    tok[L->time[h]]);
 		*time = v * 1e-6; /* nccl-tests prints microseconds */
 		if (L->algbw[h] >= 0) {
 			if (!parse_num(tok[L->algbw[h]], &v) || v < 0)
@@ -420,7 +447,7 @@ static enum sc_status comment_line(struct parser *p, char *s)
 			reset_run(p);
 		if (sscanf(s + 27, "%127s", name) != 1 || !cal_op_normalise(name, op, sizeof(op)))
 			return fail(p, "unknown collective test \"%s\"", name);
-		snprintf(p->op, sizeof(p->op), "%s", op);
+		copy_text(p->op, sizeof(p->op), op);
 		return SC_OK;
 	}
 	if (strncmp(s, "# nThread", 9) == 0) {
@@ -437,7 +464,7 @@ static enum sc_status comment_line(struct parser *p, char *s)
 			char op[32];
 			snprintf(op, sizeof(op), "%s", p->op);
 			reset_run(p);
-			snprintf(p->op, sizeof(p->op), "%s", op);
+			copy_text(p->op, sizeof(p->op), op);
 		}
 		got = sscanf(s, "# nThread %lld nGpus %lld minBytes %*s maxBytes %lf step: %lf(%15[a-z])",
 			     &nt, &ng, &maxb, &step, kind);
@@ -507,8 +534,10 @@ static enum sc_status one_line(struct parser *p, char *s)
 			n = MAX_TOKENS;
 		/* A data row starts with the size, an integer; anything else
 		 * (NCCL INFO lines, "...", launcher chatter) is not ours. */
-		if (p->in_table && isdigit((unsigned char)tok[0][0])) {
-			char *e = tok[0];
+		if (p->in_table && (isdigit((unsigned char)tok[0][0]) ||
+				    (tok[0][0] == '-' && isdigit((unsigned char)tok[0][1])))) {
+			/* a negative size is a broken row, not chatter: data_row says so */
+			char *e = tok[0] + (tok[0][0] == '-');
 			while (isdigit((unsigned char)*e))
 				e++;
 			if (*e == '\0')
@@ -520,7 +549,7 @@ static enum sc_status one_line(struct parser *p, char *s)
 			char *plus = strchr(tok[2], '+');
 			if (plus)
 				*plus = '\0';
-			snprintf(p->nccl, sizeof(p->nccl), "%s", tok[2]);
+			copy_text(p->nccl, sizeof(p->nccl), tok[2]);
 		}
 		note_program(p, tok, n);
 	}

@@ -10,6 +10,7 @@
 
 #include "../../sim/plan/cost.h"
 #include "../config/scenario_load.h"
+#include "../../models/limits.h"
 
 bool cli_parse_int(const char *cmd, const char *opt, const char *arg, int min, int max, int *out)
 {
@@ -24,6 +25,17 @@ bool cli_parse_int(const char *cmd, const char *opt, const char *arg, int min, i
 	}
 	*out = (int)v;
 	return true;
+}
+
+bool cli_check_cluster(const char *cmd, const char *opt, int nodes, const struct instance_spec *inst)
+{
+	long long gpus = (long long)nodes * inst->gpus_per_node;
+
+	if (gpus <= SC_MAX_GPUS)
+		return true;
+	cli_usage_error(cmd, "%s %d gives %lld GPUs of %s; a cluster has at most %d", opt, nodes, gpus,
+			inst->name, SC_MAX_GPUS);
+	return false;
 }
 
 bool cli_parse_confidence(const char *cmd, const char *arg, double *out)
@@ -144,10 +156,10 @@ bool cli_parse_int_list(const char *cmd, const char *opt, const char *arg, int *
 
 		errno = 0;
 		v = strtol(p, &end, 10);
-		if (end == p || (*end != ',' && *end != '\0') || errno == ERANGE || v < 1 || v > INT_MAX ||
+		if (end == p || (*end != ',' && *end != '\0') || errno == ERANGE || v < 1 || v > SC_MAX_NODES ||
 		    *n >= max) {
-			cli_usage_error(cmd, "%s takes up to %d positive integers separated by commas (got '%s')",
-					opt, max, arg);
+			cli_usage_error(cmd, "%s takes up to %d integers from 1 to %d separated by commas (got '%s')",
+					opt, max, SC_MAX_NODES, arg);
 			return false;
 		}
 		out[(*n)++] = (int)v;
@@ -235,65 +247,6 @@ int cli_load_scenario(const char *cmd, const char *dir, const char *path, const 
 		*keep = cat;
 	else
 		catalog_free(&cat);
-	return EXIT_OK;
-}
-
-int cli_output_open(struct cli_output *o, const char *path)
-{
-	int fd;
-
-	memset(o, 0, sizeof(*o));
-	o->path = path;
-	if (!path) {
-		o->f = stdout;
-		return EXIT_OK;
-	}
-	if ((size_t)snprintf(o->tmp, sizeof(o->tmp), "%s.tmp.XXXXXX", path) >= sizeof(o->tmp)) {
-		fprintf(stderr, "stepcast: error: %s: path too long\n", path);
-		return EXIT_IO;
-	}
-	fd = mkstemp(o->tmp);
-	if (fd >= 0) {
-		/* mkstemp makes the file 0600; a report gets the usual mode */
-		mode_t um = umask(0);
-
-		umask(um);
-		(void)fchmod(fd, 0666 & ~um);
-	}
-	if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
-		fprintf(stderr, "stepcast: error: %s: cannot write: %s\n", path, strerror(errno));
-		if (fd >= 0) {
-			close(fd);
-			unlink(o->tmp);
-		}
-		return EXIT_IO;
-	}
-	return EXIT_OK;
-}
-
-int cli_output_close(struct cli_output *o, bool ok)
-{
-	if (!o->path)
-		return ok ? cli_finish(EXIT_OK) : EXIT_INTERNAL;
-	if (fflush(o->f) != 0 || ferror(o->f) || fsync(fileno(o->f)) != 0) {
-		if (ok)
-			fprintf(stderr, "stepcast: error: %s: could not write the output\n", o->tmp);
-		ok = false;
-	}
-	if (fclose(o->f) != 0 && ok) {
-		fprintf(stderr, "stepcast: error: %s: could not write the output\n", o->tmp);
-		ok = false;
-	}
-	if (!ok) {
-		unlink(o->tmp);
-		return EXIT_IO;
-	}
-	if (rename(o->tmp, o->path) != 0) {
-		fprintf(stderr, "stepcast: error: %s: cannot rename %s into place: %s\n", o->path, o->tmp,
-			strerror(errno));
-		unlink(o->tmp);
-		return EXIT_IO;
-	}
 	return EXIT_OK;
 }
 

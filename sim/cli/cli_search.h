@@ -16,6 +16,7 @@
 #include "../../reports/rpt_plan.h"
 #include "../../reports/rpt_search.h"
 #include "cli.h"
+#include "cli_output.h"
 
 bool cli_parse_int(const char *cmd, const char *opt, const char *arg, int min, int max, int *out);
 bool cli_parse_tokens(const char *cmd, const char *arg, double *out);
@@ -49,19 +50,14 @@ int cli_load_scenario(const char *cmd, const char *dir, const char *path, const 
 
 /* "16,32,64" into up to max positive integers; returns false (after a usage
  * error) on bad input. */
+/* True when nodes instances of inst are at most SC_MAX_GPUS GPUs; else a usage
+ * error naming the option opt (exit 2), as a scenario's cluster.nodes is
+ * bounded (models/limits.h). */
+bool cli_check_cluster(const char *cmd, const char *opt, int nodes, const struct instance_spec *inst);
+
 bool cli_parse_int_list(const char *cmd, const char *opt, const char *arg, int *out, int max,
 			int *n);
 
-/* An output file written atomically.  cli_output_open returns stdout when
- * path is NULL; cli_output_close flushes, checks and renames (or removes the
- * temporary file when ok is false) and returns an exit code. */
-struct cli_output {
-	FILE *f;
-	const char *path;
-	char tmp[4096];
-};
-int cli_output_open(struct cli_output *o, const char *path);
-int cli_output_close(struct cli_output *o, bool ok);
 
 /* Render a search to path (NULL: stdout) in fmt. */
 int cli_write_search(const char *path, const struct search_meta *meta,

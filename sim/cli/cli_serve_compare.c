@@ -9,6 +9,7 @@
 #include "../serve/serve_config.h"
 #include "../serve/serve_plan.h"
 #include "cli_serve.h"
+#include "cli_output.h"
 
 #define MAX_INSTANCES 32
 
@@ -23,7 +24,8 @@ int cli_compare_serving(const char *path, const char *instances, enum cli_format
 	struct catalog cat;
 	struct srv_engines engines;
 	struct sc_error err;
-	FILE *out = stdout;
+	struct cli_output co;
+	FILE *out;
 	int code, n = 0;
 
 	if ((code = cli_load_catalog(config_dir, &cat)) != EXIT_OK)
@@ -65,11 +67,9 @@ int cli_compare_serving(const char *path, const char *instances, enum cli_format
 		code = cli_fail(&err);
 		goto done;
 	}
-	if (output && !(out = fopen(output, "w"))) {
-		sc_error_set(&err, SC_EIO, output, NULL, "cannot write the comparison");
-		code = cli_fail(&err);
+	if ((code = cli_output_open(&co, output)) != EXIT_OK)
 		goto done;
-	}
+	out = co.f;
 	switch (fmt) {
 	case FMT_JSON:
 		if (!rpt_plan_json(out, &sc, plan))
@@ -85,9 +85,11 @@ int cli_compare_serving(const char *path, const char *instances, enum cli_format
 		rpt_plan_compare(out, &sc, plan, false);
 		break;
 	}
-	if (out != stdout && fclose(out) != 0) {
-		sc_error_set(&err, SC_EIO, output, NULL, "write error");
-		code = cli_fail(&err);
+	{
+		int wc = cli_output_close(&co, code == EXIT_OK);
+
+		if (code == EXIT_OK)
+			code = wc;
 	}
 	if (code == EXIT_OK && plan->best < 0)
 		code = EXIT_CHECK_FAILED;

@@ -11,6 +11,7 @@
 #include "../serve/serve_sim.h"
 #include "../validate/serve_fit.h"
 #include "cli_serve.h"
+#include "cli_output.h"
 
 #define FIT_ITERATIONS 400
 
@@ -36,10 +37,8 @@ static int parse_params(const char *list, int *params, int *n)
 
 static int write_profile(const struct calibration *cal, const char *output)
 {
-	struct sc_error err;
 	cJSON *json = rpt_calibration_json(cal);
 	char *text = json ? cJSON_Print(json) : NULL;
-	FILE *f;
 	int ok;
 
 	cJSON_Delete(json);
@@ -47,19 +46,10 @@ static int write_profile(const struct calibration *cal, const char *output)
 		fprintf(stderr, "stepcast: error: out of memory\n");
 		return EXIT_INTERNAL;
 	}
-	if (!(f = fopen(output, "w"))) {
-		free(text);
-		sc_error_set(&err, SC_EIO, output, NULL, "cannot write the fitted profile");
-		return cli_fail(&err);
-	}
-	ok = fprintf(f, "%s\n", text) > 0;
-	ok = (fclose(f) == 0) && ok;
+	/* the profile must load back before it replaces anything */
+	ok = cli_output_text(output, text, true, cli_check_profile, (void *)output);
 	free(text);
-	if (!ok) {
-		sc_error_set(&err, SC_EIO, output, NULL, "write error");
-		return cli_fail(&err);
-	}
-	return EXIT_OK;
+	return ok;
 }
 
 /* --fit: fit, mark each fitted parameter's source, write the profile. */

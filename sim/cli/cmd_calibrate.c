@@ -11,6 +11,7 @@
  *         fit quality;
  * show    prints a profile (catalogue name or file) and its fit quality.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -29,6 +30,7 @@
 #include "../../calibrate/fit/fit.h"
 #include "../../calibrate/ingest/ingest.h"
 #include "cli.h"
+#include "cli_output.h"
 
 extern char **environ;
 
@@ -267,11 +269,13 @@ static int parse_args(int argc, char **argv, struct args *a)
 }
 
 /* Write a cJSON document to path (or stdout when path is NULL). */
-static int write_json(const cJSON *j, const char *path)
+/* Write j to path (NULL: stdout) through the one safe writer
+ * (cli_output.h), checked by check when given. */
+static int write_json_checked(const cJSON *j, const char *path, cli_output_check_fn check,
+			      void *ctx)
 {
 	char *text = cJSON_Print(j);
-	FILE *f;
-	int bad;
+	int code;
 
 	if (!text) {
 		fprintf(stderr, "stepcast: error: out of memory\n");
@@ -282,31 +286,52 @@ static int write_json(const cJSON *j, const char *path)
 		cJSON_free(text);
 		return EXIT_OK;
 	}
-	f = fopen(path, "w");
-	if (!f) {
-		fprintf(stderr, "stepcast: error: %s: cannot write: %s\n", path, strerror(errno));
-		cJSON_free(text);
-		return EXIT_IO;
-	}
-	fprintf(f, "%s\n", text);
+	code = cli_output_text(path, text, true, check, ctx);
 	cJSON_free(text);
-	bad = ferror(f);
-	bad |= fclose(f) != 0;
-	if (bad) {
-		fprintf(stderr, "stepcast: error: %s: write error\n", path);
-		return EXIT_IO;
-	}
-	return EXIT_OK;
+	return code;
 }
 
-/* Now, or $SOURCE_DATE_EPOCH when set (reproducible outputs). */
+static int write_json(const cJSON *j, const char *path)
+{
+	return write_json_checked(j, path, NULL, NULL);
+}
+
+/* The largest SOURCE_DATE_EPOCH a date of four digits can show:
+ * 9999-12-31T23:59:59Z. */
+#define MAX_EPOCH_S 253402300799LL
+
+/* $SOURCE_DATE_EPOCH (reproducible-builds.org: an integer of seconds since
+ * 1970) when set, checked: true when unset or valid, else a usage error. */
+static bool epoch_ok(void)
+{
+	const char *epoch = getenv("SOURCE_DATE_EPOCH");
+	char *end;
+	long long v;
+
+	if (!epoch || !*epoch)
+		return true;
+	errno = 0;
+	v = strtoll(epoch, &end, 10);
+	if (*end || errno || v < 0 || v > MAX_EPOCH_S || !isdigit((unsigned char)epoch[0])) {
+		cli_usage_error("calibrate", "SOURCE_DATE_EPOCH must be whole seconds from 0 to %lld (got '%s')",
+				MAX_EPOCH_S, epoch);
+		return false;
+	}
+	return true;
+}
+
+/* Now, or $SOURCE_DATE_EPOCH when set (reproducible outputs; epoch_ok has
+ * checked it). */
 static void utc_now(char *out, size_t n)
 {
 	const char *epoch = getenv("SOURCE_DATE_EPOCH");
 	time_t t = epoch && *epoch ? (time_t)strtoll(epoch, NULL, 10) : time(NULL);
 	struct tm tm;
 
-	gmtime_r(&t, &tm);
+	if (!gmtime_r(&t, &tm)) {
+		snprintf(out, n, "1970-01-01T00:00:00Z");
+		return;
+	}
 	strftime(out, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
@@ -724,15 +749,11 @@ static int do_fit(const struct args *a)
 		code = EXIT_INTERNAL;
 		goto out;
 	}
-	if ((code = write_json(j, path)) != EXIT_OK)
-		goto out;
-	/* what was written must load: the loader is the judge */
-	sc_error_clear(&err);
-	if (calibration_load_file(path, back, &err) != SC_OK) {
-		fprintf(stderr, "stepcast: internal error: the written profile does not load:\n");
-		cli_fail(&err);
-		code = EXIT_INTERNAL;
-		goto out;
+	{
+		/* what is written must load (the loader is the judge) before it
+		 * replaces anything: cli_output checks the temporary file */
+		if ((code = write_json_checked(j, path, cli_check_profile, path)) != EXIT_OK)
+			goto out;
 	}
 	if (a->report == FMT_JSON) {
 		cJSON *r = fit_report_json(res, path);
@@ -845,6 +866,8 @@ int cmd_calibrate(int argc, char **argv)
 		return EXIT_OK; /* --help */
 	if (code != EXIT_OK)
 		return code;
+	if (!epoch_ok())
+		return EXIT_USAGE;
 	if (strcmp(a.verb, "run") == 0)
 		return do_run(&a);
 	if (strcmp(a.verb, "ingest") == 0)

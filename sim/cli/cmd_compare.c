@@ -10,6 +10,7 @@
 #include "../plan/plan.h"
 #include "cli.h"
 #include "cli_search.h"
+#include "../../models/limits.h"
 #include "cli_serve.h"
 
 static void compare_usage(FILE *out)
@@ -101,7 +102,7 @@ int cmd_compare(int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		case 'N':
-			if (!cli_parse_int("compare", "--nodes", optarg, 1, INT_MAX, &po.nodes))
+			if (!cli_parse_int("compare", "--nodes", optarg, 1, SC_MAX_NODES, &po.nodes))
 				return EXIT_USAGE;
 			break;
 		case 'd':
@@ -187,6 +188,14 @@ int cmd_compare(int argc, char **argv)
 		catalog_free(&cat);
 		return cli_usage_error("compare", "no token budget: give --tokens or "
 				       "training.tokens_to_train in the scenario");
+	}
+	for (int i = 0; i < n_names && po.nodes > 0; i++) {
+		const struct instance_spec *inst = catalog_instance(&cat, names[i]);
+
+		if (inst && !cli_check_cluster("compare", "--nodes", po.nodes, inst)) {
+			catalog_free(&cat);
+			return EXIT_USAGE;
+		}
 	}
 	sc_error_clear(&err);
 	if (compare_run(&sc, &cat, names, n_names, &po, &cr, &err) != SC_OK) {

@@ -10,6 +10,7 @@
 #include "../plan/plan.h"
 #include "cli.h"
 #include "cli_search.h"
+#include "../../models/limits.h"
 
 static void plan_usage(FILE *out)
 {
@@ -103,7 +104,7 @@ int cmd_plan(int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		case 'N':
-			if (!cli_parse_int("plan", "--nodes", optarg, 1, INT_MAX, &po.nodes))
+			if (!cli_parse_int("plan", "--nodes", optarg, 1, SC_MAX_NODES, &po.nodes))
 				return EXIT_USAGE;
 			break;
 		case 'i':
@@ -116,7 +117,7 @@ int cmd_plan(int argc, char **argv)
 			pricing_given = true;
 			break;
 		case 'M':
-			if (!cli_parse_int("plan", "--max-nodes", optarg, 1, 1 << 20, &po.max_nodes))
+			if (!cli_parse_int("plan", "--max-nodes", optarg, 1, SC_MAX_NODES, &po.max_nodes))
 				return EXIT_USAGE;
 			break;
 		case 'S':
@@ -204,6 +205,11 @@ int cmd_plan(int argc, char **argv)
 		po.nodes = target.cluster.nodes;
 	if (!pricing_given)
 		po.pricing = purchase_default_pricing(&target.cluster.instance);
+	if (po.nodes > 0 && !cli_check_cluster("plan", "--nodes", po.nodes, &target.cluster.instance))
+		return EXIT_USAGE;
+	for (int i = 0; i < po.n_sweep; i++)
+		if (!cli_check_cluster("plan", "--sweep", po.sweep[i], &target.cluster.instance))
+			return EXIT_USAGE;
 
 	if (plan_run(&target, &po, &entry.plan, &err) != SC_OK) {
 		plan_result_free(&entry.plan);

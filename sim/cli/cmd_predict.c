@@ -16,6 +16,7 @@
 #include "../analytic/step.h"
 #include "../config/scenario_load.h"
 #include "cli.h"
+#include "cli_output.h"
 
 static void predict_usage(FILE *out)
 {
@@ -192,16 +193,19 @@ int cmd_predict(int argc, char **argv)
 		r = dr.step;
 		rpt_des_cost_line(stderr, &dr);
 		if (trace) {
-			FILE *tf = fopen(trace, "w");
-			bool ok = tf && des_trace_write(tf, &sc, &dr);
+			struct cli_output o;
+			int wc = cli_output_open(&o, trace);
 
-			if (tf && fclose(tf) != 0)
-				ok = false;
-			des_result_free(&dr);
-			if (!ok) {
-				fprintf(stderr, "stepcast: error: %s: cannot write the trace\n", trace);
-				return EXIT_IO;
+			if (wc == EXIT_OK) {
+				bool ok = des_trace_write(o.f, &sc, &dr);
+
+				if (!ok)
+					fprintf(stderr, "stepcast: error: %s: cannot write the trace\n", trace);
+				wc = cli_output_close(&o, ok);
 			}
+			des_result_free(&dr);
+			if (wc != EXIT_OK)
+				return wc == EXIT_INTERNAL ? EXIT_IO : wc;
 		}
 		des_result_free(&dr);
 	}

@@ -13,6 +13,7 @@
 #include "../../calibrate/cal_regress.h"
 #include "../../reports/rpt_regress.h"
 #include "cli.h"
+#include "cli_output.h"
 
 static void regress_usage(FILE *out)
 {
@@ -40,54 +41,34 @@ static void regress_usage(FILE *out)
 
 static int write_junit(const char *path, const struct reg_report *rep)
 {
-	FILE *f = fopen(path, "w");
+	struct cli_output o;
 	char ts[32];
 	time_t t = time(NULL);
 	struct tm tm;
-	int bad;
+	int code;
 
-	if (!f) {
-		fprintf(stderr, "stepcast: error: %s: cannot write: %s\n", path, strerror(errno));
-		return EXIT_IO;
-	}
+	if ((code = cli_output_open(&o, path)) != EXIT_OK)
+		return code;
 	gmtime_r(&t, &tm);
 	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
-	rpt_regress_junit(f, rep, ts);
-	bad = ferror(f);
-	bad |= fclose(f) != 0;
-	if (bad) {
-		fprintf(stderr, "stepcast: error: %s: write error\n", path);
-		return EXIT_IO;
-	}
-	return EXIT_OK;
+	rpt_regress_junit(o.f, rep, ts);
+	return cli_output_close(&o, true);
 }
 
 static int write_baselines(const char *path, const struct reg_run *run)
 {
 	cJSON *j = reg_baselines_json(run);
 	char *text = j ? cJSON_Print(j) : NULL;
-	FILE *f;
-	int bad;
+	int code;
 
 	cJSON_Delete(j);
 	if (!text) {
 		fprintf(stderr, "stepcast: error: out of memory\n");
 		return EXIT_INTERNAL;
 	}
-	if (!(f = fopen(path, "w"))) {
-		fprintf(stderr, "stepcast: error: %s: cannot write: %s\n", path, strerror(errno));
-		cJSON_free(text);
-		return EXIT_IO;
-	}
-	fprintf(f, "%s\n", text);
+	code = cli_output_text(path, text, true, NULL, NULL);
 	cJSON_free(text);
-	bad = ferror(f);
-	bad |= fclose(f) != 0;
-	if (bad) {
-		fprintf(stderr, "stepcast: error: %s: write error\n", path);
-		return EXIT_IO;
-	}
-	return EXIT_OK;
+	return code;
 }
 
 int cmd_regress(int argc, char **argv)

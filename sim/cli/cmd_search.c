@@ -18,6 +18,7 @@
 #include "../search/search.h"
 #include "cli.h"
 #include "cli_search.h"
+#include "../../models/limits.h"
 
 static void search_usage(FILE *out)
 {
@@ -227,11 +228,11 @@ int cmd_search(int argc, char **argv)
 			fmt_arg = optarg;
 			break;
 		case 'g':
-			if (!cli_parse_int("search", "--gpus", optarg, 1, INT_MAX, &gpus))
+			if (!cli_parse_int("search", "--gpus", optarg, 1, SC_MAX_GPUS, &gpus))
 				return EXIT_USAGE;
 			break;
 		case 'N':
-			if (!cli_parse_int("search", "--nodes", optarg, 1, INT_MAX, &nodes))
+			if (!cli_parse_int("search", "--nodes", optarg, 1, SC_MAX_NODES, &nodes))
 				return EXIT_USAGE;
 			break;
 		case 't':
@@ -273,7 +274,7 @@ int cmd_search(int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		case OPT_MAX_MB:
-			if (!cli_parse_int("search", "--max-micro-batch", optarg, 1, INT_MAX,
+			if (!cli_parse_int("search", "--max-micro-batch", optarg, 1, SC_MAX_BATCH_SEQS,
 					   &so.space.max_micro_batch))
 				return EXIT_USAGE;
 			break;
@@ -343,8 +344,11 @@ int cmd_search(int argc, char **argv)
 					       sc.cluster.instance.name);
 		sc.cluster.nodes = gpus / sc.cluster.instance.gpus_per_node;
 	}
-	if (nodes)
+	if (nodes) {
+		if (!cli_check_cluster("search", "--nodes", nodes, &sc.cluster.instance))
+			return EXIT_USAGE;
 		sc.cluster.nodes = nodes;
+	}
 	if (!pricing_given)
 		so.pricing = purchase_default_pricing(&sc.cluster.instance);
 	if (!(so.tokens > 0))

@@ -8,10 +8,12 @@
 #include <string.h>
 
 #include "../../reports/rpt_serve.h"
+#include "../../models/limits.h"
 #include "../serve/serve_config.h"
 #include "../serve/serve_plan.h"
 #include "../serve/serve_sim.h"
 #include "cli.h"
+#include "cli_output.h"
 
 #define MAX_INSTANCES 32
 
@@ -79,22 +81,13 @@ static bool parse_pos(const char *cmd, const char *opt, const char *arg, double 
 static int write_svg(const char *path, const char *title, const struct srv_curve *c, int n,
 		     double ttft_ms, double tpot_ms)
 {
-	struct sc_error err;
-	FILE *f = fopen(path, "w");
-	int ok;
+	struct cli_output o;
+	int code;
 
-	if (!f) {
-		sc_error_set(&err, SC_EIO, path, NULL, "cannot write the chart");
-		return cli_fail(&err);
-	}
-	rpt_serve_svg(f, title, c, n, ttft_ms, tpot_ms);
-	ok = !ferror(f);
-	ok = (fclose(f) == 0) && ok;
-	if (!ok) {
-		sc_error_set(&err, SC_EIO, path, NULL, "write error");
-		return cli_fail(&err);
-	}
-	return EXIT_OK;
+	if ((code = cli_output_open(&o, path)) != EXIT_OK)
+		return code;
+	rpt_serve_svg(o.f, title, c, n, ttft_ms, tpot_ms);
+	return cli_output_close(&o, true);
 }
 
 static const double sweep[] = { 0.25, 0.5, 0.75, 0.9, 1.0, 1.1, 1.25, 1.5 };
@@ -277,8 +270,9 @@ int cmd_serve(int argc, char **argv)
 			break;
 		case 'n':
 			requests = strtol(optarg, &end, 10);
-			if (end == optarg || *end || requests < 1 || requests > 10000000L)
-				return cli_usage_error("serve", "--requests needs an integer from 1 to 10000000, got '%s'", optarg);
+			if (end == optarg || *end || requests < 1 || requests > SC_MAX_REQUESTS)
+				return cli_usage_error("serve", "--requests needs an integer from 1 to %d, got '%s'",
+						       SC_MAX_REQUESTS, optarg);
 			break;
 		case 'g':
 			svg = optarg;

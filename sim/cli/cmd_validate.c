@@ -11,6 +11,7 @@
 #include "../validate/fit.h"
 #include "../validate/validate.h"
 #include "cli.h"
+#include "cli_output.h"
 #include "cli_serve.h"
 
 /* "a,b,c" -> parameter indices. */
@@ -42,7 +43,6 @@ static int run_fit(struct val_set *set, struct calibration *cal, const int *para
 	const char *base;
 	cJSON *json;
 	char *text;
-	FILE *f;
 	int ok;
 
 	sc_error_clear(&err);
@@ -71,19 +71,11 @@ static int run_fit(struct val_set *set, struct calibration *cal, const int *para
 		fprintf(stderr, "stepcast: error: out of memory\n");
 		return EXIT_INTERNAL;
 	}
-	f = fopen(output, "w");
-	if (!f) {
-		free(text);
-		sc_error_set(&err, SC_EIO, output, NULL, "cannot write the fitted profile");
-		return cli_fail(&err);
-	}
-	ok = fprintf(f, "%s\n", text) > 0;
-	ok = (fclose(f) == 0) && ok;
+	/* the profile must load back before it replaces anything */
+	ok = cli_output_text(output, text, true, cli_check_profile, (void *)output);
 	free(text);
-	if (!ok) {
-		sc_error_set(&err, SC_EIO, output, NULL, "write error");
-		return cli_fail(&err);
-	}
+	if (ok != EXIT_OK)
+		return ok;
 	return EXIT_OK;
 }
 

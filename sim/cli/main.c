@@ -56,14 +56,32 @@ static void usage(FILE *out)
 		"  77  no GPU: nothing measured (calibrate run)\n");
 }
 
+/* Print s with control characters (C0, DEL, and bytes of C1 or invalid
+ * UTF-8 sequences that a terminal may act on) as \xHH: a path or value in a
+ * message cannot carry a terminal escape sequence. */
+static void put_escaped(const char *s, FILE *f)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f || (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f))
+			fprintf(f, "\\x%02x", *p);
+		else
+			fputc(*p, f);
+	}
+}
+
 int cli_fail(const struct sc_error *err)
 {
 	fputs("stepcast: error: ", stderr);
-	if (err->file[0])
-		fprintf(stderr, "%s: ", err->file);
-	if (err->pointer[0])
-		fprintf(stderr, "%s: ", err->pointer);
-	fprintf(stderr, "%s\n", err->message[0] ? err->message : sc_status_str(err->status));
+	if (err->file[0]) {
+		put_escaped(err->file, stderr);
+		fputs(": ", stderr);
+	}
+	if (err->pointer[0]) {
+		put_escaped(err->pointer, stderr);
+		fputs(": ", stderr);
+	}
+	put_escaped(err->message[0] ? err->message : sc_status_str(err->status), stderr);
+	fputc('\n', stderr);
 	switch (err->status) {
 	case SC_OK: return EXIT_INTERNAL;
 	case SC_EINVAL: return EXIT_INVALID;

@@ -1,5 +1,6 @@
 /* catalog_load.c: strict loading of configs/ (see catalog_load.h). */
 #include "catalog_load.h"
+#include "../../models/limits.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -78,8 +79,8 @@ const struct cfg_field cfg_price_fields[] = {
 const struct cfg_field cfg_instance_fields[] = {
 	CFG_F_STR(struct instance_spec, name, REQ, "instance type, e.g. p5.48xlarge"),
 	CFG_F_STR(struct instance_spec, gpu, REQ, "GPU catalogue name"),
-	CFG_F_INT(struct instance_spec, gpus_per_node, REQ | POS, "GPUs per instance"),
-	CFG_F_INT(struct instance_spec, nvlink_domain_gpus, REQ | POS, "GPUs in one NVLink domain"),
+	CFG_F_INT_RANGE(struct instance_spec, gpus_per_node, REQ | POS, 1, SC_MAX_GPUS_PER_NODE, "GPUs per instance"),
+	CFG_F_INT_RANGE(struct instance_spec, nvlink_domain_gpus, REQ | POS, 1, SC_MAX_GPUS_PER_NODE, "GPUs in one NVLink domain"),
 	CFG_F_INT(struct instance_spec, efa_nics, REQ | POS, "EFA interfaces per instance"),
 	CFG_F_NUM(struct instance_spec, efa_nic_Gbps, REQ | POS, "bandwidth per EFA interface, Gb/s"),
 	CFG_F_INT(struct instance_spec, nvme_drives, REQ | CFG_NONNEG, "local NVMe drives"),
@@ -140,21 +141,21 @@ const struct cfg_field cfg_storage_fields[] = {
 
 const struct cfg_field cfg_model_fields[] = {
 	CFG_F_STR(struct model_arch, name, REQ, "model name"),
-	CFG_F_INT(struct model_arch, layers, REQ | POS, "transformer blocks"),
-	CFG_F_INT(struct model_arch, hidden, REQ | POS, "model width"),
-	CFG_F_INT(struct model_arch, ffn_hidden, REQ | POS, "dense MLP inner width (one of the two gated inputs)"),
-	CFG_F_INT(struct model_arch, heads, REQ | POS, "query heads"),
-	CFG_F_INT(struct model_arch, kv_heads, REQ | POS, "key/value heads"),
-	CFG_F_INT(struct model_arch, head_dim, OPT_POS, "head width when not hidden/heads"),
-	CFG_F_INT(struct model_arch, vocab, REQ | POS, "vocabulary size"),
+	CFG_F_INT_RANGE(struct model_arch, layers, REQ | POS, 1, SC_MAX_MODEL_COUNT, "transformer blocks"),
+	CFG_F_INT_RANGE(struct model_arch, hidden, REQ | POS, 1, SC_MAX_MODEL_WIDTH, "model width"),
+	CFG_F_INT_RANGE(struct model_arch, ffn_hidden, REQ | POS, 1, SC_MAX_MODEL_WIDTH, "dense MLP inner width (one of the two gated inputs)"),
+	CFG_F_INT_RANGE(struct model_arch, heads, REQ | POS, 1, SC_MAX_MODEL_COUNT, "query heads"),
+	CFG_F_INT_RANGE(struct model_arch, kv_heads, REQ | POS, 1, SC_MAX_MODEL_COUNT, "key/value heads"),
+	CFG_F_INT_RANGE(struct model_arch, head_dim, OPT_POS, 1, SC_MAX_MODEL_WIDTH, "head width when not hidden/heads"),
+	CFG_F_INT_RANGE(struct model_arch, vocab, REQ | POS, 1, SC_MAX_MODEL_WIDTH, "vocabulary size"),
 	CFG_F_BOOL(struct model_arch, gated_mlp, REQ, "gated MLP (three matrices)"),
 	CFG_F_ENUM(struct model_arch, activation, REQ, activations, "gelu, swiglu, geglu or squared-relu"),
 	CFG_F_BOOL(struct model_arch, tied_embeddings, REQ, "input embedding and output projection share weights"),
 	CFG_F_NUM(struct model_arch, params_billion, OPT_POS, "published total parameters, billions"),
 	CFG_F_NUM(struct model_arch, active_params_billion, OPT_POS, "published active parameters per token (MoE), billions"),
-	CFG_F_INT(struct model_arch, experts, OPT_POS, "routed experts (MoE)"),
-	CFG_F_INT(struct model_arch, top_k, OPT_POS, "experts per token (MoE)"),
-	CFG_F_INT(struct model_arch, moe_ffn_hidden, OPT_POS, "expert MLP width (MoE)"),
+	CFG_F_INT_RANGE(struct model_arch, experts, OPT_POS, 1, SC_MAX_MODEL_COUNT, "routed experts (MoE)"),
+	CFG_F_INT_RANGE(struct model_arch, top_k, OPT_POS, 1, SC_MAX_MODEL_COUNT, "experts per token (MoE)"),
+	CFG_F_INT_RANGE(struct model_arch, moe_ffn_hidden, OPT_POS, 1, SC_MAX_MODEL_WIDTH, "expert MLP width (MoE)"),
 	CFG_F_INT(struct model_arch, shared_experts, OPT_NONNEG, "always-active shared experts (MoE)"),
 	CFG_F_INT(struct model_arch, first_dense_layers, OPT_NONNEG, "leading dense layers (MoE)"),
 	CFG_F_INT(struct model_arch, moe_layer_freq, OPT_POS, "every n-th layer is MoE"),

@@ -1,6 +1,7 @@
 /* cfg_json.c: strict JSON reading (see cfg_json.h). */
 #include "cfg_json.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -35,6 +36,234 @@ static size_t nesting_depth(const char *buf, size_t len)
 	return max;
 }
 
+/* ---- what cJSON accepts and a config must not hold ----------------------------
+ *
+ * cJSON (1.7) accepts, and a config must not: a string or key with \u0000
+ * (cJSON stops the C string there: "llama3-8b\u0000junk" would read as
+ * "llama3-8b"), raw control characters inside strings, numbers with leading
+ * zeros (RFC 8259 section 6 forbids them), and bytes that are not UTF-8
+ * (RFC 8259 section 8.1; they would be copied into JSON output, making it
+ * invalid).  A config string never needs a control character, so none is
+ * accepted, escaped or not (U+0000-U+001F, U+007F-U+009F): what is echoed to
+ * a terminal cannot carry an escape sequence.  The scan also counts values,
+ * so a file is bounded by what it costs to parse (CFG_MAX_VALUES), not only
+ * by its bytes. */
+
+struct scan {
+	const char *buf;
+	size_t len, i;
+	const char *name;
+	struct sc_error *err;
+	bool controls;   /* escaped control characters allowed (tool output) */
+};
+
+static bool scan_fail(struct scan *sc, size_t at, const char *fmt, unsigned v)
+{
+	int line = 1, col = 1;
+	char what[160];
+
+	for (size_t k = 0; k < at && k < sc->len; k++) {
+		if (sc->buf[k] == '\n') {
+			line++;
+			col = 1;
+		} else {
+			col++;
+		}
+	}
+	snprintf(what, sizeof(what), fmt, v);
+	sc_error_set(sc->err, SC_EINVAL, sc->name, NULL, "line %d, column %d: %s", line, col, what);
+	return false;
+}
+
+static bool is_control(unsigned cp)
+{
+	return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f);
+}
+
+/* One UTF-8 sequence at sc->i (a lead byte >= 0x80): its code point, or -1
+ * (RFC 3629: no overlong forms, no surrogates, at most U+10FFFF). */
+static long utf8_at(struct scan *sc)
+{
+	const unsigned char *u = (const unsigned char *)sc->buf + sc->i;
+	size_t left = sc->len - sc->i;
+	unsigned c = u[0], n, lo = 0x80, hi = 0xbf;
+	long cp;
+
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 1, cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef) {
+		n = 2, cp = c & 0x0f;
+		if (c == 0xe0) lo = 0xa0;
+		if (c == 0xed) hi = 0x9f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		n = 3, cp = c & 0x07;
+		if (c == 0xf0) lo = 0x90;
+		if (c == 0xf4) hi = 0x8f;
+	} else
+		return -1;
+	if (left <= n)
+		return -1;
+	for (unsigned k = 1; k <= n; k++) {
+		unsigned b = u[k];
+
+		if (b < (k == 1 ? lo : 0x80) || b > (k == 1 ? hi : 0xbf))
+			return -1;
+		cp = (cp << 6) | (b & 0x3f);
+	}
+	sc->i += n;   /* the caller steps over the lead byte */
+	return cp;
+}
+
+static int hex4(const char *p, size_t left)
+{
+	int v = 0;
+
+	if (left < 4)
+		return -1;
+	for (int k = 0; k < 4; k++) {
+		char c = p[k];
+		int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+			: c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+		if (d < 0)
+			return -1;
+		v = v * 16 + d;
+	}
+	return v;
+}
+
+/* A string from its opening quote at sc->i to past its closing quote.  An
+ * unterminated string or a bad escape is left to cJSON's message. */
+static bool scan_string(struct scan *sc)
+{
+	size_t start = sc->i++;
+
+	while (sc->i < sc->len) {
+		unsigned char c = (unsigned char)sc->buf[sc->i];
+
+		if (c == '"') {
+			sc->i++;
+			return true;
+		}
+		if (c < 0x20)
+			return scan_fail(sc, sc->i, "a raw control character (0x%02x) inside a string", c);
+		if (c == '\\' && sc->i + 1 < sc->len) {
+			char e = sc->buf[sc->i + 1];
+			int v;
+
+			if (e != 'u') {
+				if (!sc->controls && (e == 'b' || e == 'f' || e == 'n' || e == 'r' || e == 't'))
+					return scan_fail(sc, sc->i, "a control character (\\%c) inside a string", (unsigned)e);
+				sc->i += 2;
+				continue;
+			}
+			v = hex4(sc->buf + sc->i + 2, sc->len - sc->i - 2);
+			if (v < 0) {
+				sc->i += 2;
+				continue;   /* cJSON reports it */
+			}
+			if (v == 0)
+				return scan_fail(sc, sc->i, "\\u0000 (NUL) inside a string", 0);
+			if (!sc->controls && is_control((unsigned)v))
+				return scan_fail(sc, sc->i, "a control character (U+%04X) inside a string", (unsigned)v);
+			if (v >= 0xdc00 && v <= 0xdfff)
+				return scan_fail(sc, sc->i, "a lone UTF-16 low surrogate (\\u%04x)", (unsigned)v);
+			if (v >= 0xd800 && v <= 0xdbff) {
+				int w = sc->i + 12 <= sc->len && sc->buf[sc->i + 6] == '\\' && sc->buf[sc->i + 7] == 'u'
+					? hex4(sc->buf + sc->i + 8, sc->len - sc->i - 8) : -1;
+				if (w < 0xdc00 || w > 0xdfff)
+					return scan_fail(sc, sc->i, "a lone UTF-16 high surrogate (\\u%04x)", (unsigned)v);
+				sc->i += 6;
+			}
+			sc->i += 6;
+			continue;
+		}
+		if (c >= 0x80) {
+			size_t at = sc->i;
+			long cp = utf8_at(sc);
+
+			if (cp < 0)
+				return scan_fail(sc, at, "invalid UTF-8 (byte 0x%02x) inside a string", c);
+			if (!sc->controls && is_control((unsigned)cp))
+				return scan_fail(sc, at, "a control character (U+%04X) inside a string", (unsigned)cp);
+		}
+		sc->i++;
+	}
+	(void)start;
+	return true;
+}
+
+static bool strict_scan(const char *name, const char *buf, size_t len, bool controls,
+			struct sc_error *err)
+{
+	struct scan sc = { buf, len, 0, name, err, controls };
+	long values = 0;
+
+	while (sc.i < len) {
+		char c = buf[sc.i];
+
+		if (c == '"') {
+			values++;
+			if (!scan_string(&sc))
+				return false;
+		} else if (c == '-' || (c >= '0' && c <= '9')) {
+			size_t at = sc.i;
+
+			values++;
+			if (c == '-')
+				sc.i++;
+			if (sc.i + 1 < len && buf[sc.i] == '0' && buf[sc.i + 1] >= '0' && buf[sc.i + 1] <= '9')
+				return scan_fail(&sc, at, "a number with a leading zero", 0);
+			while (sc.i < len && (isdigit((unsigned char)buf[sc.i]) || buf[sc.i] == '.' ||
+					      buf[sc.i] == 'e' || buf[sc.i] == 'E' || buf[sc.i] == '+' ||
+					      buf[sc.i] == '-'))
+				sc.i++;
+		} else {
+			if (c == '[' || c == '{' || c == 't' || c == 'f' || c == 'n')
+				values++;
+			sc.i++;
+		}
+		if (values > CFG_MAX_VALUES) {
+			sc_error_set(err, SC_EINVAL, name, NULL,
+				     "more than %d JSON values: a config is bounded by what it costs to parse",
+				     CFG_MAX_VALUES);
+			return false;
+		}
+	}
+	return true;
+}
+
+enum sc_status cfg_check_text(const char *name, const char *buf, size_t len, bool controls,
+			      struct sc_error *err)
+{
+	return strict_scan(name, buf, len, controls, err) ? SC_OK : SC_EINVAL;
+}
+
+/* cJSON's allocations, watched so that running out of memory is its own
+ * error and not "invalid JSON". */
+static bool alloc_failed;
+
+static void *watched_malloc(size_t n)
+{
+	void *p = malloc(n);
+
+	if (!p)
+		alloc_failed = true;
+	return p;
+}
+
+static void watch_allocations(void)
+{
+	static bool done;
+
+	if (!done) {
+		cJSON_Hooks h = { watched_malloc, free };
+
+		cJSON_InitHooks(&h);
+		done = true;
+	}
+	alloc_failed = false;
+}
+
 cJSON *cfg_parse_buffer(const char *name, const char *buf, size_t len,
 			struct sc_error *err)
 {
@@ -67,7 +296,14 @@ cJSON *cfg_parse_buffer(const char *name, const char *buf, size_t len,
 			     "JSON nested more than %d levels deep", CJSON_NESTING_LIMIT);
 		return NULL;
 	}
+	if (!strict_scan(name, buf, len, false, err))
+		return NULL;
+	watch_allocations();
 	root = cJSON_ParseWithLengthOpts(buf, len, &end, false);
+	if (!root && alloc_failed) {
+		sc_error_set(err, SC_ENOMEM, name, NULL, "out of memory parsing the file (%zu bytes)", len);
+		return NULL;
+	}
 	if (!root) {
 		if (!end)
 			end = cJSON_GetErrorPtr();
@@ -313,7 +549,7 @@ static enum sc_status read_number(struct cfg_reader *rd, const cJSON *item,
 				    "expected a non-negative number, got %g", v);
 	if ((f->flags & CFG_BOUNDED) && (v < f->min || v > f->max))
 		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
-				    "expected a number from %g to %g, got %g",
+				    "expected a number from %.15g to %.15g, got %.15g",
 				    f->min, f->max, v);
 	*out = v;
 	return SC_OK;

@@ -11,6 +11,7 @@
 #ifndef SC_CFG_JSON_H
 #define SC_CFG_JSON_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <cjson/cJSON.h>
@@ -18,6 +19,10 @@
 #include "../../models/status.h"
 
 #define CFG_MAX_FILE_BYTES (64L * 1024 * 1024)
+/* JSON values (scalars, arrays, objects, keys) in one file: cJSON takes about
+ * 64 bytes a value, so 2,000,000 values bound a parse near 190 MB (measured); the
+ * largest file we read (the serving validation cases) has 69,229. */
+#define CFG_MAX_VALUES 2000000
 
 enum cfg_type {
 	CFG_INT,      /* int; must be integral */
@@ -98,6 +103,13 @@ struct cfg_reader {
 /* Read path (at most CFG_MAX_FILE_BYTES) and parse it.  On error returns
  * NULL and fills err with the file and, for a parse error, line and column. */
 cJSON *cfg_parse_file(const char *path, struct sc_error *err);
+
+/* The checks cfg_parse_buffer makes beyond cJSON's syntax, for readers of
+ * other JSON (tool output): no \u0000, no invalid UTF-8 or lone surrogates,
+ * no leading zeros, at most CFG_MAX_VALUES values; control characters in
+ * strings only when controls is true.  SC_EINVAL with line and column. */
+enum sc_status cfg_check_text(const char *name, const char *buf, size_t len, bool controls,
+			      struct sc_error *err);
 
 /* Parse a buffer (not NUL-terminated); name is used in messages. */
 cJSON *cfg_parse_buffer(const char *name, const char *buf, size_t len,

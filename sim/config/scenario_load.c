@@ -3,6 +3,7 @@
 #include "calibration_select.h"
 #include "scenario_storage.h"
 #include "../../models/layout.h"
+#include "../../models/limits.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -98,15 +99,15 @@ static enum sc_status read_calibration_ref(struct cfg_reader *rd, const cJSON *i
 const struct cfg_field cfg_cluster_fields[] = {
 	CFG_F_CUSTOM(struct cluster, instance, REQ, read_instance_ref, cfg_instance_fields,
 		     "instance type name, or an inline instance object"),
-	CFG_F_INT(struct cluster, nodes, REQ | POS, "number of instances"),
+	CFG_F_INT_RANGE(struct cluster, nodes, REQ | POS, 1, SC_MAX_NODES, "number of instances"),
 	CFG_F_CUSTOM(struct cluster, fabric, REQ, read_fabric_ref, NULL, "fabric name"),
 	CFG_END
 };
 
 const struct cfg_field cfg_training_fields[] = {
-	CFG_F_INT(struct training, seq_len, REQ | POS, "tokens per sequence"),
-	CFG_F_INT(struct training, global_batch_seqs, REQ | POS, "sequences per optimizer step"),
-	CFG_F_INT(struct training, micro_batch_seqs, REQ | POS, "sequences per micro-batch"),
+	CFG_F_INT_RANGE(struct training, seq_len, REQ | POS, 1, SC_MAX_SEQ_LEN, "tokens per sequence"),
+	CFG_F_INT_RANGE(struct training, global_batch_seqs, REQ | POS, 1, SC_MAX_BATCH_SEQS, "sequences per optimizer step"),
+	CFG_F_INT_RANGE(struct training, micro_batch_seqs, REQ | POS, 1, SC_MAX_BATCH_SEQS, "sequences per micro-batch"),
 	CFG_F_ENUM(struct training, precision, REQ, precisions, "bf16, fp16, fp8, mxfp8 or nvfp4"),
 	CFG_F_ENUM(struct training, recompute, REQ, recomputes, "none, selective or full"),
 	CFG_F_ENUM(struct training, optimizer, 0, optimizers, "adam (default) or sgd"),
@@ -116,21 +117,21 @@ const struct cfg_field cfg_training_fields[] = {
 };
 
 const struct cfg_field cfg_layout_fields[] = {
-	CFG_F_INT(struct layout, tp, REQ | POS, "tensor parallel size"),
-	CFG_F_INT(struct layout, pp, REQ | POS, "pipeline parallel size"),
-	CFG_F_INT(struct layout, vpp, POS, "virtual stages per pipeline rank (default 1)"),
-	CFG_F_INT(struct layout, dp, POS, "data parallel size (default GPUs / (tp pp cp); checked if given)"),
-	CFG_F_INT(struct layout, cp, POS, "context parallel size (default 1)"),
-	CFG_F_INT(struct layout, ep, POS, "expert parallel size (default 1)"),
-	CFG_F_INT(struct layout, etp, POS, "expert tensor parallel size (default tp)"),
+	CFG_F_INT_RANGE(struct layout, tp, REQ | POS, 1, SC_MAX_GPUS, "tensor parallel size"),
+	CFG_F_INT_RANGE(struct layout, pp, REQ | POS, 1, SC_MAX_GPUS, "pipeline parallel size"),
+	CFG_F_INT_RANGE(struct layout, vpp, POS, 1, SC_MAX_GPUS, "virtual stages per pipeline rank (default 1)"),
+	CFG_F_INT_RANGE(struct layout, dp, POS, 1, SC_MAX_GPUS, "data parallel size (default GPUs / (tp pp cp); checked if given)"),
+	CFG_F_INT_RANGE(struct layout, cp, POS, 1, SC_MAX_GPUS, "context parallel size (default 1)"),
+	CFG_F_INT_RANGE(struct layout, ep, POS, 1, SC_MAX_GPUS, "expert parallel size (default 1)"),
+	CFG_F_INT_RANGE(struct layout, etp, POS, 1, SC_MAX_GPUS, "expert tensor parallel size (default tp)"),
 	CFG_F_INT_RANGE(struct layout, zero_stage, 0, 0, 3, "ZeRO stage 0-3 (default 1, the distributed optimizer)"),
 	CFG_F_BOOL(struct layout, fsdp, 0, "fully sharded data parallel (default false)"),
-	CFG_F_INT(struct layout, fsdp_group, POS, "FSDP sharding group size for hybrid sharding (default all of DP)"),
+	CFG_F_INT_RANGE(struct layout, fsdp_group, POS, 1, SC_MAX_GPUS, "FSDP sharding group size for hybrid sharding (default all of DP)"),
 	CFG_F_BOOL(struct layout, sequence_parallel, 0, "Megatron sequence parallelism with TP (default true when tp > 1)"),
 	CFG_F_ENUM(struct layout, schedule, 0, schedules, "1f1b, interleaved-1f1b, gpipe, zb-h1, zb-v or dualpipe (default 1f1b, interleaved-1f1b when vpp > 1)"),
 	CFG_F_ENUM(struct layout, layer_split, 0, splits, "how decoder layers split over the pp x vpp virtual stages: auto (default), even, slots (embedding and loss take a layer's slot), balanced (an explicit pipeline layout) or uneven"),
-	CFG_F_INT(struct layout, first_stage_layers, POS, "decoder layers on the first pipeline rank (Megatron --decoder-first-pipeline-num-layers; implies layer_split uneven)"),
-	CFG_F_INT(struct layout, last_stage_layers, POS, "decoder layers on the last pipeline rank (Megatron --decoder-last-pipeline-num-layers; implies layer_split uneven)"),
+	CFG_F_INT_RANGE(struct layout, first_stage_layers, POS, 1, SC_MAX_MODEL_COUNT, "decoder layers on the first pipeline rank (Megatron --decoder-first-pipeline-num-layers; implies layer_split uneven)"),
+	CFG_F_INT_RANGE(struct layout, last_stage_layers, POS, 1, SC_MAX_MODEL_COUNT, "decoder layers on the last pipeline rank (Megatron --decoder-last-pipeline-num-layers; implies layer_split uneven)"),
 	CFG_F_BOOL(struct layout, tp_comm_overlap, 0, "overlap TP communication with GEMMs (default false)"),
 	CFG_F_BOOL(struct layout, ep_comm_overlap, 0, "overlap EP all-to-all with computation (default false)"),
 	CFG_F_ENUM(struct layout, moe_dispatcher, 0, dispatchers, "MoE token dispatcher: alltoall (default) or flex (DeepEP/HybridEP, one copy per remote NVLink domain)"),
@@ -213,13 +214,17 @@ enum sc_status scenario_read(const char *file, const cJSON *root,
 	if (!cJSON_GetObjectItemCaseSensitive(layout, "schedule") && sc->layout.vpp > 1)
 		sc->layout.schedule = SCHED_INTERLEAVED_1F1B;
 	if (given_dp == 0) {
-		int denom = sc->layout.tp * sc->layout.pp * sc->layout.cp;
-		int gpus = scenario_gpus(sc);
+		/* each factor <= SC_MAX_GPUS (the field table): 2^60 at most */
+		long long denom = (long long)sc->layout.tp * sc->layout.pp * sc->layout.cp;
+		int gpus;
+
+		if ((st = layout_cluster_gpus(sc, file, &gpus, err)) != SC_OK)
+			return st;
 		if (gpus % denom != 0)
 			return sc_error_set(err, SC_EINVAL, file, "/layout",
-					    "tp x pp x cp (%d) does not divide the cluster's %d GPUs",
+					    "tp x pp x cp (%lld) does not divide the cluster's %d GPUs",
 					    denom, gpus);
-		sc->layout.dp = gpus / denom;
+		sc->layout.dp = (int)(gpus / denom);
 	}
 	if ((st = scenario_check(sc, file, err)) != SC_OK)
 		return st;

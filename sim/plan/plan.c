@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../../models/gpu.h"
+#include "../../models/limits.h"
 
 void plan_opts_default(struct plan_opts *o)
 {
@@ -42,8 +43,9 @@ static int cmp_int(const void *a, const void *b)
 
 /* The node counts to evaluate, ascending and distinct, into out
  * (PLAN_MAX_SWEEP + 1 entries); returns how many.  unit: instances per
- * purchase unit (models/purchase.h); the ladder counts whole units. */
-static int sweep_of(const struct plan_opts *o, int unit, int *out)
+ * purchase unit (models/purchase.h); the ladder counts whole units and
+ * stays inside the largest cluster (models/limits.h). */
+static int sweep_of(const struct plan_opts *o, int unit, int gpus_per_node, int *out)
 {
 	int n = 0, k = 0;
 
@@ -57,6 +59,10 @@ static int sweep_of(const struct plan_opts *o, int unit, int *out)
 		 * cluster sizes a global batch of 2^k sequences divides */
 		int max = o->max_nodes > 0 ? o->max_nodes : PLAN_DEFAULT_MAX_NODES;
 
+		/* the ladder stays inside the largest cluster (models/limits.h);
+		 * an explicit --nodes or --sweep past it is an error (search) */
+		if (gpus_per_node > 0 && max > SC_MAX_GPUS / gpus_per_node)
+			max = SC_MAX_GPUS / gpus_per_node;
 		max = max / unit > 0 ? max / unit : 1;   /* in units: at least one */
 		for (long long p = 1; p <= max && n < PLAN_MAX_SWEEP; p *= 2) {
 			out[n++] = (int)p * unit;
@@ -164,7 +170,8 @@ enum sc_status plan_run(const struct scenario *sc, const struct plan_opts *o,
 	if ((st = plan_check_pricing(&sc->cluster.instance, o->pricing, err)) != SC_OK ||
 	    (st = check_whole_units(&sc->cluster.instance, o, err)) != SC_OK)
 		return st;
-	n = sweep_of(o, purchase_unit_nodes(&sc->cluster.instance), counts);
+	n = sweep_of(o, purchase_unit_nodes(&sc->cluster.instance), sc->cluster.instance.gpus_per_node,
+		     counts);
 	res->points = calloc((size_t)n, sizeof(*res->points));
 	s = malloc(sizeof(*s));
 	if (!res->points || !s) {

@@ -331,7 +331,7 @@ static void walk_shape(struct walker *w, int gpus)
 	for (int pi = 0; pi < w->n_pps; pi++) {
 		int pp = w->pps[pi], dp = rest / pp;
 
-		if (gb % (mb * dp) != 0)
+		if (gb % ((long long)mb * dp) != 0)
 			continue;
 		/* expert layers refold tp*cp*dp as etp x ep x edp */
 		if (model_is_moe(m) && ((long long)tp * cp * dp) % ((long long)etp * l->ep) != 0)
@@ -415,7 +415,7 @@ enum sc_status search_run(const struct scenario *sc, const struct search_opts *o
 	struct walker *w;
 	const struct model_arch *m = &sc->model;
 	const struct instance_spec *inst = &sc->cluster.instance;
-	int gpus = scenario_gpus(sc);
+	int gpus;
 	int domain = inst->nvlink_domain_gpus > 0 ? inst->nvlink_domain_gpus : inst->gpus_per_node;
 	int gb = sc->training.global_batch_seqs;
 	enum gpu_dtype dt;
@@ -431,6 +431,8 @@ enum sc_status search_run(const struct scenario *sc, const struct search_opts *o
 		return sc_error_set(err, SC_EINVAL, NULL, "/training/tokens_to_train",
 				    "objective time_to_train needs a token budget (training.tokens_to_train or --tokens)");
 	if ((st = plan_check_pricing(inst, o->pricing, err)) != SC_OK)
+		return st;
+	if ((st = layout_cluster_gpus(sc, NULL, &gpus, err)) != SC_OK)
 		return st;
 	if (gpus < 1 || m->layers < 1 || m->heads < 1 || gb < 1 || sc->training.seq_len < 1)
 		return sc_error_set(err, SC_EINVAL, NULL, NULL,

@@ -1,6 +1,7 @@
 /* serve_config.c: strict reading of engines, serving scenarios and traces
  * (see serve_config.h). */
 #include "serve_config.h"
+#include "../../models/limits.h"
 #include "../config/calibration_select.h"
 
 #include <errno.h>
@@ -64,8 +65,8 @@ int srv_scenario_nodes(const struct srv_scenario *sc)
 
 const struct cfg_field cfg_engine_fields[] = {
 	CFG_F_STR(struct srv_engine, name, REQ, "engine name, e.g. vllm"),
-	CFG_F_INT(struct srv_engine, max_num_seqs, REQ | POS, "running sequences per replica, count"),
-	CFG_F_INT(struct srv_engine, max_num_batched_tokens, REQ | POS, "tokens per iteration, count"),
+	CFG_F_INT_RANGE(struct srv_engine, max_num_seqs, REQ | POS, 1, SC_MAX_ENGINE_SEQS, "running sequences per replica, count"),
+	CFG_F_INT_RANGE(struct srv_engine, max_num_batched_tokens, REQ | POS, 1, SC_MAX_ENGINE_TOKENS, "tokens per iteration, count"),
 	CFG_F_BOOL(struct srv_engine, chunked_prefill, REQ, "prompts are split to fit the token budget"),
 	CFG_F_ENUM(struct srv_engine, schedule, REQ, schedules, "mixed, prefill-first or static"),
 	CFG_F_ENUM(struct srv_engine, kv_policy, REQ, kv_policies, "on-demand (preempt when full) or reserve (prompt and output reserved at admission)"),
@@ -79,8 +80,8 @@ const struct cfg_field cfg_engine_fields[] = {
 /* A scenario's "engine" object: a catalogue name and any settings to change. */
 const struct cfg_field cfg_engine_override_fields[] = {
 	CFG_F_STR(struct srv_engine, name, REQ, "engine catalogue name"),
-	CFG_F_INT(struct srv_engine, max_num_seqs, POS, "running sequences per replica, count"),
-	CFG_F_INT(struct srv_engine, max_num_batched_tokens, POS, "tokens per iteration, count"),
+	CFG_F_INT_RANGE(struct srv_engine, max_num_seqs, POS, 1, SC_MAX_ENGINE_SEQS, "running sequences per replica, count"),
+	CFG_F_INT_RANGE(struct srv_engine, max_num_batched_tokens, POS, 1, SC_MAX_ENGINE_TOKENS, "tokens per iteration, count"),
 	CFG_F_BOOL(struct srv_engine, chunked_prefill, 0, "split prompts to fit the token budget"),
 	CFG_F_ENUM(struct srv_engine, schedule, 0, schedules, "mixed, prefill-first or static"),
 	CFG_F_ENUM(struct srv_engine, kv_policy, 0, kv_policies, "on-demand or reserve"),
@@ -305,9 +306,9 @@ static enum sc_status read_engine_ref(struct cfg_reader *rd, const cJSON *item, 
 }
 
 const struct cfg_field cfg_serve_replica_fields[] = {
-	CFG_F_INT(struct srv_layout, tp, REQ | POS, "tensor parallel size, GPUs"),
-	CFG_F_INT(struct srv_layout, pp, POS, "pipeline parallel size, GPUs (default 1)"),
-	CFG_F_INT(struct srv_layout, ep, POS, "expert parallel size within tp, GPUs (default 1)"),
+	CFG_F_INT_RANGE(struct srv_layout, tp, REQ | POS, 1, SC_MAX_GPUS_PER_NODE, "tensor parallel size, GPUs"),
+	CFG_F_INT_RANGE(struct srv_layout, pp, POS, 1, SC_MAX_GPUS_PER_NODE, "pipeline parallel size, GPUs (default 1)"),
+	CFG_F_INT_RANGE(struct srv_layout, ep, POS, 1, SC_MAX_GPUS_PER_NODE, "expert parallel size within tp, GPUs (default 1)"),
 	CFG_END
 };
 
@@ -322,18 +323,18 @@ const struct cfg_field cfg_serve_length_fields[] = {
 	CFG_F_ENUM(struct srv_length, dist, REQ, dists, "fixed, uniform, normal or lognormal"),
 	CFG_F_NUM(struct srv_length, mean, REQ | POS, "mean, tokens"),
 	CFG_F_NUM(struct srv_length, sd, NONNEG, "standard deviation, tokens"),
-	CFG_F_INT(struct srv_length, min, POS, "smallest length, tokens"),
-	CFG_F_INT(struct srv_length, max, POS, "largest length, tokens"),
+	CFG_F_INT_RANGE(struct srv_length, min, POS, 1, SC_MAX_SEQ_LEN, "smallest length, tokens"),
+	CFG_F_INT_RANGE(struct srv_length, max, POS, 1, SC_MAX_SEQ_LEN, "largest length, tokens"),
 	CFG_END
 };
 
 const struct cfg_field cfg_serve_workload_fields[] = {
 	CFG_F_ENUM(struct srv_workload, arrival, REQ, arrivals, "poisson, concurrency, burst or trace"),
 	CFG_F_NUM(struct srv_workload, rate_rps, POS, "Poisson arrival rate, requests/s"),
-	CFG_F_INT(struct srv_workload, concurrency, POS, "closed-loop clients, count"),
+	CFG_F_INT_RANGE(struct srv_workload, concurrency, POS, 1, SC_MAX_REQUESTS, "closed-loop clients, count"),
 	CFG_F_STR(struct srv_workload, trace, 0, "CSV trace path"),
-	CFG_F_INT(struct srv_workload, requests, POS, "requests to simulate, count"),
-	CFG_F_INT(struct srv_workload, warmup_requests, NONNEG, "first requests left out of the statistics, count"),
+	CFG_F_INT_RANGE(struct srv_workload, requests, POS, 1, SC_MAX_REQUESTS, "requests to simulate, count"),
+	CFG_F_INT_RANGE(struct srv_workload, warmup_requests, NONNEG, 0, SC_MAX_REQUESTS, "first requests left out of the statistics, count"),
 	CFG_F_OBJ(struct srv_workload, input_tokens, 0, cfg_serve_length_fields, "prompt length distribution"),
 	CFG_F_OBJ(struct srv_workload, output_tokens, 0, cfg_serve_length_fields, "output length distribution"),
 	CFG_F_NUM_RANGE(struct srv_workload, prefix_cache_hit_rate, 0, 0.0, 1.0, "fraction of prompt tokens found in the prefix cache"),
@@ -351,14 +352,14 @@ const struct cfg_field cfg_serve_slo_fields[] = {
 };
 
 const struct cfg_field cfg_serve_speculative_fields[] = {
-	CFG_F_INT(struct srv_speculative, draft_tokens, REQ | POS, "draft tokens per step, count"),
+	CFG_F_INT_RANGE(struct srv_speculative, draft_tokens, REQ | POS, 1, SC_MAX_DRAFT_TOKENS, "draft tokens per step, count"),
 	CFG_F_NUM_RANGE(struct srv_speculative, acceptance_rate, REQ, 0.0, 1.0, "probability each draft token is accepted"),
 	CFG_END
 };
 
 const struct cfg_field cfg_serve_disagg_fields[] = {
-	CFG_F_INT(struct srv_disagg, prefill_replicas, REQ | POS, "prefill replicas, count"),
-	CFG_F_INT(struct srv_disagg, decode_replicas, REQ | POS, "decode replicas, count"),
+	CFG_F_INT_RANGE(struct srv_disagg, prefill_replicas, REQ | POS, 1, SC_MAX_REPLICAS, "prefill replicas, count"),
+	CFG_F_INT_RANGE(struct srv_disagg, decode_replicas, REQ | POS, 1, SC_MAX_REPLICAS, "decode replicas, count"),
 	CFG_F_OBJ(struct srv_disagg, prefill, 0, cfg_serve_replica_fields, "prefill replica layout (default: replica)"),
 	CFG_F_OBJ(struct srv_disagg, decode, 0, cfg_serve_replica_fields, "decode replica layout (default: replica)"),
 	CFG_END
@@ -375,7 +376,7 @@ const struct cfg_field cfg_serve_scenario_fields[] = {
 	      "instance type name, or an inline instance object"),
 	SRV_F("fabric", fabric, CFG_CUSTOM, 0, NULL, read_fabric_ref, "fabric name (default ultracluster)"),
 	CFG_F_OBJ(struct srv_scenario, replica, REQ, cfg_serve_replica_fields, "one replica's layout"),
-	CFG_F_INT(struct srv_scenario, replicas, POS, "replicas, count"),
+	CFG_F_INT_RANGE(struct srv_scenario, replicas, POS, 1, SC_MAX_REPLICAS, "replicas, count"),
 	CFG_F_OBJ(struct srv_scenario, precision, REQ, cfg_serve_precision_fields, "number formats"),
 	SRV_F("engine", engine, CFG_CUSTOM, REQ, cfg_engine_override_fields, read_engine_ref,
 	      "engine name, or an object naming one with settings to change"),
@@ -558,6 +559,17 @@ enum sc_status srv_scenario_read(const char *file, const cJSON *root, const stru
 				   "static batching cannot serve disaggregated pools");
 	} else if (!cJSON_GetObjectItemCaseSensitive(root, "replicas")) {
 		return bad(err, file, "/", "missing required key \"replicas\" (or \"disaggregated\")");
+	}
+	{
+		/* 64-bit: each factor is bounded by its field (<= 4096), the product is not */
+		long long g = sc->disagg.prefill_replicas > 0
+			      ? (long long)sc->disagg.prefill_replicas * sc->disagg.prefill.tp * sc->disagg.prefill.pp +
+				(long long)sc->disagg.decode_replicas * sc->disagg.decode.tp * sc->disagg.decode.pp
+			      : (long long)sc->replicas * sc->replica.tp * sc->replica.pp;
+
+		if (g > SC_MAX_GPUS)
+			return sc_error_set(err, SC_EINVAL, file, dis ? "/disaggregated" : "/replicas",
+					    "the replicas take %lld GPUs; at most %d", g, SC_MAX_GPUS);
 	}
 	if (sc->speculative.draft_tokens > 0 && sc->engine.schedule == SRV_SCHED_STATIC)
 		return bad(err, file, "/speculative",

@@ -8,11 +8,13 @@
  * freed per input; ASan and UBSan (from the build flags) catch the rest.
  * Run: build-fuzz/tests/fuzz_config -max_total_time=60 tests/fuzz/corpus
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/analytic/step.h"
 #include "sim/config/catalog_load.h"
 #include "sim/config/cfg_json.h"
 #include "sim/config/scenario_load.h"
@@ -90,7 +92,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 
 	sc_error_clear(&err);
-	(void)scenario_read("fuzz.json", root, cat, &sc, &err);
+	if (scenario_read("fuzz.json", root, cat, &sc, &err) == SC_OK) {
+		/* a scenario the loader accepts predicts without a crash (a count
+		 * near a limit once wrapped an int divisor to 0: SIGFPE), and a
+		 * prediction that succeeds is finite */
+		static struct step_result r;
+
+		sc_error_clear(&err);
+		if (sim_step_predict(&sc, &r, &err) == SC_OK &&
+		    (!isfinite(r.step_time_s) || !isfinite(r.tokens_per_s) || !isfinite(r.mfu) ||
+		     !(r.step_time_s > 0))) {
+			fprintf(stderr, "fuzz_config: a prediction is not finite and positive: step %g s, "
+				"%g tok/s, MFU %g\n", r.step_time_s, r.tokens_per_s, r.mfu);
+			abort();
+		}
+	}
 
 	sc_error_clear(&err);
 	if (cfg_read_model(&rd, root, &m, "") == SC_OK)

@@ -1,0 +1,1 @@
+predict @TMP@/s.json

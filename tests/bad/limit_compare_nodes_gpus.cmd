@@ -1,0 +1,1 @@
+compare scenarios/quickstart.json --nodes 1048576

@@ -1,0 +1,1 @@
+compare scenarios/quickstart.json --sweep 2147483647

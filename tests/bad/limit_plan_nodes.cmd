@@ -1,0 +1,1 @@
+plan scenarios/quickstart.json --nodes 4194304

@@ -1,0 +1,1 @@
+plan scenarios/quickstart.json --deadline 30d --sweep 2147483647

@@ -1,0 +1,1 @@
+search scenarios/quickstart.json --gpus 33554432

@@ -1,0 +1,1 @@
+search scenarios/quickstart.json --max-micro-batch 2147483647

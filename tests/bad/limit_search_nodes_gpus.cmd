@@ -1,0 +1,1 @@
+search scenarios/quickstart.json --nodes 1048576

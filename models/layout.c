@@ -370,11 +370,6 @@ enum sc_status layout_derive(const struct scenario *sc, const char *file,
 	return SC_OK;
 }
 
-int layout_vstage_of(const struct layout_info *li, enum sc_schedule sched, int s, int c)
-{
-	/* the schedule owns where its chunks sit (models/schedule) */
-	return sched_slot(sched, li->pp, li->vpp, s, c);
-}
 
 struct net_span layout_span(const struct cluster *cl, const struct layout_info *li,
 			    enum layout_group g)

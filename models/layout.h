@@ -21,6 +21,7 @@
 #include <stdbool.h>
 
 #include "network.h"
+#include "schedule.h"
 #include "scenario.h"
 #include "status.h"
 
@@ -95,7 +96,11 @@ static inline void layout_vstage_layers(const struct layout_info *li, int j, int
 /* The virtual stage (model order) that pipeline rank s runs as its chunk c
  * (0 <= c < vpp): c pp + s for the interleaved schedule (Megatron-Core
  * get_model_chunk_id); the V shape of ZB-V mirrors the second chunk. */
-int layout_vstage_of(const struct layout_info *li, enum sc_schedule sched, int s, int c);
+static inline int layout_vstage_of(const struct layout_info *li, enum sc_schedule sched, int s, int c)
+{
+	/* the schedule owns where its chunks sit (models/schedule) */
+	return sched_slot(sched, li->pp, li->vpp, s, c);
+}
 
 /* The network span of group g of li on cluster cl. */
 struct net_span layout_span(const struct cluster *cl, const struct layout_info *li,

@@ -511,32 +511,6 @@ int sched_depth(enum sc_schedule s, int p, int v)
 	return s == SCHED_DUALPIPE ? p : p * (v > 0 ? v : 1);
 }
 
-void sched_place(enum sc_schedule s, int p, int v, int stage, int chunk, int *pipe, int *j)
-{
-	(void)v;
-	*pipe = 0;
-	switch (s) {
-	case SCHED_ZB_V:
-		*j = chunk == 0 ? stage : 2 * p - 1 - stage;
-		return;
-	case SCHED_DUALPIPE:
-		*pipe = chunk;
-		*j = chunk == 0 ? stage : p - 1 - stage;
-		return;
-	default:
-		*j = chunk * p + stage;
-		return;
-	}
-}
-
-int sched_slot(enum sc_schedule s, int p, int v, int stage, int chunk)
-{
-	int pipe, j;
-
-	sched_place(s, p, v, stage, chunk, &pipe, &j);
-	return j;
-}
-
 void sched_at(enum sc_schedule s, int p, int v, int pipe, int j, int *stage, int *chunk)
 {
 	(void)v;

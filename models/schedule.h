@@ -130,12 +130,34 @@ int sched_depth(enum sc_schedule s, int p, int v);
  * j along it (0 = the first layers).  j is also the model slot of the
  * chunk: which of the sched_depth() even parts of the layers it holds
  * (interleaved: chunk * p + stage; ZB-V: stage, then 2p - 1 - stage;
- * DualPipe: stage for direction 0 and p - 1 - stage for direction 1). */
-void sched_place(enum sc_schedule s, int p, int v, int stage, int chunk,
-		 int *pipe, int *j);
+ * DualPipe: stage for direction 0 and p - 1 - stage for direction 1).
+ * Inline: it is in every stage loop of a search. */
+static inline void sched_place(enum sc_schedule s, int p, int v, int stage, int chunk, int *pipe, int *j)
+{
+	(void)v;
+	*pipe = 0;
+	switch (s) {
+	case SCHED_ZB_V:
+		*j = chunk == 0 ? stage : 2 * p - 1 - stage;
+		return;
+	case SCHED_DUALPIPE:
+		*pipe = chunk;
+		*j = chunk == 0 ? stage : p - 1 - stage;
+		return;
+	default:
+		*j = chunk * p + stage;
+		return;
+	}
+}
 
 /* The model slot of chunk `chunk` of rank `stage` (sched_place's j). */
-int sched_slot(enum sc_schedule s, int p, int v, int stage, int chunk);
+static inline int sched_slot(enum sc_schedule s, int p, int v, int stage, int chunk)
+{
+	int pipe, j;
+
+	sched_place(s, p, v, stage, chunk, &pipe, &j);
+	return j;
+}
 
 /* The inverse: the rank and chunk at position j of pipeline pipe. */
 void sched_at(enum sc_schedule s, int p, int v, int pipe, int j, int *stage,

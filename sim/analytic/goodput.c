@@ -250,8 +250,44 @@ static void time_to_train(const struct scenario *sc, struct goodput_result *g)
 						 purchase_default_pricing(&cl->instance));
 }
 
+static enum sc_status goodput_of(const struct scenario *sc, const struct step_result *r,
+				 struct goodput_memo *memo, struct goodput_result *g,
+				 struct sc_error *err);
+
 enum sc_status sim_goodput(const struct scenario *sc, const struct step_result *r,
 			   struct goodput_result *g, struct sc_error *err)
+{
+	return goodput_of(sc, r, NULL, g, err);
+}
+
+/* The straggler stretch of sc's cluster, through memo (may be NULL): it
+ * depends only on the GPU count and the straggler settings, and costs an
+ * 8,000-point quadrature or up to 10^7 samples, so a search computes it
+ * once, not for every layout. */
+static enum sc_status straggler_stretch(const struct scenario *sc, int gpus,
+					struct goodput_memo *memo, double *stretch,
+					struct sc_error *err)
+{
+	enum sc_status st;
+
+	if (memo && memo->valid && memo->gpus == gpus &&
+	    memcmp(&memo->cfg, &sc->stragglers, sizeof(memo->cfg)) == 0) {
+		*stretch = memo->stretch;
+		return SC_OK;
+	}
+	st = res_straggler_stretch(&sc->stragglers, gpus, stretch, err);
+	if (st == SC_OK && memo) {
+		memo->valid = true;
+		memo->gpus = gpus;
+		memo->cfg = sc->stragglers;
+		memo->stretch = *stretch;
+	}
+	return st;
+}
+
+static enum sc_status goodput_of(const struct scenario *sc, const struct step_result *r,
+				 struct goodput_memo *memo, struct goodput_result *g,
+				 struct sc_error *err)
 {
 	const struct storage_cfg *s = &sc->storage;
 	const struct cluster *cl = &sc->cluster;
@@ -269,7 +305,7 @@ enum sc_status sim_goodput(const struct scenario *sc, const struct step_result *
 
 	/* stragglers: the synchronous step waits for the slowest GPU's compute */
 	if (sc->stragglers.enabled) {
-		st = res_straggler_stretch(&sc->stragglers, gpus, &g->straggler_stretch, err);
+		st = straggler_stretch(sc, gpus, memo, &g->straggler_stretch, err);
 		if (st != SC_OK)
 			return st;
 		g->straggler_s = (g->straggler_stretch - 1.0) * r->part_s[PART_COMPUTE];
@@ -456,12 +492,18 @@ void sim_goodput_apply(const struct goodput_result *g, struct step_result *r)
 enum sc_status sim_goodput_extend(const struct scenario *sc, struct step_result *r,
 				  struct sc_error *err)
 {
+	return sim_goodput_extend_memo(sc, r, NULL, err);
+}
+
+enum sc_status sim_goodput_extend_memo(const struct scenario *sc, struct step_result *r,
+				       struct goodput_memo *memo, struct sc_error *err)
+{
 	struct goodput_result g;
 	enum sc_status st;
 
 	if (!(r->step_time_s > 0))
 		return SC_OK;   /* nothing to extend (a STEP_STOP_IF_OOM result) */
-	st = sim_goodput(sc, r, &g, err);
+	st = goodput_of(sc, r, memo, &g, err);
 	if (st != SC_OK)
 		return st;
 	sim_goodput_apply(&g, r);

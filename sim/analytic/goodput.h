@@ -107,6 +107,7 @@ struct goodput_result {
  * so r may come from sim_step_predict() with them already added.  Without a "storage" object only stragglers are
  * composed (goodput = 1 / stretch).  Errors: SC_EINVAL (a tier lacks the
  * numbers its kind needs), SC_ENOMEM (Monte-Carlo sampler). */
+
 enum sc_status sim_goodput(const struct scenario *sc, const struct step_result *r,
 			   struct goodput_result *g, struct sc_error *err);
 
@@ -119,6 +120,10 @@ void sim_goodput_apply(const struct goodput_result *g, struct step_result *r);
  * for a scenario with a "storage" or "stragglers" object. */
 enum sc_status sim_goodput_extend(const struct scenario *sc, struct step_result *r,
 				  struct sc_error *err);
+
+/* sim_goodput_extend through memo (may be NULL). */
+enum sc_status sim_goodput_extend_memo(const struct scenario *sc, struct step_result *r,
+				       struct goodput_memo *memo, struct sc_error *err);
 
 /* One option of a checkpoint comparison. */
 struct goodput_option {

@@ -1165,7 +1165,7 @@ enum sc_status sim_step_finish_memo(const struct scenario *sc, const struct step
 	/* data stalls, checkpoints, stragglers (sim/analytic/goodput.h): only
 	 * for scenarios that ask, one predictable branch otherwise */
 	if (sc->storage.enabled || sc->stragglers.enabled)
-		return sim_goodput_extend(sc, out, err);
+		return sim_goodput_extend_memo(sc, out, memo ? &memo->goodput : NULL, err);
 	return SC_OK;
 }
 

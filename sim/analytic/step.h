@@ -176,10 +176,21 @@ enum sc_status sim_step_prepare(const struct scenario *sc, struct step_prep *pre
 enum sc_status sim_step_finish(const struct scenario *sc, const struct step_prep *prep,
 			       unsigned flags, struct step_result *out, struct sc_error *err);
 
-/* A memo of the exact pipeline (STEP_EXACT_PIPELINE) for callers that
- * finish many layouts of one prepared shape: layouts that differ only in
- * what the pipeline does not depend on (the ZeRO stage, FSDP) replay it
- * once.  Zero it (memset) for each new prep; the caller owns it. */
+/* What every layout of one cluster shares in sim_goodput (goodput.h): the straggler
+ * stretch (GPU count and straggler settings).  Zero it before first use;
+ * the caller owns it. */
+struct goodput_memo {
+	bool valid;
+	int gpus;
+	struct straggler_cfg cfg;
+	double stretch;
+};
+
+/* A memo for callers that finish many layouts of one prepared shape: the
+ * exact pipeline (STEP_EXACT_PIPELINE), which layouts that differ only in
+ * what it does not depend on (the ZeRO stage, FSDP) replay once, and the
+ * straggler stretch of the cluster.  Zero it (memset) for each new prep;
+ * the caller owns it. */
 struct step_pipe_key {      /* what the exact pipeline depends on beyond the shape */
 	int pp, vpp, micro_batches, first_stage_layers, last_stage_layers;
 	int schedule, layer_split;
@@ -187,6 +198,7 @@ struct step_pipe_key {      /* what the exact pipeline depends on beyond the sha
 };
 
 struct step_pipe_memo {
+	struct goodput_memo goodput; /* the straggler stretch (sim/analytic/goodput.h) */
 	bool valid;
 	struct step_pipe_key key;  /* zeroed, then filled: compared with memcmp */
 	double time_s;             /* the replay */

@@ -247,10 +247,10 @@ static void visit(struct walker *w)
 			return;
 		}
 		w->prepared = true;
-		memset(&w->memo, 0, sizeof(w->memo));
+		w->memo.valid = false;   /* the pipeline's part; the straggler stretch holds for the search */
 		w->res->stats.shapes++;
 	}
-	if (sim_step_finish_memo(&w->sc, &w->prep, &w->li, STEP_STOP_IF_OOM, NULL, &r, NULL) != SC_OK) {
+	if (sim_step_finish_memo(&w->sc, &w->prep, &w->li, STEP_STOP_IF_OOM, &w->memo, &r, NULL) != SC_OK) {
 		w->res->stats.rejected++;
 		return;
 	}

@@ -181,12 +181,13 @@ static enum sc_status check_dense(const struct scenario *sc, const char *file,
 		FAIL("/training/global_batch_seqs",
 		     "global_batch_seqs (%d) is not a multiple of micro_batch_seqs x dp (%d x %d)",
 		     t->global_batch_seqs, t->micro_batch_seqs, l->dp);
-	if (l->cp > 1 && t->seq_len % (2LL * l->cp) != 0)
+	/* the rules are layout_cp_fits_seq's; the checks below say which failed */
+	if (!layout_cp_fits_seq(t->seq_len, l->tp, l->cp, false))
 		FAIL("/layout/cp", "seq_len (%d) must be a multiple of 2 x cp (cp is %d) for load-balanced context parallelism",
 		     t->seq_len, l->cp);
 	if (l->sequence_parallel && l->tp == 1)
 		FAIL("/layout/sequence_parallel", "sequence_parallel needs tp > 1 (tp is %d)", l->tp);
-	if (l->sequence_parallel && (t->seq_len / l->cp) % l->tp != 0)
+	if (!layout_cp_fits_seq(t->seq_len, l->tp, l->cp, l->sequence_parallel))
 		FAIL("/layout/sequence_parallel",
 		     "sequence parallelism needs seq_len / cp (%d) to be a multiple of tp (%d)",
 		     t->seq_len / l->cp, l->tp);

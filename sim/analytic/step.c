@@ -594,6 +594,31 @@ static bool same_shape(const struct scenario *sc, const struct step_prep *p)
  * and the loss head (j == pv - 1) where the layout puts them, plus the
  * sender's share of its two pipeline sends.  Exposed communication goes
  * with the direction it belongs to, split like the compute. */
+/* The layer kinds a piece of the pipeline (a stage, or one chunk of it)
+ * runs per micro-batch, and how many of each: nd dense and nm MoE decoder
+ * layers, the embedding when it holds the first virtual stage, the logits
+ * and the MTP heads when it holds the last.  Into kinds/n (6 entries);
+ * returns how many.  The one place that says what a piece holds: the
+ * stage loop and the exact pipeline's chunks both ask it. */
+static int piece_kinds(const struct model_arch *m, const struct step_prep *p, int nd, int nm,
+		       bool first, bool last, const struct step_kind_time **kinds, double *n)
+{
+	int k = 0;
+
+	kinds[k] = &p->k_dense, n[k++] = nd;
+	kinds[k] = &p->k_moe, n[k++] = nm;
+	if (first)
+		kinds[k] = &p->k_embed, n[k++] = 1;
+	if (last) {
+		kinds[k] = &p->k_logits, n[k++] = 1;
+		if (m->mtp_layers > 0) {
+			kinds[k] = p->ops.mtp_layer_is_moe ? &p->k_moe : &p->k_dense, n[k++] = m->mtp_layers;
+			kinds[k] = &p->k_mtp, n[k++] = m->mtp_layers;
+		}
+	}
+	return k;
+}
+
 static void chunk_fbw(const struct scenario *sc, const struct step_prep *p,
 		      const struct layout_info *li, int j, double send_share_s,
 		      double *f, double *b, double *w)
@@ -601,21 +626,11 @@ static void chunk_fbw(const struct scenario *sc, const struct step_prep *p,
 	const struct model_arch *m = &sc->model;
 	const struct step_kind_time *kinds[6];
 	double n[6], total = send_share_s, fwd = 0, bwd = 0, wg = 0, fb;
-	int lb, le, nm, k = 0;
+	int lb, le, nm, k;
 
 	layout_vstage_layers(li, j, &lb, &le);
 	nm = tf_moe_layers_in(m, lb, le);
-	kinds[k] = &p->k_dense, n[k++] = (le - lb) - nm;
-	kinds[k] = &p->k_moe, n[k++] = nm;
-	if (j == 0)
-		kinds[k] = &p->k_embed, n[k++] = 1;
-	if (j == li->virtual_stages - 1) {
-		kinds[k] = &p->k_logits, n[k++] = 1;
-		if (m->mtp_layers > 0) {
-			kinds[k] = p->ops.mtp_layer_is_moe ? &p->k_moe : &p->k_dense, n[k++] = m->mtp_layers;
-			kinds[k] = &p->k_mtp, n[k++] = m->mtp_layers;
-		}
-	}
+	k = piece_kinds(m, p, (le - lb) - nm, nm, j == 0, j == li->virtual_stages - 1, kinds, n);
 	/* only the four sums the split needs (kind_add would sum them all) */
 	for (int i = 0; i < k; i++) {
 		total += n[i] * kinds[i]->total_s;
@@ -703,9 +718,6 @@ static void finish(const struct scenario *sc, const struct step_prep *p,
 	const struct cluster *cl = &sc->cluster;
 	const struct calibration *cal = &sc->calibration;
 	const struct tf_ops *ops = &p->ops;
-	const struct step_kind_time *k_dense = &p->k_dense, *k_moe = &p->k_moe;
-	const struct step_kind_time *k_embed = &p->k_embed, *k_logits = &p->k_logits;
-	const struct step_kind_time *k_mtp = &p->k_mtp;
 	const struct tf_flops *fl = &p->flops;
 	struct ctx x;
 	struct stage crit, st;
@@ -867,25 +879,26 @@ static void finish(const struct scenario *sc, const struct step_prep *p,
 		st.last = last;
 		st.dense = nd;
 		st.moe = nmo;
-		kind_add(&st.kt, k_dense, st.dense);
-		kind_add(&st.kt, k_moe, st.moe);
+		{
+			const struct step_kind_time *kinds[6];
+			double n[6];
+			int nk = piece_kinds(m, p, st.dense, st.moe, st.first, st.last, kinds, n);
+
+			for (int i = 0; i < nk; i++)
+				kind_add(&st.kt, kinds[i], n[i]);
+		}
 		st.params_dense = st.dense * ops->dense.params_dense_local +
 				  st.moe * ops->moe.params_dense_local;
 		st.params_expert = st.moe * ops->moe.params_expert_local;
-		if (st.first) {
-			kind_add(&st.kt, k_embed, 1);
+		if (st.first)
 			st.params_dense += ops->embed.params_dense_local;
-		}
 		if (st.last) {
-			kind_add(&st.kt, k_logits, 1);
 			st.params_dense += ops->logits.params_dense_local;
 			if (tied_shared)
 				st.params_dense -= ops->embed.params_dense_local;
 			if (m->mtp_layers > 0) {
 				const struct tf_layer *ml = ops->mtp_layer_is_moe ? &ops->moe : &ops->dense;
 
-				kind_add(&st.kt, ops->mtp_layer_is_moe ? k_moe : k_dense, m->mtp_layers);
-				kind_add(&st.kt, k_mtp, m->mtp_layers);
 				st.params_dense += m->mtp_layers *
 						   (ml->params_dense_local + ops->mtp_extra.params_dense_local);
 				st.params_expert += m->mtp_layers * ml->params_expert_local;

@@ -177,7 +177,7 @@ static enum sc_status check_dense(const struct scenario *sc, const char *file,
 	if (domain % l->tp != 0)
 		FAIL("/layout/tp", "tp (%d) must divide the NVLink domain (%d GPUs): a TP group would straddle two domains",
 		     l->tp, domain);
-	if (t->global_batch_seqs % ((long long)t->micro_batch_seqs * l->dp) != 0)
+	if (!layout_dp_fits_batch(t, l->dp))
 		FAIL("/training/global_batch_seqs",
 		     "global_batch_seqs (%d) is not a multiple of micro_batch_seqs x dp (%d x %d)",
 		     t->global_batch_seqs, t->micro_batch_seqs, l->dp);
@@ -214,7 +214,7 @@ static enum sc_status check_moe(const struct scenario *sc, const char *file,
 		FAIL("/model", "MoE model \"%s\" needs positive top_k and moe_ffn_hidden", m->name);
 	if (m->experts % l->ep != 0)
 		FAIL("/layout/ep", "ep (%d) must divide the model's %d experts", l->ep, m->experts);
-	if (fold % ((long long)etp * l->ep) != 0)
+	if (!layout_ep_folds(l->tp, l->cp, l->dp, etp, l->ep))
 		FAIL("/layout/ep", "etp x ep (%lld) must divide tp x cp x dp (%lld)",
 		     (long long)etp * l->ep, fold);
 	if (m->moe_ffn_hidden % etp != 0)

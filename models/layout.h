@@ -86,6 +86,18 @@ bool layout_tp_fits_heads(const struct model_arch *m, int tp);
  * multiple of tp. */
 bool layout_cp_fits_seq(int seq_len, int tp, int cp, bool sp);
 
+/* The global batch in whole micro-batches per DP rank: global_batch_seqs
+ * a multiple of micro_batch_seqs x dp. */
+static inline bool layout_dp_fits_batch(const struct training *t, int dp)
+{
+	return t->global_batch_seqs % ((long long)t->micro_batch_seqs * dp) == 0;
+}
+/* Expert layers refold a stage's tp x cp x dp GPUs as etp x ep x edp. */
+static inline bool layout_ep_folds(int tp, int cp, int dp, int etp, int ep)
+{
+	return ((long long)tp * cp * dp) % ((long long)etp * ep) == 0;
+}
+
 /* The decoder layers of virtual stage j (0 <= j < virtual_stages, in model
  * order): [*begin, *end).  Whether j also holds the embedding (j == 0) or
  * the loss head (j == virtual_stages - 1) is positional; under SPLIT_SLOTS

@@ -324,17 +324,17 @@ static void walk_shape(struct walker *w, int gpus)
 	const struct model_arch *m = &sc->model;
 	int tp = l->tp, cp = l->cp;
 	int etp = l->etp > 0 ? l->etp : tp;
-	int mb = sc->training.micro_batch_seqs, gb = sc->training.global_batch_seqs;
 	int rest = gpus / (tp * cp);
 
 	w->prepared = false;
 	for (int pi = 0; pi < w->n_pps; pi++) {
 		int pp = w->pps[pi], dp = rest / pp;
 
-		if (gb % ((long long)mb * dp) != 0)
+		/* two of the layout owner's rules, hoisted out of the vpp,
+		 * schedule and ZeRO loops (it checks them again per layout) */
+		if (!layout_dp_fits_batch(&sc->training, dp))
 			continue;
-		/* expert layers refold tp*cp*dp as etp x ep x edp */
-		if (model_is_moe(m) && ((long long)tp * cp * dp) % ((long long)etp * l->ep) != 0)
+		if (model_is_moe(m) && !layout_ep_folds(tp, cp, dp, etp, l->ep))
 			continue;
 		/* vpp 1, then the interleavings the frameworks accept (w->vpps);
 		 * for each, every schedule of the space (the schedule's own

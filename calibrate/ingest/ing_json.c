@@ -165,10 +165,12 @@ static enum sc_status nonneg(const char *name, const char *where, const char *ke
 {
 	char w[SC_ERROR_PTR_MAX];
 
-	if (v >= 0)
+	/* finite too: a value that overflows on the way in (a bandwidth of
+	 * 1e308 KiB/s times 1024) would be written as null and not read back */
+	if (v >= 0 && isfinite(v))
 		return SC_OK;
 	cfg_pointer_key(w, sizeof(w), where, key);
-	return sc_error_set(err, SC_EINVAL, name, w, "expected a non-negative number, got %g", v);
+	return sc_error_set(err, SC_EINVAL, name, w, "expected a finite non-negative number, got %g", v);
 }
 
 /* One "out_of_place"/"in_place" object into time, algbw, busbw, wrong. */

@@ -11,7 +11,7 @@
 
 #include <stdbool.h>
 
-#define SC_NAME_MAX 64
+#define SC_NAME_MAX 96
 #define SC_SOURCE_MAX 1024
 
 struct gpu_spec {
@@ -21,7 +21,9 @@ struct gpu_spec {
 	double peak_bf16_flops;
 	double peak_fp8_flops;          /* 0 = not supported */
 	double peak_fp4_flops;          /* 0 = not supported */
-	double hbm_bytes;
+	double hbm_bytes;               /* total, as nvidia-smi reports it (MiB x 2^20) */
+	double driver_reserved_bytes;   /* of hbm_bytes, kept by the driver (nvidia-smi -q "Reserved") */
+	char hbm_source[SC_SOURCE_MAX]; /* where both come from */
 	double hbm_GBps;
 	double nvlink_GBps;             /* per GPU, per direction */
 	char calibration[SC_NAME_MAX];  /* default calibration profile */

@@ -1,6 +1,7 @@
 /* memory.c: per-GPU memory (see memory.h). */
 #include "memory.h"
 
+#include <math.h>
 #include <string.h>
 
 /* Why these terms (Korthikanti et al. 2022, section 4.1, rederived per stored
@@ -23,6 +24,22 @@
  * router input, the router probabilities (FP32), and per routed token-expert
  * row its permuted input 2h and expert fc1 output and activation; shared
  * experts are a TP-split MLP. */
+/* torchtitan's op-level selective activation checkpointing (the default
+ * "selective" of its llama configs, activation_checkpoint.mode = selective,
+ * selective_ac_option = op; torchtitan/distributed/activation_checkpoint.py):
+ * the outputs of ops in its save list are kept (scaled-dot-product attention
+ * output and log-sum-exp, reduce-scatter) and of every second matmul (it
+ * alternates "save" and "recompute" over the mm calls), and everything else
+ * is recomputed from the layer input.  With a layer's matmuls in forward
+ * order q, k, v, o, fc1 (gate), fc1 (up), fc2 the kept ones are q, v, fc1
+ * (gate) and fc2. */
+static double torchtitan_op_sac_bytes(double sb, double h_rep, double q, double v,
+				      double attn_out, double lse, double fc1_gate,
+				      double fc2_out)
+{
+	return 2.0 * sb * h_rep + q + v + attn_out + lse + fc1_gate + fc2_out;
+}
+
 void mem_layer_activations(const struct model_arch *m,
 			   const struct mem_act_opts *o, bool moe_layer,
 			   struct mem_act *out)
@@ -34,8 +51,14 @@ void mem_layer_activations(const struct model_arch *m,
 	double s = o->seq_len, b = o->micro_batch;
 	double h = m->hidden, a = m->heads;
 	double kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
+	/* bytes per element of a kept linear input: Transformer Engine keeps
+	 * the FP8 (or FP4) cast of the input that the weight-gradient GEMM
+	 * reads, not the BF16 tensor (TE Linear/LayerNormLinear save the
+	 * quantized input when fp8 is on) */
+	double lin = o->lp_inputs ? 1.0 : 2.0;
 	double d_qk, d_v, mats, kv_l;
 	double attn = 0, scores = 0, mlp = 0, mask = o->dropout ? 1.0 : 0.0;
+	double q_b, v_b, o_in, lse_b, fc1_gate_b = 0, fc2_out_b, eager = 0;
 
 	mats = (m->gated_mlp || m->activation == ACT_SWIGLU ||
 		m->activation == ACT_GEGLU) ? 3.0 : 2.0;
@@ -49,64 +72,141 @@ void mem_layer_activations(const struct model_arch *m,
 		d_v = d_qk;
 		kv_l = kv >= t ? kv / t : 1.0;
 	}
-	attn += 2.0 * sb * h * rep * 2.0;                          /* norm in, QKV in */
-	attn += 2.0 * sb * ((a / t) * d_qk + kv_l * (d_qk + d_v));  /* Q, K, V */
-	attn += 2.0 * sb * (a / t) * d_v;                           /* attention output */
+	q_b = 2.0 * sb * (a / t) * d_qk;
+	v_b = 2.0 * sb * kv_l * d_v;
+	o_in = lin * sb * (a / t) * d_v;
+	lse_b = 4.0 * sb * (a / t);
+	attn += 2.0 * sb * h * rep + lin * sb * h * rep;            /* norm in, QKV in */
+	attn += q_b + 2.0 * sb * kv_l * d_qk + v_b;                 /* Q, K, V */
+	attn += o_in;                                               /* attention output */
 	attn += mask * sb * h * rep;                                /* dropout mask */
 	if (o->flash)
-		scores = 4.0 * sb * (a / t);                        /* log-sum-exp */
+		scores = lse_b;                                     /* log-sum-exp */
 	else
 		scores = (o->dropout ? 5.0 : 2.0) * a * s * s * b / t;
 
-	mlp += 2.0 * sb * h * rep * 2.0;                            /* norm in, fc1 in */
+	mlp += 2.0 * sb * h * rep + lin * sb * h * rep;             /* norm in, fc1 in */
 	mlp += mask * sb * h * rep;
+	fc2_out_b = 2.0 * sb * h * rep;
 	if (moe_layer && model_is_moe(m)) {
 		double rows = sb * m->top_k * etp / t;
 		double fe = m->moe_ffn_hidden;
 
 		mlp += 4.0 * sb * rep * m->experts;                 /* router probs */
-		mlp += rows * (2.0 * h + 2.0 * (mats - 1.0) * fe / etp + 2.0 * fe / etp);
+		mlp += rows * (lin * h + 2.0 * (mats - 1.0) * fe / etp + lin * fe / etp);
+		fc1_gate_b = rows * 2.0 * fe / etp;
 		if (m->shared_experts > 0) {
 			double fs = m->shared_experts * fe / t;
 
-			mlp += 2.0 * sb * ((mats - 1.0) * fs + fs);
+			mlp += 2.0 * sb * (mats - 1.0) * fs + lin * sb * fs;
+			fc1_gate_b += 2.0 * sb * fs;
 		}
 	} else {
 		double f = m->ffn_hidden / t;
 
-		mlp += 2.0 * sb * ((mats - 1.0) * f + f);
+		mlp += 2.0 * sb * (mats - 1.0) * f + lin * sb * f;
+		fc1_gate_b = 2.0 * sb * f;
+		/* eager (uncompiled) PyTorch keeps the gated MLP's activation
+		 * output apart from the product it feeds (silu(x1) and x1 * x3
+		 * are two autograd nodes) */
+		if (o->framework != FW_MEGATRON_CORE && !o->compile && mats > 2.0)
+			eager += 2.0 * sb * f;
 	}
+	/* eager RMSNorm/LayerNorm (torchtitan without compile, Hugging Face
+	 * models under DeepSpeed) keeps the FP32 upcast of its input for the
+	 * backward, 4 bytes per element, at both norms of a layer; the fused
+	 * norm kernels of Transformer Engine and compiled graphs do not */
+	if (o->framework != FW_MEGATRON_CORE && !o->compile)
+		eager += 2.0 * 4.0 * sb * h * rep;
 
-	out->working_bytes = attn + scores + mlp;
+	out->working_bytes = attn + scores + mlp + eager;
 	switch (o->recompute) {
 	case RECOMPUTE_NONE:
 		out->stored_bytes = out->working_bytes;
 		break;
 	case RECOMPUTE_SELECTIVE:
-		/* core attention is recomputed: its s^2 tensors are not kept */
-		out->stored_bytes = attn + mlp + (o->flash ? scores : 0.0);
+		if (o->framework == FW_TORCHTITAN) {
+			double kept = torchtitan_op_sac_bytes(sb, h * rep, q_b, v_b,
+							      2.0 * sb * (a / t) * d_v, lse_b,
+							      fc1_gate_b, fc2_out_b);
+			out->stored_bytes = fmin(kept, out->working_bytes);
+		} else {
+			/* Megatron: core attention is recomputed (Korthikanti
+			 * et al. 2022, section 5): its s^2 tensors are not kept */
+			out->stored_bytes = attn + mlp + eager + (o->flash ? scores : 0.0);
+		}
 		break;
 	case RECOMPUTE_FULL:
-		out->stored_bytes = 2.0 * sb * h * ((o->sp && t > 1) ? 1.0 / t : 1.0);
+		out->stored_bytes = 2.0 * sb * h * rep;
 		break;
 	}
 }
 
 double mem_weight_bytes_per_param(enum sc_precision p)
 {
+	/* BF16 weights, plus Transformer Engine's cached low-precision copies
+	 * (kept across micro-batches, is_first_microbatch): row-wise for the
+	 * forward and column-wise (transposed) for the data-gradient GEMM;
+	 * MXFP8 adds one E8M0 scale per 32 elements to each, NVFP4 one FP8
+	 * scale per 16 4-bit elements (0.5625 bytes per element) */
 	switch (p) {
 	case PREC_BF16:
 	case PREC_FP16: return 2.0;
-	case PREC_FP8:
-	case PREC_MXFP8: return 3.0;
-	case PREC_NVFP4: return 2.0 + 0.5625;
+	case PREC_FP8: return 2.0 + 2.0;
+	case PREC_MXFP8: return 2.0 + 2.0 * (1.0 + 1.0 / 32.0);
+	case PREC_NVFP4: return 2.0 + 2.0 * 0.5625;
 	}
 	return 2.0;
 }
 
-double mem_optimizer_bytes_per_param(enum sc_optimizer o)
+double mem_optimizer_bytes_per_param(enum sc_optimizer o, enum sc_dtype master,
+				     enum sc_dtype moments)
 {
-	return o == OPT_SGD ? 8.0 : 12.0;
+	double mb = master == DTYPE_BF16 ? 2.0 : 4.0;
+	double sb = moments == DTYPE_BF16 ? 2.0 : 4.0;
+
+	return mb + (o == OPT_SGD ? 1.0 : 2.0) * sb;
+}
+
+/* PyTorch's caching allocator keeps freed blocks for reuse: max reserved
+ * over max allocated.  Megatron-Bridge's Moonlight-16B study on 8 x H100
+ * (skills/nemo-mbridge-perf-activation-recompute/SKILL.md) reports about
+ * 40 GB reserved against 35.9-36.6 GB allocated: 9-11 %, 10 % used for
+ * every framework (all use the same allocator; expandable segments, where
+ * set, lower it). */
+#define MEM_ALLOCATOR_SLACK 0.10
+
+double mem_allocator_slack(enum sc_framework f)
+{
+	(void)f;
+	return MEM_ALLOCATOR_SLACK;
+}
+
+/* cuBLAS and Transformer Engine workspaces, allocated through the caching
+ * allocator: 32 MiB for cuBLAS on Hopper and later (CUBLAS_WORKSPACE_CONFIG
+ * ":4096:8" = 8 x 4 MiB, PyTorch's default there) and TE's 32 MiB cuBLASLt
+ * workspace. */
+#define MEM_WORKSPACE_BYTES (64.0 * 1048576.0)
+
+/* DeepSpeed ZeRO buckets (deepspeed/runtime/zero/config.py defaults):
+ * reduce_bucket_size 5e8 elements (the contiguous gradient buffer ZeRO-2/3
+ * reduce into), allgather_bucket_size 5e8 (ZeRO-1/2 parameter all-gather). */
+#define DS_REDUCE_BUCKET_ELEMENTS 5e8
+#define DS_ALLGATHER_BUCKET_ELEMENTS 5e8
+
+/* Bytes per logit element held by the loss of one micro-batch:
+ *   Megatron-Core: the BF16 logits and the FP32 softmax its vocab-parallel
+ *     cross-entropy computes in place and keeps for the backward (6);
+ *   torch.compile'd loss (torchtitan compile): BF16 logits and their BF16
+ *     gradient, the softmax fused away (4);
+ *   eager PyTorch (torchtitan without compile, Hugging Face under
+ *     DeepSpeed): BF16 logits, their FP32 upcast (logits.float()) and the
+ *     FP32 log-softmax output kept by cross_entropy (10). */
+static double loss_bytes_per_logit(enum sc_framework f, bool compile)
+{
+	if (f == FW_MEGATRON_CORE)
+		return 6.0;
+	return compile ? 4.0 : 10.0;
 }
 
 void mem_estimate(const struct mem_in *in, const struct calibration *cal,
@@ -114,29 +214,86 @@ void mem_estimate(const struct mem_in *in, const struct calibration *cal,
 {
 	double ds = in->dense_shard > 0 ? in->dense_shard : 1;
 	double es = in->expert_shard > 0 ? in->expert_shard : 1;
-	double wb = mem_weight_bytes_per_param(in->precision);
-	double gb = in->grad_fp32 ? 4.0 : 2.0;
-	double ob = mem_optimizer_bytes_per_param(in->optimizer);
-	/* ZeRO-1 shards optimizer state, ZeRO-2 also gradients, ZeRO-3 (FSDP)
+	/* parameters on this GPU after sharding at a given ZeRO level:
+	 * ZeRO-1 shards optimizer state, ZeRO-2 also gradients, ZeRO-3 (FSDP)
 	 * also weights, each over its data-parallel group (Rajbhandari et al.
 	 * 2020, figure 1) */
-	double pd_w = in->zero_stage >= 3 ? in->params_dense / ds : in->params_dense;
-	double pe_w = in->zero_stage >= 3 ? in->params_expert / es : in->params_expert;
-	double pd_g = in->zero_stage >= 2 ? in->params_dense / ds : in->params_dense;
-	double pe_g = in->zero_stage >= 2 ? in->params_expert / es : in->params_expert;
-	double pd_o = in->zero_stage >= 1 ? in->params_dense / ds : in->params_dense;
-	double pe_o = in->zero_stage >= 1 ? in->params_expert / es : in->params_expert;
+#define SHARDED(level) (in->zero_stage >= (level) ? in->params_dense / ds + in->params_expert / es \
+						  : in->params_dense + in->params_expert)
+	double p_w = SHARDED(3), p_g = SHARDED(2), p_o = SHARDED(1);
+#undef SHARDED
+	double gb = in->grad_fp32 ? 4.0 : 2.0;
+	double unit = in->unit_params;
+	double slack;
 
 	memset(out, 0, sizeof(*out));
-	out->weights_bytes = wb * (pd_w + pe_w);
-	out->gradients_bytes = gb * (pd_g + pe_g);
-	out->optimizer_bytes = ob * (pd_o + pe_o);
+	switch (in->framework) {
+	case FW_MEGATRON_CORE:
+		/* BF16 model weights (+ TE's FP8/FP4 copies), the contiguous
+		 * gradient buffer (FP32 main grads, --accumulate-allreduce-grads-
+		 * in-fp32, the bf16 default), the distributed optimizer's FP32
+		 * main params and moments sharded over DP: 6 + 12 / d bytes per
+		 * parameter, Megatron's theoretical_memory_usage.py */
+		out->weights_bytes = mem_weight_bytes_per_param(in->precision) * p_w;
+		out->gradients_bytes = gb * p_g;
+		out->optimizer_bytes = mem_optimizer_bytes_per_param(in->optimizer, in->master_dtype,
+								     in->moments_dtype) * p_o;
+		/* Megatron-FSDP (optim_grads_params): the unit being computed
+		 * and the one prefetched unsharded in BF16, and the unit's
+		 * unsharded FP32 gradient before its reduce-scatter */
+		if (in->zero_stage >= 3)
+			out->buffers_bytes += (2.0 * 2.0 + gb) * unit;
+		break;
+	case FW_TORCHTITAN:
+		/* FSDP2 keeps the FP32 parameters sharded (they are the
+		 * optimizer's master copy), FP32 sharded gradients and AdamW's
+		 * moments: 16 / d bytes per parameter; MixedPrecisionPolicy
+		 * param_dtype BF16, reduce_dtype FP32 (torchtitan
+		 * parallelize.py).  Low-precision (torchao) weights are cast per
+		 * forward, not kept. */
+		out->weights_bytes = 4.0 * p_w;
+		out->gradients_bytes = 4.0 * p_g;
+		out->optimizer_bytes = (in->optimizer == OPT_SGD ? 1.0 : 2.0) *
+				       (in->moments_dtype == DTYPE_BF16 ? 2.0 : 4.0) * p_o;
+		/* all-gathered BF16 unit being computed and the one prefetched
+		 * (forward and backward prefetch), the unit's unsharded BF16
+		 * gradient and its FP32 copy for the reduce-scatter */
+		if (in->zero_stage >= 3)
+			out->buffers_bytes += (2.0 * 2.0 + 2.0 + 4.0) * unit;
+		break;
+	case FW_DEEPSPEED:
+		out->weights_bytes = 2.0 * p_w;
+		out->gradients_bytes = gb * p_g;
+		out->optimizer_bytes = mem_optimizer_bytes_per_param(in->optimizer, in->master_dtype,
+								     in->moments_dtype) * p_o;
+		/* ZeRO-3: the live gathered BF16 parameters of the unit being
+		 * computed and the prefetched one, and the reduce bucket;
+		 * ZeRO-1/2: the reduce and all-gather buckets; each bucket at
+		 * most the parameters there are */
+		{
+			double p_all = in->params_dense + in->params_expert;
+
+			out->buffers_bytes += 2.0 * fmin(DS_REDUCE_BUCKET_ELEMENTS, p_all);
+			if (in->zero_stage >= 3)
+				out->buffers_bytes += 2.0 * 2.0 * unit;
+			else if (in->zero_stage >= 1)
+				out->buffers_bytes += 2.0 * fmin(DS_ALLGATHER_BUCKET_ELEMENTS, p_all);
+		}
+		break;
+	}
+	out->buffers_bytes += MEM_WORKSPACE_BYTES +
+			      loss_bytes_per_logit(in->framework, in->compile) * in->logits_elements;
 	out->activations_bytes = in->act_per_microbatch_bytes * in->inflight_microbatches +
 				 in->act_extra_bytes;
+	out->allocated_bytes = out->weights_bytes + out->gradients_bytes + out->optimizer_bytes +
+			       out->activations_bytes + out->buffers_bytes;
+	slack = mem_allocator_slack(in->framework);
+	out->fragmentation_bytes = slack * out->allocated_bytes;
+	out->reserved_bytes = out->allocated_bytes + out->fragmentation_bytes;
 	out->comm_buffers_bytes = cal->nccl_buffer_bytes;
 	out->reserve_bytes = cal->framework_reserve_bytes;
-	out->total_bytes = out->weights_bytes + out->gradients_bytes +
-			   out->optimizer_bytes + out->activations_bytes +
-			   out->comm_buffers_bytes + out->reserve_bytes;
-	out->oom = out->total_bytes > in->capacity_bytes;
+	out->device_bytes = out->reserved_bytes + out->comm_buffers_bytes + out->reserve_bytes;
+	out->total_bytes = out->device_bytes;
+	out->usable_bytes = in->capacity_bytes - in->driver_reserved_bytes;
+	out->oom = out->device_bytes > out->usable_bytes;
 }

@@ -26,6 +26,9 @@ struct mem_act_opts {
 	bool flash;            /* flash attention: no s^2 score tensors stored */
 	bool dropout;          /* dropout masks stored (GPT-3-era training) */
 	enum sc_recompute recompute;
+	enum sc_framework framework; /* what "selective" means, which tensors are fused */
+	bool compile;          /* torchtitan torch.compile: elementwise ops fused */
+	bool lp_inputs;        /* linear inputs kept in FP8/FP4 (Transformer Engine) */
 };
 
 /* Activation bytes of one layer for one micro-batch.  stored_bytes is what
@@ -42,38 +45,64 @@ void mem_layer_activations(const struct model_arch *m,
 			   struct mem_act *out);
 
 struct mem_in {
+	enum sc_framework framework;
 	double params_dense;   /* non-expert parameters on this GPU */
 	double params_expert;  /* expert parameters on this GPU */
+	double unit_params;    /* largest FSDP / ZeRO-3 unit on this GPU, unsharded
+				  (a decoder layer, or the embedding or head) */
 	int dense_shard;       /* ranks sharing ZeRO shards of dense params */
 	int expert_shard;      /* ranks sharing ZeRO shards of expert params */
 	int zero_stage;        /* 0..3; FSDP is 3 */
 	bool grad_fp32;
+	enum sc_dtype master_dtype;
+	enum sc_dtype moments_dtype;
 	enum sc_precision precision;
 	enum sc_optimizer optimizer;
+	bool compile;
 	double act_per_microbatch_bytes; /* the stage's layers, one micro-batch */
 	double inflight_microbatches;    /* from the pipeline schedule */
-	double act_extra_bytes;          /* held once (recompute working set, logits) */
-	double capacity_bytes;           /* GPU HBM */
+	double act_extra_bytes;          /* held once (recompute working set) */
+	double logits_elements;          /* last stage: logits of one micro-batch on this GPU */
+	double capacity_bytes;           /* GPU HBM, as nvidia-smi reports it */
+	double driver_reserved_bytes;    /* of it, what the driver keeps */
 };
 
+/* Per GPU, by category.  allocated_bytes is the peak of live tensors
+ * (torch.cuda.max_memory_allocated(), Megatron's "max allocated");
+ * reserved_bytes adds the caching allocator's slack (max_memory_reserved(),
+ * torchtitan's "memory:" line); device_bytes adds what lives outside the
+ * allocator (CUDA context and libraries, NCCL buffers): nvidia-smi's "used".
+ * The verdict: device_bytes against capacity less the driver's reserve. */
 struct mem_out {
 	double weights_bytes;
 	double gradients_bytes;
 	double optimizer_bytes;
 	double activations_bytes;
-	double comm_buffers_bytes;
-	double reserve_bytes;
-	double total_bytes;
+	double buffers_bytes;       /* framework transients: FSDP/ZeRO-3 gathers and
+				       reduce buffers, the loss's logits, workspaces */
+	double fragmentation_bytes; /* reserved - allocated */
+	double comm_buffers_bytes;  /* NCCL, outside the allocator */
+	double reserve_bytes;       /* CUDA context and libraries, outside the allocator */
+	double allocated_bytes;
+	double reserved_bytes;
+	double device_bytes;
+	double usable_bytes;        /* capacity less the driver's reserve */
+	double total_bytes;         /* = device_bytes */
 	bool oom;
 };
 
 /* Bytes per parameter of the training copy of the weights: 2 (BF16/FP16),
- * plus the FP8 (1) or NVFP4 (0.5625) copy that low-precision GEMMs read. */
+ * plus the low-precision copies that FP8/FP4 GEMMs read (Transformer
+ * Engine keeps a row-wise and a column-wise (transposed) copy). */
 double mem_weight_bytes_per_param(enum sc_precision p);
 
-/* Optimizer state bytes per parameter: Adam 12 (FP32 master, m, v), SGD with
- * momentum 8 (FP32 master, momentum). */
-double mem_optimizer_bytes_per_param(enum sc_optimizer o);
+/* Optimizer state bytes per parameter: Adam master + 2 moments (12 with
+ * FP32 throughout), SGD master + momentum (8). */
+double mem_optimizer_bytes_per_param(enum sc_optimizer o, enum sc_dtype master,
+				     enum sc_dtype moments);
+
+/* The caching allocator's slack: max reserved over max allocated, minus 1. */
+double mem_allocator_slack(enum sc_framework f);
 
 void mem_estimate(const struct mem_in *in, const struct calibration *cal,
 		  struct mem_out *out);

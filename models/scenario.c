@@ -45,3 +45,23 @@ const char *moe_dispatcher_name(enum sc_moe_dispatcher d)
 	}
 	return "unknown";
 }
+
+const char *framework_name(enum sc_framework f)
+{
+	switch (f) {
+	case FW_MEGATRON_CORE: return "megatron-core";
+	case FW_TORCHTITAN: return "torchtitan";
+	case FW_DEEPSPEED: return "deepspeed";
+	}
+	return "unknown";
+}
+
+const char *attention_name(enum sc_attention a)
+{
+	return a == ATTN_UNFUSED ? "unfused" : "flash";
+}
+
+const char *dtype_name(enum sc_dtype d)
+{
+	return d == DTYPE_BF16 ? "bf16" : "fp32";
+}

@@ -14,6 +14,16 @@ enum sc_precision { PREC_BF16, PREC_FP16, PREC_FP8, PREC_MXFP8, PREC_NVFP4 };
 enum sc_recompute { RECOMPUTE_NONE, RECOMPUTE_SELECTIVE, RECOMPUTE_FULL };
 enum sc_schedule { SCHED_1F1B, SCHED_INTERLEAVED_1F1B, SCHED_GPIPE, SCHED_ZB_H1, SCHED_ZB_V, SCHED_DUALPIPE };
 enum sc_optimizer { OPT_ADAM, OPT_SGD };
+/* Which training framework allocates the memory (models/memory.c has each
+ * one's rules): Megatron-Core (also NeMo and Megatron-Bridge), torchtitan
+ * (FSDP2) or DeepSpeed (ZeRO). */
+enum sc_framework { FW_MEGATRON_CORE, FW_TORCHTITAN, FW_DEEPSPEED };
+/* Attention kernels: flash (FlashAttention / cuDNN fused: no s x s tensor
+ * kept) or unfused (Megatron --attention-backend unfused, eager math
+ * attention: the softmax output is kept for the backward). */
+enum sc_attention { ATTN_FLASH, ATTN_UNFUSED };
+/* Element type of a training copy: optimizer master weights and moments. */
+enum sc_dtype { DTYPE_FP32, DTYPE_BF16 };
 /* How the decoder layers are split over the pp x vpp virtual pipeline
  * stages (models/layout.h has the rules):
  *   even      every virtual stage the same number of layers; the embedding
@@ -66,6 +76,12 @@ struct training {
 	enum sc_recompute recompute;
 	enum sc_optimizer optimizer;
 	bool grad_fp32;          /* gradients accumulated in FP32 (4 bytes) */
+	enum sc_framework framework;
+	enum sc_dtype master_dtype;    /* optimizer's master weights (Megatron --main-params-dtype) */
+	enum sc_dtype moments_dtype;   /* Adam moments (Megatron --exp-avg-dtype) */
+	enum sc_attention attention;
+	bool dropout;            /* dropout on (masks kept); modern pre-training runs without */
+	bool compile;            /* torch.compile (torchtitan): fused elementwise ops and loss */
 	double tokens_to_train;  /* 0 = not given */
 };
 
@@ -96,5 +112,8 @@ const char *precision_name(enum sc_precision p);
 const char *recompute_name(enum sc_recompute r);
 const char *schedule_name(enum sc_schedule s);
 const char *moe_dispatcher_name(enum sc_moe_dispatcher d);
+const char *framework_name(enum sc_framework f);
+const char *attention_name(enum sc_attention a);
+const char *dtype_name(enum sc_dtype d);
 
 #endif

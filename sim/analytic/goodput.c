@@ -88,7 +88,9 @@ static enum sc_status checkpointless_cost(const struct scenario *sc, struct good
 		double sh = g->ckpt.gpu_sharded_params;
 
 		g->mem_extra_by[MEM_OPTIMIZER] = (reps - 1) * sh *
-						 mem_optimizer_bytes_per_param(sc->training.optimizer);
+						 mem_optimizer_bytes_per_param(sc->training.optimizer,
+									       sc->training.master_dtype,
+									       sc->training.moments_dtype);
 		if (zero >= 2)
 			g->mem_extra_by[MEM_GRADIENTS] = (reps - 1) * sh * gb;
 		if (zero >= 3)

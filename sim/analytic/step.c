@@ -61,6 +61,8 @@ const char *mem_part_name(enum mem_part p)
 	case MEM_GRADIENTS: return "gradients";
 	case MEM_OPTIMIZER: return "optimizer";
 	case MEM_ACTIVATIONS: return "activations";
+	case MEM_BUFFERS: return "buffers";
+	case MEM_FRAGMENTATION: return "fragmentation";
 	case MEM_COMM_BUFFERS: return "comm_buffers";
 	case MEM_RESERVE: return "reserve";
 	case MEM_COUNT: break;
@@ -549,9 +551,12 @@ static enum sc_status prepare(const struct scenario *sc, const struct layout_inf
 		ao.tp = tp;
 		ao.etp = etp;
 		ao.sp = x.sp;
-		ao.flash = true;
-		ao.dropout = false;  /* modern LLM pre-training runs without dropout */
+		ao.flash = tr->attention == ATTN_FLASH;
+		ao.dropout = tr->dropout;
 		ao.recompute = tr->recompute;
+		ao.framework = tr->framework;
+		ao.compile = tr->compile;
+		ao.lp_inputs = tr->framework == FW_MEGATRON_CORE && x.dtype != GPU_DTYPE_BF16;
 		mem_layer_activations(m, &ao, false, &p->act_dense);
 		if (model_is_moe(m))
 			mem_layer_activations(m, &ao, true, &p->act_moe);
@@ -760,25 +765,34 @@ static void finish(const struct scenario *sc, const struct step_prep *p,
 	 * head parts */
 	tied_shared = m->tied_embeddings && pp == 1;
 
-	/* memory: first and last pipeline stage, the worse one reported (first,
-	 * so that a search can stop here when the layout does not fit) */
+	/* memory: first and last pipeline stage, the worse one reported (first
+	 * computed, so that a search can stop here when the layout does not
+	 * fit) */
 	{
 		const struct mem_act a_dense = p->act_dense, a_moe = p->act_moe;
 		double sb = tr->micro_batch_seqs * ((double)tr->seq_len / cp);
 		double rep = x.sp ? 1.0 / tp : 1.0;
-		struct mem_out worst;
-		bool have = false;
+		/* the largest FSDP / ZeRO-3 unit: one decoder layer (each is
+		 * wrapped), or the embedding or the output head */
+		double unit = fmax(ops->dense.params_dense_local,
+				   model_is_moe(m) ? ops->moe.params_dense_local +
+							     ops->moe.params_expert_local
+						   : 0.0);
+		int worst = 0;
 
-		memset(&worst, 0, sizeof(worst));
+		unit = fmax(unit, fmax(ops->embed.params_dense_local, ops->logits.params_dense_local));
+		memset(out->mem_stage, 0, sizeof(out->mem_stage));
 		for (int pass = 0; pass < 2; pass++) {
 			int s = pass == 0 ? 0 : pp - 1;
 			struct mem_in mi;
-			struct mem_out mo;
+			struct mem_out *mo = &out->mem_stage[pass];
 			int nd = 0, nm = 0;
-			double pdn, pex, act, extra;
+			double pdn, pex, act, extra, logits = 0;
 
-			if (pass == 1 && pp == 1)
+			if (pass == 1 && pp == 1) {
+				out->mem_stage[1] = out->mem_stage[0];
 				break;
+			}
 			bool has_first = false, has_last = false;
 
 			for (int c = 0; c < v; c++) {
@@ -805,9 +819,10 @@ static void finish(const struct scenario *sc, const struct step_prep *p,
 			if (has_last) {
 				pdn += ops->logits.params_dense_local -
 				       (tied_shared ? ops->embed.params_dense_local : 0);
-				/* BF16 logits and their FP32 softmax for the loss,
-				 * held between the last stage's forward and backward */
-				extra += 6.0 * sb * m->vocab / tp;
+				/* the loss's logits of one micro-batch, held between
+				 * the last stage's forward and backward (models/memory
+				 * has the bytes per element of each framework) */
+				logits = sb * m->vocab / tp;
 				if (m->mtp_layers > 0) {
 					const struct tf_layer *ml = ops->mtp_layer_is_moe ? &ops->moe : &ops->dense;
 
@@ -816,36 +831,49 @@ static void finish(const struct scenario *sc, const struct step_prep *p,
 					pex += m->mtp_layers * ml->params_expert_local;
 					act += m->mtp_layers * (ops->mtp_layer_is_moe ? a_moe.stored_bytes
 										: a_dense.stored_bytes);
+					/* each MTP depth computes its own logits */
+					logits *= 1 + m->mtp_layers;
 				}
 			}
 			/* DualPipe keeps both directions' stages */
+			mi.framework = tr->framework;
 			mi.params_dense = pdn * sched_param_copies(lay->schedule);
 			mi.params_expert = pex * sched_param_copies(lay->schedule);
+			mi.unit_params = unit;
 			mi.dense_shard = li->dense_shard;
 			mi.expert_shard = edp;
 			mi.zero_stage = zero;
 			mi.grad_fp32 = tr->grad_fp32;
+			mi.master_dtype = tr->master_dtype;
+			mi.moments_dtype = tr->moments_dtype;
 			mi.precision = tr->precision;
 			mi.optimizer = tr->optimizer;
+			mi.compile = tr->compile;
 			mi.act_per_microbatch_bytes = act;
 			mi.inflight_microbatches = pp > 1 ? sched_inflight(lay->schedule, pp, v, mb, s) : 1.0;
 			mi.act_extra_bytes = extra;
+			mi.logits_elements = logits;
 			mi.capacity_bytes = cl->gpu.hbm_bytes;
-			mem_estimate(&mi, cal, &mo);
-			if (!have || mo.total_bytes > worst.total_bytes) {
-				worst = mo;
-				have = true;
-			}
+			mi.driver_reserved_bytes = cl->gpu.driver_reserved_bytes;
+			mem_estimate(&mi, cal, mo);
+			if (pass == 1 && mo->total_bytes > out->mem_stage[0].total_bytes)
+				worst = 1;
 		}
-		out->mem_bytes[MEM_WEIGHTS] = worst.weights_bytes;
-		out->mem_bytes[MEM_GRADIENTS] = worst.gradients_bytes;
-		out->mem_bytes[MEM_OPTIMIZER] = worst.optimizer_bytes;
-		out->mem_bytes[MEM_ACTIVATIONS] = worst.activations_bytes;
-		out->mem_bytes[MEM_COMM_BUFFERS] = worst.comm_buffers_bytes;
-		out->mem_bytes[MEM_RESERVE] = worst.reserve_bytes;
-		out->mem_total_bytes = worst.total_bytes;
-		out->mem_capacity_bytes = cl->gpu.hbm_bytes;
-		out->oom = worst.oom;
+		{
+			const struct mem_out *w = &out->mem_stage[worst];
+
+			out->mem_bytes[MEM_WEIGHTS] = w->weights_bytes;
+			out->mem_bytes[MEM_GRADIENTS] = w->gradients_bytes;
+			out->mem_bytes[MEM_OPTIMIZER] = w->optimizer_bytes;
+			out->mem_bytes[MEM_ACTIVATIONS] = w->activations_bytes;
+			out->mem_bytes[MEM_BUFFERS] = w->buffers_bytes;
+			out->mem_bytes[MEM_FRAGMENTATION] = w->fragmentation_bytes;
+			out->mem_bytes[MEM_COMM_BUFFERS] = w->comm_buffers_bytes;
+			out->mem_bytes[MEM_RESERVE] = w->reserve_bytes;
+			out->mem_total_bytes = w->total_bytes;
+			out->mem_capacity_bytes = w->usable_bytes;
+			out->oom = w->oom;
+		}
 	}
 	if ((flags & STEP_STOP_IF_OOM) && out->oom)
 		return;

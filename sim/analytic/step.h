@@ -39,8 +39,10 @@ enum mem_part {
 	MEM_GRADIENTS,
 	MEM_OPTIMIZER,
 	MEM_ACTIVATIONS,
-	MEM_COMM_BUFFERS,
-	MEM_RESERVE,
+	MEM_BUFFERS,         /* framework transients: FSDP gathers, loss logits, workspaces */
+	MEM_FRAGMENTATION,   /* caching-allocator slack */
+	MEM_COMM_BUFFERS,    /* NCCL, outside the allocator */
+	MEM_RESERVE,         /* CUDA context and libraries */
 	MEM_COUNT
 };
 
@@ -79,10 +81,11 @@ struct step_result {
 	double model_tflops_per_gpu;
 	double mfu;                         /* model flops / (peak of the precision) */
 	double hfu;
-	double mem_bytes[MEM_COUNT];        /* per GPU, worst (first) pipeline stage */
-	double mem_total_bytes;
-	double mem_capacity_bytes;
+	double mem_bytes[MEM_COUNT];        /* per GPU, worst pipeline stage */
+	double mem_total_bytes;             /* worst stage, as nvidia-smi would show it */
+	double mem_capacity_bytes;          /* usable: HBM less the driver's reserve */
 	bool oom;
+	struct mem_out mem_stage[2];        /* first and last pipeline stage (the same when pp = 1) */
 	enum bottleneck bottleneck;
 	double uncertainty_rel;             /* +- fraction (from calibration residuals) */
 	int micro_batches;                  /* per step per pipeline */

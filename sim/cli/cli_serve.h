@@ -25,6 +25,11 @@ struct cli_serve_validate_opts {
 
 int cli_validate_serving(const struct cli_serve_validate_opts *o);
 
+/* `stepcast validate --memory [FILE]` (path NULL: the shipped
+ * memory-cases.json): --max-mape applies to the memory MAPE. */
+int cli_validate_memory(const char *path, const char *systems, enum cli_format fmt,
+			double max_mape, bool summary_only, const char *config_dir);
+
 /* `stepcast compare --serving SCENARIO`: plan the serving scenario at its
  * Poisson rate and p99 SLOs on each instance type (instances: a
  * comma-separated list, NULL for the whole catalogue) and print which type

@@ -200,6 +200,11 @@ static void validate_usage(FILE *out)
 		"                          serving-cases.json) with `stepcast serve`'s model and\n"
 		"                          report throughput, TTFT and TPOT errors separately;\n"
 		"                          --max-mape then applies to each of the three\n"
+		"  -M, --memory            validate memory instead: predict the published per-GPU\n"
+		"                          peak memory of FILE (default: the shipped\n"
+		"                          memory-cases.json), each case's statistic (max\n"
+		"                          allocated, max reserved or nvidia-smi used); --max-mape\n"
+		"                          then applies to the memory MAPE\n"
 		"  -h, --help              show this help\n");
 }
 
@@ -217,6 +222,7 @@ int cmd_validate(int argc, char **argv)
 		{ "explain", required_argument, NULL, 'e' },
 		{ "cross-validate", no_argument, NULL, 'x' },
 		{ "serving", no_argument, NULL, 'S' },
+		{ "memory", no_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -232,12 +238,12 @@ int cmd_validate(int argc, char **argv)
 	const struct calibration *cal = NULL;
 	int c, code, n_fit = 0;
 	int fit_params[VAL_FIT_MAX_PARAMS];
-	bool val_run_keep_calibration = false, cross = false, serving = false;
+	bool val_run_keep_calibration = false, cross = false, serving = false, memory = false;
 	char *end;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":f:m:sk:y:c:o:e:xSh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":f:m:sk:y:c:o:e:xSMh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (!cli_parse_format("validate", optarg, 1u << FMT_TEXT | 1u << FMT_JSON |
@@ -276,6 +282,9 @@ int cmd_validate(int argc, char **argv)
 		case 'S':
 			serving = true;
 			break;
+		case 'M':
+			memory = true;
+			break;
 		case 'h':
 			validate_usage(stdout);
 			return cli_finish(EXIT_OK);
@@ -288,6 +297,14 @@ int cmd_validate(int argc, char **argv)
 	path = optind < argc ? argv[optind++] : val_default_cases_path();
 	if (optind < argc)
 		return cli_usage_error("validate", "unexpected argument '%s'", argv[optind]);
+	if (memory) {
+		if (serving || fit || calib || explain || cross)
+			return cli_usage_error("validate", "--memory takes only --format, --summary, "
+					       "--max-mape, --systems and --config-dir");
+		return cli_finish(cli_validate_memory(
+			optind > 1 && path != val_default_cases_path() ? path : NULL, systems, fmt,
+			max_mape, summary_only, dir));
+	}
 	if (serving) {
 		struct cli_serve_validate_opts so = {
 			optind > 1 && path != val_default_cases_path() ? path : NULL, fmt, max_mape,

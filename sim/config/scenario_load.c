@@ -14,6 +14,9 @@
 static const char *const precisions[] = { "bf16", "fp16", "fp8", "mxfp8", "nvfp4", NULL };
 static const char *const recomputes[] = { "none", "selective", "full", NULL };
 static const char *const optimizers[] = { "adam", "sgd", NULL };
+static const char *const frameworks[] = { "megatron-core", "torchtitan", "deepspeed", NULL };
+static const char *const attentions[] = { "flash", "unfused", NULL };
+static const char *const dtypes[] = { "fp32", "bf16", NULL };
 static const char *const schedules[] = { "1f1b", "interleaved-1f1b", "gpipe", "zb-h1", "zb-v",
 					  "dualpipe", NULL };
 static const char *const dispatchers[] = { "alltoall", "flex", NULL };
@@ -112,6 +115,12 @@ const struct cfg_field cfg_training_fields[] = {
 	CFG_F_ENUM(struct training, recompute, REQ, recomputes, "none, selective or full"),
 	CFG_F_ENUM(struct training, optimizer, 0, optimizers, "adam (default) or sgd"),
 	CFG_F_BOOL(struct training, grad_fp32, 0, "accumulate gradients in FP32 (default true, as Megatron)"),
+	CFG_F_ENUM(struct training, framework, 0, frameworks, "megatron-core (default; also NeMo, Megatron-Bridge), torchtitan (FSDP2) or deepspeed: how memory is allocated"),
+	CFG_F_ENUM(struct training, master_dtype, 0, dtypes, "optimizer master weights: fp32 (default) or bf16 (Megatron --main-params-dtype, DeepSpeed bf16_master_weights_and_grads)"),
+	CFG_F_ENUM(struct training, moments_dtype, 0, dtypes, "Adam moments: fp32 (default) or bf16 (Megatron --exp-avg-dtype/--exp-avg-sq-dtype, DeepSpeed bf16_optimizer_states)"),
+	CFG_F_ENUM(struct training, attention, 0, attentions, "attention kernels: flash (default) or unfused (softmax output kept, Megatron --attention-backend unfused)"),
+	CFG_F_BOOL(struct training, dropout, 0, "dropout on, masks kept for the backward (default false)"),
+	CFG_F_BOOL(struct training, compile, 0, "torch.compile of the model and loss (torchtitan; default false)"),
 	CFG_F_NUM(struct training, tokens_to_train, POS, "training budget, tokens"),
 	CFG_END
 };

@@ -207,7 +207,7 @@ const char *val_default_systems_path(void)
 	return path;
 }
 
-static enum sc_status load_systems(const char *path, struct val_set *set,
+enum sc_status val_load_systems(const char *path, struct val_set *set,
 				   const struct catalog *cat, struct sc_error *err)
 {
 	static const char *const top[] = { "schema_version", "systems", NULL };
@@ -258,12 +258,15 @@ static const struct val_system *system_for(const struct val_set *set, const char
 	return NULL;
 }
 
-static const struct model_arch *model_for(const struct val_set *set, const char *name)
+/* The file's own models first, then the catalogue's (a cases file lists
+ * only the architectures the catalogue lacks). */
+static const struct model_arch *model_for(const struct val_set *set, const struct catalog *cat,
+					  const char *name)
 {
 	for (int i = 0; i < set->n_models; i++)
 		if (strcmp(set->model_names[i], name) == 0)
 			return &set->models[i];
-	return NULL;
+	return cat ? catalog_model(cat, name) : NULL;
 }
 
 static int not_expressible(struct val_case *vc, const char *fmt, const char *arg)
@@ -311,7 +314,7 @@ static bool recipe_overlaps_tp(const char *source_group)
 static int build_case(const struct val_set *set, const struct catalog *cat,
 		       const struct raw_case *rc, struct val_case *vc, struct sc_error *err)
 {
-	const struct model_arch *m = model_for(set, rc->model);
+	const struct model_arch *m = model_for(set, cat, rc->model);
 	const struct gpu_spec *gpu = catalog_gpu(cat, rc->gpu);
 	const struct val_system *sys = system_for(set, rc->gpu);
 	struct scenario *sc;
@@ -330,14 +333,14 @@ static int build_case(const struct val_set *set, const struct catalog *cat,
 	vc->measured_step_s = rc->measured.step_time_s;
 	vc->expressible = true;
 
-	if (!(rc->measured.step_time_s > 0))
+	if (!set->memory_cases && !(rc->measured.step_time_s > 0))
 		return not_expressible(vc, "%s", "no step time or throughput published (TFLOP/s only, "
 				       "under the source's own FLOP convention)");
 	if (strcmp(rc->task, "lora") == 0)
 		return not_expressible(vc, "%s", "LoRA fine-tuning is not modelled (frozen weights, "
 				       "adapter GEMMs)");
 	if (!m)
-		return not_expressible(vc, "model \"%s\" is not in the file's models", rc->model);
+		return not_expressible(vc, "model \"%s\" is neither in the file's models nor in the catalogue", rc->model);
 	if (!gpu)
 		return not_expressible(vc, "GPU \"%s\" is not in the catalogue", rc->gpu);
 	if (!sys)
@@ -471,6 +474,92 @@ static int build_case(const struct val_set *set, const struct catalog *cat,
 	return 1;
 }
 
+enum sc_status val_read_models(const char *path, const cJSON *models, struct val_set *set,
+			       struct sc_error *err)
+{
+	struct cfg_reader rd = { path, err, NULL };
+	const cJSON *item;
+	enum sc_status st;
+	int i = 0;
+
+	if (!cJSON_IsObject(models) && !cJSON_IsArray(models))
+		return sc_error_set(err, SC_EINVAL, path, "/models",
+				    "expected an object of models keyed by name, or an array of models");
+	set->n_models = cJSON_GetArraySize(models);
+	set->models = calloc((size_t)set->n_models + 1, sizeof(*set->models));
+	set->model_names = calloc((size_t)set->n_models + 1, sizeof(*set->model_names));
+	if (!set->models || !set->model_names)
+		return sc_error_set(err, SC_ENOMEM, path, NULL, "out of memory");
+	if (cJSON_IsArray(models)) {
+		/* configs/models.json's form: each model names itself */
+		cJSON_ArrayForEach(item, models) {
+			char where[SC_ERROR_PTR_MAX];
+
+			cfg_pointer_index(where, sizeof(where), "/models", i);
+			if ((st = cfg_read_model(&rd, item, &set->models[i], where)) != SC_OK)
+				return st;
+			snprintf(set->model_names[i], SC_NAME_MAX, "%s", set->models[i].name);
+			i++;
+		}
+		return SC_OK;
+	}
+	cJSON_ArrayForEach(item, models) {
+		char where[SC_ERROR_PTR_MAX];
+		cJSON *copy;
+
+		cfg_pointer_key(where, sizeof(where), "/models", item->string);
+		if (strlen(item->string) >= SC_NAME_MAX)
+			return sc_error_set(err, SC_EINVAL, path, where, "model name too long");
+		/* The file keys models by name; the model table wants "name". */
+		copy = cJSON_Duplicate(item, true);
+		if (!copy || !cJSON_IsObject(copy)) {
+			cJSON_Delete(copy);
+			return sc_error_set(err, SC_EINVAL, path, where, "expected a model object");
+		}
+		if (cJSON_GetObjectItemCaseSensitive(copy, "name")) {
+			cJSON_Delete(copy);
+			cfg_pointer_key(where, sizeof(where), where, "name");
+			return sc_error_set(err, SC_EINVAL, path, where,
+					    "unknown key \"name\" (models are keyed by name)");
+		}
+		cJSON_AddStringToObject(copy, "name", item->string);
+		st = cfg_read_model(&rd, copy, &set->models[i], where);
+		cJSON_Delete(copy);
+		if (st != SC_OK)
+			return st;
+		snprintf(set->model_names[i], SC_NAME_MAX, "%s", item->string);
+		i++;
+	}
+	return SC_OK;
+}
+
+enum sc_status val_read_case(const struct val_set *set, const struct catalog *cat,
+			     const char *path, const cJSON *item, const char *where,
+			     struct val_case *vc, struct sc_error *err)
+{
+	struct cfg_reader rd = { path, err, NULL };
+	struct raw_case *rc = calloc(1, sizeof(*rc));
+	enum sc_status st;
+
+	if (!rc)
+		return sc_error_set(err, SC_ENOMEM, path, NULL, "out of memory");
+	rc->vpp = rc->etp = rc->fsdp = rc->fsdp_group = NOT_STATED;
+	rc->sequence_parallel = rc->micro_batch = rc->grad_accum = NOT_STATED;
+	rc->moe_a2a_overlap = NOT_STATED;
+	st = cfg_read_object(&rd, item, case_fields, rc, where);
+	if (st == SC_OK && rc->tp * rc->pp * rc->cp * rc->dp != rc->gpu_count) {
+		char dwhere[SC_ERROR_PTR_MAX];
+		cfg_pointer_key(dwhere, sizeof(dwhere), where, "dp");
+		st = sc_error_set(err, SC_EINVAL, path, dwhere,
+				  "tp x pp x cp x dp (%d) is not gpu_count (%d)",
+				  rc->tp * rc->pp * rc->cp * rc->dp, rc->gpu_count);
+	}
+	if (st == SC_OK)
+		build_case(set, cat, rc, vc, err);
+	free(rc);
+	return st;
+}
+
 enum sc_status val_load(const char *cases_path, const char *systems_path,
 			const struct catalog *cat, struct val_set *set,
 			struct sc_error *err)
@@ -478,13 +567,13 @@ enum sc_status val_load(const char *cases_path, const char *systems_path,
 	static const char *const top[] = { "models", "cases", NULL };
 	struct cfg_reader rd = { cases_path, err, NULL };
 	cJSON *root;
-	const cJSON *models, *cases, *item;
+	const cJSON *cases, *item;
 	enum sc_status st;
 	int i = 0;
 
 	memset(set, 0, sizeof(*set));
 	snprintf(set->path, sizeof(set->path), "%s", cases_path);
-	if ((st = load_systems(systems_path, set, cat, err)) != SC_OK)
+	if ((st = val_load_systems(systems_path, set, cat, err)) != SC_OK)
 		return st;
 	root = cfg_parse_file(cases_path, err);
 	if (!root) {
@@ -493,83 +582,26 @@ enum sc_status val_load(const char *cases_path, const char *systems_path,
 	}
 	if ((st = cfg_check_keys(&rd, root, top, "")) != SC_OK)
 		goto out;
-	models = cJSON_GetObjectItemCaseSensitive(root, "models");
-	cases = cJSON_GetObjectItemCaseSensitive(root, "cases");
-	if (!cJSON_IsObject(models)) {
-		st = sc_error_set(err, SC_EINVAL, cases_path, "/models", "expected an object of models");
+	if ((st = val_read_models(cases_path, cJSON_GetObjectItemCaseSensitive(root, "models"),
+				  set, err)) != SC_OK)
 		goto out;
-	}
+	cases = cJSON_GetObjectItemCaseSensitive(root, "cases");
 	if (!cJSON_IsArray(cases)) {
 		st = sc_error_set(err, SC_EINVAL, cases_path, "/cases", "expected an array of cases");
 		goto out;
 	}
-	set->n_models = cJSON_GetArraySize(models);
-	set->models = calloc((size_t)set->n_models + 1, sizeof(*set->models));
-	set->model_names = calloc((size_t)set->n_models + 1, sizeof(*set->model_names));
 	set->n_cases = cJSON_GetArraySize(cases);
 	set->cases = calloc((size_t)set->n_cases + 1, sizeof(*set->cases));
-	if (!set->models || !set->model_names || !set->cases) {
+	if (!set->cases) {
 		st = sc_error_set(err, SC_ENOMEM, cases_path, NULL, "out of memory");
 		goto out;
 	}
-	cJSON_ArrayForEach(item, models) {
-		char where[SC_ERROR_PTR_MAX];
-		cJSON *copy;
-
-		cfg_pointer_key(where, sizeof(where), "/models", item->string);
-		if (strlen(item->string) >= SC_NAME_MAX) {
-			st = sc_error_set(err, SC_EINVAL, cases_path, where, "model name too long");
-			goto out;
-		}
-		/* The file keys models by name; the model table wants "name". */
-		copy = cJSON_Duplicate(item, true);
-		if (!copy || !cJSON_IsObject(copy)) {
-			cJSON_Delete(copy);
-			st = sc_error_set(err, SC_EINVAL, cases_path, where, "expected a model object");
-			goto out;
-		}
-		if (cJSON_GetObjectItemCaseSensitive(copy, "name")) {
-			cJSON_Delete(copy);
-			cfg_pointer_key(where, sizeof(where), where, "name");
-			st = sc_error_set(err, SC_EINVAL, cases_path, where,
-					  "unknown key \"name\" (models are keyed by name)");
-			goto out;
-		}
-		cJSON_AddStringToObject(copy, "name", item->string);
-		st = cfg_read_model(&rd, copy, &set->models[i], where);
-		cJSON_Delete(copy);
-		if (st != SC_OK)
-			goto out;
-		snprintf(set->model_names[i], SC_NAME_MAX, "%s", item->string);
-		i++;
-	}
-	i = 0;
 	cJSON_ArrayForEach(item, cases) {
-		struct raw_case *rc = calloc(1, sizeof(*rc));
 		char where[SC_ERROR_PTR_MAX];
 
-		if (!rc) {
-			st = sc_error_set(err, SC_ENOMEM, cases_path, NULL, "out of memory");
-			goto out;
-		}
-		rc->vpp = rc->etp = rc->fsdp = rc->fsdp_group = NOT_STATED;
-		rc->sequence_parallel = rc->micro_batch = rc->grad_accum = NOT_STATED;
-		rc->moe_a2a_overlap = NOT_STATED;
 		cfg_pointer_index(where, sizeof(where), "/cases", i);
-		st = cfg_read_object(&rd, item, case_fields, rc, where);
-		if (st == SC_OK && rc->tp * rc->pp * rc->cp * rc->dp != rc->gpu_count) {
-			char dwhere[SC_ERROR_PTR_MAX];
-			cfg_pointer_key(dwhere, sizeof(dwhere), where, "dp");
-			st = sc_error_set(err, SC_EINVAL, cases_path, dwhere,
-					  "tp x pp x cp x dp (%d) is not gpu_count (%d)",
-					  rc->tp * rc->pp * rc->cp * rc->dp, rc->gpu_count);
-		}
-		if (st != SC_OK) {
-			free(rc);
+		if ((st = val_read_case(set, cat, cases_path, item, where, &set->cases[i], err)) != SC_OK)
 			goto out;
-		}
-		build_case(set, cat, rc, &set->cases[i], err);
-		free(rc);
 		i++;
 	}
 	st = SC_OK;

@@ -16,6 +16,7 @@
 #include "../../models/scenario.h"
 #include "../../models/status.h"
 #include "../config/catalog_load.h"
+#include "../config/cfg_json.h"
 
 #define VAL_ID_MAX 160
 #define VAL_REASON_MAX 256
@@ -58,6 +59,7 @@ struct val_set {
 	int n_models;
 	struct val_system *systems;
 	int n_systems;
+	bool memory_cases;      /* the cases measure memory, not step time */
 };
 
 struct val_stats {
@@ -79,6 +81,18 @@ const char *val_default_systems_path(void);
 enum sc_status val_load(const char *cases_path, const char *systems_path,
 			const struct catalog *cat, struct val_set *set,
 			struct sc_error *err);
+
+/* The parts of val_load, for readers of files that extend the training
+ * cases (the memory cases): the systems file, a file's "models" object, and
+ * one case object (training-case keys only: the caller removes its own
+ * first) as set->cases-style entry vc, expressible or with the reason. */
+enum sc_status val_load_systems(const char *path, struct val_set *set,
+				const struct catalog *cat, struct sc_error *err);
+enum sc_status val_read_models(const char *path, const cJSON *models, struct val_set *set,
+			       struct sc_error *err);
+enum sc_status val_read_case(const struct val_set *set, const struct catalog *cat,
+			     const char *path, const cJSON *item, const char *where,
+			     struct val_case *vc, struct sc_error *err);
 
 /* Predict every expressible case.  calibration given: that profile for the
  * cases on a GPU of its family (calibration_fits_gpu); for the others, cat

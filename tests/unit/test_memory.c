@@ -114,7 +114,12 @@ static void test_zero_bytes(void)
 	CHECK_REL(o.weights_bytes, 2 * P, 1e-12);
 	CHECK_REL(o.gradients_bytes, 4 * P, 1e-12);
 	CHECK_REL(o.optimizer_bytes, 12 * P, 1e-12);
-	CHECK_REL(o.total_bytes, 18 * P + 4e9, 1e-12);
+	/* allocated: the states and the 64 MiB of cuBLAS/TE workspaces;
+	 * reserved adds the allocator's slack; nvidia-smi adds NCCL and the
+	 * CUDA context outside the allocator */
+	CHECK_REL(o.allocated_bytes, 18 * P + 64.0 * 1048576, 1e-12);
+	CHECK_REL(o.reserved_bytes, o.allocated_bytes * (1 + mem_allocator_slack(FW_MEGATRON_CORE)), 1e-12);
+	CHECK_REL(o.total_bytes, o.reserved_bytes + 4e9, 1e-12);
 	CHECK(!o.oom);
 	/* ZeRO-1 (Megatron distributed optimizer): optimizer / dp */
 	in.zero_stage = 1;
@@ -139,9 +144,11 @@ static void test_zero_bytes(void)
 	in.zero_stage = 1;
 	mem_estimate(&in, &cal, &o);
 	CHECK_REL(o.optimizer_bytes, 12 * P / 4, 1e-12);
-	/* FP8 keeps a 1-byte copy next to the BF16 weights; SGD 8 bytes */
-	CHECK_REL(mem_weight_bytes_per_param(PREC_FP8), 3.0, 0);
-	CHECK_REL(mem_optimizer_bytes_per_param(OPT_SGD), 8.0, 0);
+	/* FP8 keeps TE's row- and column-wise 1-byte copies next to the BF16
+	 * weights; SGD master + momentum 8 bytes; BF16 moments halve Adam's */
+	CHECK_REL(mem_weight_bytes_per_param(PREC_FP8), 4.0, 0);
+	CHECK_REL(mem_optimizer_bytes_per_param(OPT_SGD, DTYPE_FP32, DTYPE_FP32), 8.0, 0);
+	CHECK_REL(mem_optimizer_bytes_per_param(OPT_ADAM, DTYPE_FP32, DTYPE_BF16), 8.0, 0);
 	/* activations times the schedule's in-flight micro-batches; OOM */
 	in.params_expert = 0;
 	in.act_per_microbatch_bytes = 10e9;
@@ -152,6 +159,80 @@ static void test_zero_bytes(void)
 	in.inflight_microbatches = sched_inflight(SCHED_GPIPE, 4, 1, 32, 0);
 	mem_estimate(&in, &cal, &o);
 	CHECK(o.oom);
+	/* the verdict is against the capacity less the driver's reserve */
+	in.inflight_microbatches = 1;
+	in.act_per_microbatch_bytes = 0;
+	mem_estimate(&in, &cal, &o);
+	in.capacity_bytes = o.device_bytes + 1e6;
+	in.driver_reserved_bytes = 0;
+	mem_estimate(&in, &cal, &o);
+	CHECK(!o.oom);
+	in.driver_reserved_bytes = 2e6;
+	mem_estimate(&in, &cal, &o);
+	CHECK(o.oom);
+	CHECK_REL(o.usable_bytes, in.capacity_bytes - 2e6, 1e-12);
+}
+
+/* The frameworks allocate the same training state differently. */
+static void test_frameworks(void)
+{
+	struct calibration cal;
+	struct mem_in in;
+	struct mem_out o;
+	double P = 8e9, unit = 0.2e9, ws = 64.0 * 1048576;
+
+	memset(&cal, 0, sizeof(cal));
+	memset(&in, 0, sizeof(in));
+	in.params_dense = P;
+	in.unit_params = unit;
+	in.dense_shard = 8;
+	in.expert_shard = 8;
+	in.zero_stage = 3;
+	in.grad_fp32 = true;
+	in.precision = PREC_BF16;
+	in.optimizer = OPT_ADAM;
+	in.capacity_bytes = 80e9;
+	/* torchtitan FSDP2: FP32 sharded params (the master), FP32 sharded
+	 * grads, two FP32 moments: 16 / d; two BF16 units gathered, the unit's
+	 * BF16 gradient and its FP32 reduce-scatter copy: 10 x unit */
+	in.framework = FW_TORCHTITAN;
+	mem_estimate(&in, &cal, &o);
+	CHECK_REL(o.weights_bytes + o.gradients_bytes + o.optimizer_bytes, 16 * P / 8, 1e-12);
+	CHECK_REL(o.buffers_bytes, 10 * unit + ws, 1e-12);
+	/* its FP8 (torchao) casts are not kept: the same bytes */
+	in.precision = PREC_FP8;
+	mem_estimate(&in, &cal, &o);
+	CHECK_REL(o.weights_bytes, 4 * P / 8, 1e-12);
+	in.precision = PREC_BF16;
+	/* an eager loss keeps 10 bytes per logit, a compiled one 4 */
+	in.logits_elements = 1e9;
+	mem_estimate(&in, &cal, &o);
+	CHECK_REL(o.buffers_bytes, 10 * unit + ws + 10e9, 1e-12);
+	in.compile = true;
+	mem_estimate(&in, &cal, &o);
+	CHECK_REL(o.buffers_bytes, 10 * unit + ws + 4e9, 1e-12);
+	in.logits_elements = 0;
+	/* DeepSpeed ZeRO-3: BF16 params, FP32 master, FP32 grads, moments:
+	 * 18 / d, plus the live units and the 5e8-element reduce bucket */
+	in.framework = FW_DEEPSPEED;
+	mem_estimate(&in, &cal, &o);
+	CHECK_REL(o.weights_bytes + o.gradients_bytes + o.optimizer_bytes, 18 * P / 8, 1e-12);
+	CHECK_REL(o.buffers_bytes, 4 * unit + 2 * 5e8 + ws, 1e-12);
+	/* bf16 master weights, gradients and moments */
+	in.master_dtype = DTYPE_BF16;
+	in.moments_dtype = DTYPE_BF16;
+	in.grad_fp32 = false;
+	mem_estimate(&in, &cal, &o);
+	CHECK_REL(o.weights_bytes + o.gradients_bytes + o.optimizer_bytes, 10 * P / 8, 1e-12);
+	/* Megatron-Core's distributed optimizer: 6 + 12 / d */
+	in.framework = FW_MEGATRON_CORE;
+	in.master_dtype = DTYPE_FP32;
+	in.moments_dtype = DTYPE_FP32;
+	in.grad_fp32 = true;
+	in.zero_stage = 1;
+	mem_estimate(&in, &cal, &o);
+	CHECK_REL(o.weights_bytes + o.gradients_bytes + o.optimizer_bytes, 6 * P + 12 * P / 8, 1e-12);
+	CHECK_REL(o.buffers_bytes, ws, 1e-12);
 }
 
 static void test_schedules(void)
@@ -191,6 +272,7 @@ int main(void)
 	RUN(test_korthikanti_table2);
 	RUN(test_gqa_swiglu);
 	RUN(test_zero_bytes);
+	RUN(test_frameworks);
 	RUN(test_schedules);
 	return sc_test_summary();
 }

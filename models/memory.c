@@ -32,12 +32,14 @@
  * alternates "save" and "recompute" over the mm calls), and everything else
  * is recomputed from the layer input.  With a layer's matmuls in forward
  * order q, k, v, o, fc1 (gate), fc1 (up), fc2 the kept ones are q, v, fc1
- * (gate) and fc2. */
+ * (gate) and fc2.  The save list names aten.mm and aten._scaled_mm (the
+ * FP8 and MXFP8 GEMMs); NVFP4 linears run torchao's own kernels, which are
+ * not in it, so under NVFP4 every matmul output is recomputed. */
 static double torchtitan_op_sac_bytes(double sb, double h_rep, double q, double v,
 				      double attn_out, double lse, double fc1_gate,
-				      double fc2_out)
+				      double fc2_out, bool mm_saved)
 {
-	return 2.0 * sb * h_rep + q + v + attn_out + lse + fc1_gate + fc2_out;
+	return 2.0 * sb * h_rep + attn_out + lse + (mm_saved ? q + v + fc1_gate + fc2_out : 0.0);
 }
 
 void mem_layer_activations(const struct model_arch *m,
@@ -51,14 +53,11 @@ void mem_layer_activations(const struct model_arch *m,
 	double s = o->seq_len, b = o->micro_batch;
 	double h = m->hidden, a = m->heads;
 	double kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
-	/* bytes per element of a kept linear input: Transformer Engine keeps
-	 * the FP8 (or FP4) cast of the input that the weight-gradient GEMM
-	 * reads, not the BF16 tensor (TE Linear/LayerNormLinear save the
-	 * quantized input when fp8 is on) */
-	double lin = o->lp_inputs ? 1.0 : 2.0;
+	double lin = o->linear_input_bytes > 0 ? o->linear_input_bytes : 2.0;
 	double d_qk, d_v, mats, kv_l;
 	double attn = 0, scores = 0, mlp = 0, mask = o->dropout ? 1.0 : 0.0;
 	double q_b, v_b, o_in, lse_b, fc1_gate_b = 0, fc2_out_b, eager = 0;
+	double norm_out, mlp_inner = 0, moe_act_b = 0, shared_b = 0;
 
 	mats = (m->gated_mlp || m->activation == ACT_SWIGLU ||
 		m->activation == ACT_GEGLU) ? 3.0 : 2.0;
@@ -76,7 +75,8 @@ void mem_layer_activations(const struct model_arch *m,
 	v_b = 2.0 * sb * kv_l * d_v;
 	o_in = lin * sb * (a / t) * d_v;
 	lse_b = 4.0 * sb * (a / t);
-	attn += 2.0 * sb * h * rep + lin * sb * h * rep;            /* norm in, QKV in */
+	norm_out = lin * sb * h * rep;
+	attn += 2.0 * sb * h * rep + norm_out;                      /* norm in, QKV in */
 	attn += q_b + 2.0 * sb * kv_l * d_qk + v_b;                 /* Q, K, V */
 	attn += o_in;                                               /* attention output */
 	attn += mask * sb * h * rep;                                /* dropout mask */
@@ -85,26 +85,28 @@ void mem_layer_activations(const struct model_arch *m,
 	else
 		scores = (o->dropout ? 5.0 : 2.0) * a * s * s * b / t;
 
-	mlp += 2.0 * sb * h * rep + lin * sb * h * rep;             /* norm in, fc1 in */
+	mlp += 2.0 * sb * h * rep + norm_out;                       /* norm in, fc1 in */
 	mlp += mask * sb * h * rep;
 	fc2_out_b = 2.0 * sb * h * rep;
 	if (moe_layer && model_is_moe(m)) {
 		double rows = sb * m->top_k * etp / t;
 		double fe = m->moe_ffn_hidden;
 
-		mlp += 4.0 * sb * rep * m->experts;                 /* router probs */
-		mlp += rows * (lin * h + 2.0 * (mats - 1.0) * fe / etp + lin * fe / etp);
+		mlp_inner += 4.0 * sb * rep * m->experts;           /* router probs */
+		mlp_inner += rows * (lin * h + 2.0 * (mats - 1.0) * fe / etp + lin * fe / etp);
+		moe_act_b = rows * lin * fe / etp;
 		fc1_gate_b = rows * 2.0 * fe / etp;
 		if (m->shared_experts > 0) {
 			double fs = m->shared_experts * fe / t;
 
-			mlp += 2.0 * sb * (mats - 1.0) * fs + lin * sb * fs;
+			shared_b = 2.0 * sb * (mats - 1.0) * fs + lin * sb * fs;
+			mlp_inner += shared_b;
 			fc1_gate_b += 2.0 * sb * fs;
 		}
 	} else {
 		double f = m->ffn_hidden / t;
 
-		mlp += 2.0 * sb * (mats - 1.0) * f + lin * sb * f;
+		mlp_inner += 2.0 * sb * (mats - 1.0) * f + lin * sb * f;
 		fc1_gate_b = 2.0 * sb * f;
 		/* eager (uncompiled) PyTorch keeps the gated MLP's activation
 		 * output apart from the product it feeds (silu(x1) and x1 * x3
@@ -119,6 +121,7 @@ void mem_layer_activations(const struct model_arch *m,
 	if (o->framework != FW_MEGATRON_CORE && !o->compile)
 		eager += 2.0 * 4.0 * sb * h * rep;
 
+	mlp += mlp_inner;
 	out->working_bytes = attn + scores + mlp + eager;
 	switch (o->recompute) {
 	case RECOMPUTE_NONE:
@@ -128,12 +131,37 @@ void mem_layer_activations(const struct model_arch *m,
 		if (o->framework == FW_TORCHTITAN) {
 			double kept = torchtitan_op_sac_bytes(sb, h * rep, q_b, v_b,
 							      2.0 * sb * (a / t) * d_v, lse_b,
-							      fc1_gate_b, fc2_out_b);
+							      fc1_gate_b, fc2_out_b,
+							      o->precision != PREC_NVFP4);
 			out->stored_bytes = fmin(kept, out->working_bytes);
 		} else {
-			/* Megatron: core attention is recomputed (Korthikanti
-			 * et al. 2022, section 5): its s^2 tensors are not kept */
-			out->stored_bytes = attn + mlp + eager + (o->flash ? scores : 0.0);
+			/* Megatron-Core --recompute-modules (default core_attn:
+			 * Korthikanti et al. 2022, section 5): each listed
+			 * module is rebuilt from its kept input in the backward,
+			 * its inner tensors not kept */
+			unsigned mods = o->recompute_modules ? o->recompute_modules
+							     : RECOMPUTE_MOD_CORE_ATTN;
+			double kept = out->working_bytes;
+
+			if (mods & RECOMPUTE_MOD_CORE_ATTN)
+				kept -= o->flash ? 0.0 : scores;
+			if (mods & RECOMPUTE_MOD_LAYERNORM)
+				kept -= 2.0 * norm_out;
+			if ((mods & RECOMPUTE_MOD_MLA_UP_PROJ) && model_is_mla(m))
+				kept -= q_b + 2.0 * sb * kv_l * d_qk + v_b;
+			if (moe_layer && model_is_moe(m)) {
+				if (mods & RECOMPUTE_MOD_MOE)
+					kept -= mlp_inner;
+				else {
+					if (mods & RECOMPUTE_MOD_MOE_ACT)
+						kept -= moe_act_b;
+					if (mods & RECOMPUTE_MOD_SHARED_EXPERTS)
+						kept -= shared_b;
+				}
+			} else if (mods & RECOMPUTE_MOD_MLP) {
+				kept -= mlp_inner;
+			}
+			out->stored_bytes = fmax(kept, 2.0 * sb * h * rep);
 		}
 		break;
 	case RECOMPUTE_FULL:
@@ -157,6 +185,19 @@ double mem_weight_bytes_per_param(enum sc_precision p)
 	case PREC_NVFP4: return 2.0 + 2.0 * 0.5625;
 	}
 	return 2.0;
+}
+
+double mem_linear_input_bytes(enum sc_framework f, enum sc_precision p)
+{
+	if (p == PREC_NVFP4 && f != FW_DEEPSPEED)
+		return 0.5625;
+	if (f != FW_MEGATRON_CORE)
+		return 2.0;
+	switch (p) {
+	case PREC_FP8: return 1.0;
+	case PREC_MXFP8: return 1.0 + 1.0 / 32.0;
+	default: return 2.0;
+	}
 }
 
 double mem_optimizer_bytes_per_param(enum sc_optimizer o, enum sc_dtype master,

@@ -28,7 +28,10 @@ struct mem_act_opts {
 	enum sc_recompute recompute;
 	enum sc_framework framework; /* what "selective" means, which tensors are fused */
 	bool compile;          /* torchtitan torch.compile: elementwise ops fused */
-	bool lp_inputs;        /* linear inputs kept in FP8/FP4 (Transformer Engine) */
+	double linear_input_bytes; /* bytes per element of a kept linear input: 2 (BF16),
+				      1 (FP8 casts kept, Transformer Engine), 0.5625 (NVFP4) */
+	unsigned recompute_modules; /* with selective, Megatron: enum sc_recompute_module bits */
+	enum sc_precision precision;
 };
 
 /* Activation bytes of one layer for one micro-batch.  stored_bytes is what
@@ -100,6 +103,13 @@ double mem_weight_bytes_per_param(enum sc_precision p);
  * FP32 throughout), SGD master + momentum (8). */
 double mem_optimizer_bytes_per_param(enum sc_optimizer o, enum sc_dtype master,
 				     enum sc_dtype moments);
+
+/* Bytes per element of a linear layer's input kept for its weight-gradient
+ * GEMM: Transformer Engine (Megatron-Core) keeps the FP8 cast (1 byte, MXFP8
+ * plus one E8M0 scale per 32) or the NVFP4 cast (0.5625); torchao under
+ * torchtitan keeps the BF16 input for FP8 recipes and the NVFP4 cast for
+ * NVFP4; BF16 otherwise (2). */
+double mem_linear_input_bytes(enum sc_framework f, enum sc_precision p);
 
 /* The caching allocator's slack: max reserved over max allocated, minus 1. */
 double mem_allocator_slack(enum sc_framework f);

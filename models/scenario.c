@@ -2,6 +2,8 @@
  * spellings scenario files and reports use. */
 #include "scenario.h"
 
+#include <stddef.h>
+
 const char *precision_name(enum sc_precision p)
 {
 	switch (p) {
@@ -64,4 +66,18 @@ const char *attention_name(enum sc_attention a)
 const char *dtype_name(enum sc_dtype d)
 {
 	return d == DTYPE_BF16 ? "bf16" : "fp32";
+}
+
+const char *recompute_module_name(unsigned bit)
+{
+	switch (bit) {
+	case RECOMPUTE_MOD_CORE_ATTN: return "core_attn";
+	case RECOMPUTE_MOD_LAYERNORM: return "layernorm";
+	case RECOMPUTE_MOD_MLA_UP_PROJ: return "mla_up_proj";
+	case RECOMPUTE_MOD_MLP: return "mlp";
+	case RECOMPUTE_MOD_MOE_ACT: return "moe_act";
+	case RECOMPUTE_MOD_MOE: return "moe";
+	case RECOMPUTE_MOD_SHARED_EXPERTS: return "shared_experts";
+	}
+	return NULL;
 }

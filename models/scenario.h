@@ -22,6 +22,20 @@ enum sc_framework { FW_MEGATRON_CORE, FW_TORCHTITAN, FW_DEEPSPEED };
  * kept) or unfused (Megatron --attention-backend unfused, eager math
  * attention: the softmax output is kept for the backward). */
 enum sc_attention { ATTN_FLASH, ATTN_UNFUSED };
+/* Megatron-Core's --recompute-modules (with recompute "selective"): which
+ * parts of a layer are recomputed in the backward instead of kept; none
+ * given means core_attn, Megatron's default. */
+enum sc_recompute_module {
+	RECOMPUTE_MOD_CORE_ATTN = 1u << 0,   /* the attention scores and softmax */
+	RECOMPUTE_MOD_LAYERNORM = 1u << 1,   /* the norms' outputs */
+	RECOMPUTE_MOD_MLA_UP_PROJ = 1u << 2, /* MLA's Q/K/V up-projections */
+	RECOMPUTE_MOD_MLP = 1u << 3,         /* a dense MLP, from its input */
+	RECOMPUTE_MOD_MOE_ACT = 1u << 4,     /* the experts' activation function */
+	RECOMPUTE_MOD_MOE = 1u << 5,         /* a whole MoE block, from its input */
+	RECOMPUTE_MOD_SHARED_EXPERTS = 1u << 6
+};
+const char *recompute_module_name(unsigned bit);
+
 /* Element type of a training copy: optimizer master weights and moments. */
 enum sc_dtype { DTYPE_FP32, DTYPE_BF16 };
 /* How the decoder layers are split over the pp x vpp virtual pipeline
@@ -74,6 +88,7 @@ struct training {
 	int micro_batch_seqs;
 	enum sc_precision precision;
 	enum sc_recompute recompute;
+	unsigned recompute_modules;  /* enum sc_recompute_module bits; 0: core_attn */
 	enum sc_optimizer optimizer;
 	bool grad_fp32;          /* gradients accumulated in FP32 (4 bytes) */
 	enum sc_framework framework;

@@ -556,7 +556,9 @@ static enum sc_status prepare(const struct scenario *sc, const struct layout_inf
 		ao.recompute = tr->recompute;
 		ao.framework = tr->framework;
 		ao.compile = tr->compile;
-		ao.lp_inputs = tr->framework == FW_MEGATRON_CORE && x.dtype != GPU_DTYPE_BF16;
+		ao.recompute_modules = tr->recompute_modules;
+		ao.precision = tr->precision;
+		ao.linear_input_bytes = mem_linear_input_bytes(tr->framework, tr->precision);
 		mem_layer_activations(m, &ao, false, &p->act_dense);
 		if (model_is_moe(m))
 			mem_layer_activations(m, &ao, true, &p->act_moe);

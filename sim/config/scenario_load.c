@@ -107,12 +107,46 @@ const struct cfg_field cfg_cluster_fields[] = {
 	CFG_END
 };
 
+/* "recompute_modules": a list of Megatron-Core's --recompute-modules names. */
+static enum sc_status read_recompute_modules(struct cfg_reader *rd, const cJSON *item, void *slot,
+					     const char *where)
+{
+	unsigned *bits = slot;
+	const cJSON *e;
+	int i = 0;
+
+	if (!cJSON_IsArray(item))
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+				    "expected an array of module names, got %s", cfg_json_type_name(item));
+	*bits = 0;
+	cJSON_ArrayForEach(e, item) {
+		char at[SC_ERROR_PTR_MAX];
+		unsigned b;
+
+		cfg_pointer_index(at, sizeof(at), where, i++);
+		if (!cJSON_IsString(e))
+			return sc_error_set(rd->err, SC_EINVAL, rd->file, at, "expected a module name, got %s",
+					    cfg_json_type_name(e));
+		for (b = 1; recompute_module_name(b); b <<= 1)
+			if (strcmp(recompute_module_name(b), e->valuestring) == 0)
+				break;
+		if (!recompute_module_name(b))
+			return sc_error_set(rd->err, SC_EINVAL, rd->file, at,
+					    "unknown module \"%s\" (core_attn, layernorm, mla_up_proj, mlp, "
+					    "moe_act, moe or shared_experts)", e->valuestring);
+		*bits |= b;
+	}
+	return SC_OK;
+}
+
 const struct cfg_field cfg_training_fields[] = {
 	CFG_F_INT_RANGE(struct training, seq_len, REQ | POS, 1, SC_MAX_SEQ_LEN, "tokens per sequence"),
 	CFG_F_INT_RANGE(struct training, global_batch_seqs, REQ | POS, 1, SC_MAX_BATCH_SEQS, "sequences per optimizer step"),
 	CFG_F_INT_RANGE(struct training, micro_batch_seqs, REQ | POS, 1, SC_MAX_BATCH_SEQS, "sequences per micro-batch"),
 	CFG_F_ENUM(struct training, precision, REQ, precisions, "bf16, fp16, fp8, mxfp8 or nvfp4"),
 	CFG_F_ENUM(struct training, recompute, REQ, recomputes, "none, selective or full"),
+	CFG_F_CUSTOM(struct training, recompute_modules, 0, read_recompute_modules, NULL,
+		     "with selective: Megatron --recompute-modules (default [\"core_attn\"])"),
 	CFG_F_ENUM(struct training, optimizer, 0, optimizers, "adam (default) or sgd"),
 	CFG_F_BOOL(struct training, grad_fp32, 0, "accumulate gradients in FP32 (default true, as Megatron)"),
 	CFG_F_ENUM(struct training, framework, 0, frameworks, "megatron-core (default; also NeMo, Megatron-Bridge), torchtitan (FSDP2) or deepspeed: how memory is allocated"),

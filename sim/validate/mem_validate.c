@@ -9,8 +9,9 @@
  *   optimizer: Muon is not modelled (not expressed); "bf16 master weights",
  *     "bf16 moments" / "bf16 Adam moments", "bf16 main grads" /
  *     "bf16 gradients" set those dtypes, FP32 otherwise;
- *   framework_args (Megatron): --attention-backend unfused -> unfused
- *     attention; dropout on unless --attention-dropout and --hidden-dropout
+ *   framework_args (Megatron): --attention-backend unfused or
+ *     --transformer-impl local -> unfused attention; --recompute-modules ->
+ *     those modules; dropout on unless --attention-dropout and --hidden-dropout
  *     are both 0 (Megatron's defaults are 0.1); flag eager_attention ->
  *     unfused attention;
  *   measured_rank "last global rank..." -> the last pipeline stage, else
@@ -171,8 +172,29 @@ static enum sc_status apply_memory_keys(const char *path, const char *where, con
 		tr->moments_dtype = DTYPE_BF16;
 	if (strstr(opt, "bf16 main grads") || strstr(opt, "bf16 gradients"))
 		tr->grad_fp32 = false;
-	if (arg_is(args, "--attention-backend", "unfused") || has_flag(item, "eager_attention"))
+	/* Megatron's local (non-TE) layers run unfused attention */
+	if (arg_is(args, "--attention-backend", "unfused") || arg_is(args, "--transformer-impl", "local") ||
+	    has_flag(item, "eager_attention"))
 		tr->attention = ATTN_UNFUSED;
+	{
+		/* --recompute-modules "[layernorm mla_up_proj mlp moe_act]" */
+		const char *mods = string_of(args, "--recompute-modules");
+
+		for (unsigned b = 1; mods && recompute_module_name(b); b <<= 1) {
+			const char *name = recompute_module_name(b), *at = mods;
+			size_t n = strlen(name);
+
+			while ((at = strstr(at, name)) != NULL) {
+				bool start = at == mods || at[-1] == '[' || at[-1] == ' ' || at[-1] == ',';
+				bool end = at[n] == ']' || at[n] == ' ' || at[n] == ',' || at[n] == '\0';
+				if (start && end) {
+					tr->recompute_modules |= b;
+					break;
+				}
+				at += n;
+			}
+		}
+	}
 	if (tr->framework == FW_MEGATRON_CORE)
 		tr->dropout = !(arg_zero(args, "--attention-dropout") && arg_zero(args, "--hidden-dropout"));
 	return SC_OK;

@@ -207,6 +207,9 @@ const char *val_default_systems_path(void)
 	return path;
 }
 
+static enum sc_status load_recipes(const char *systems_path, struct val_set *set,
+				   struct sc_error *err);
+
 enum sc_status val_load_systems(const char *path, struct val_set *set,
 				   const struct catalog *cat, struct sc_error *err)
 {
@@ -240,6 +243,73 @@ enum sc_status val_load_systems(const char *path, struct val_set *set,
 			char fwhere[SC_ERROR_PTR_MAX];
 			cfg_pointer_key(fwhere, sizeof(fwhere), where, "fabric");
 			st = catalog_unknown(cat, "fabric", set->systems[i].fabric, path, fwhere, err);
+			goto out;
+		}
+		i++;
+	}
+	st = load_recipes(path, set, err);
+out:
+	cJSON_Delete(root);
+	return st;
+}
+
+static const struct cfg_field recipe_fields[] = {
+	CFG_F_STR(struct val_recipe, source_group, REQ, "source group of the cases"),
+	CFG_F_STR(struct val_recipe, framework, REQ, "megatron-core, torchtitan or deepspeed"),
+	CFG_F_BOOL(struct val_recipe, tp_comm_overlap, REQ, "TP communication overlap with SP"),
+	CFG_F_BOOL(struct val_recipe, grad_reduce_in_fp32, REQ, "FP32 gradient buffer"),
+	CFG_F_BOOL(struct val_recipe, fused_kernels, 0, "fused loss and norms, as torch.compile (default false)"),
+	CFG_F_STR(struct val_recipe, source, REQ, "where the facts come from"),
+	CFG_END
+};
+
+/* recipes.json beside the systems file; absent: no recipe facts. */
+static enum sc_status load_recipes(const char *systems_path, struct val_set *set,
+				   struct sc_error *err)
+{
+	static const char *const top[] = { "schema_version", "about", "recipes", NULL };
+	char path[1024];
+	const char *slash = strrchr(systems_path, '/');
+	struct cfg_reader rd = { path, err, NULL };
+	cJSON *root, *list, *item;
+	enum sc_status st;
+	FILE *f;
+	int i = 0;
+
+	snprintf(path, sizeof(path), "%.*srecipes.json", slash ? (int)(slash - systems_path + 1) : 0,
+		 systems_path);
+	f = fopen(path, "r");
+	if (!f)
+		return SC_OK;
+	fclose(f);
+	root = cfg_parse_file(path, err);
+	if (!root)
+		return err->status;
+	if ((st = cfg_check_keys(&rd, root, top, "")) != SC_OK)
+		goto out;
+	list = cJSON_GetObjectItemCaseSensitive(root, "recipes");
+	if (!cJSON_IsArray(list)) {
+		st = sc_error_set(err, SC_EINVAL, path, "/recipes", "expected an array");
+		goto out;
+	}
+	set->n_recipes = cJSON_GetArraySize(list);
+	set->recipes = calloc((size_t)set->n_recipes + 1, sizeof(*set->recipes));
+	if (!set->recipes) {
+		st = sc_error_set(err, SC_ENOMEM, path, NULL, "out of memory");
+		goto out;
+	}
+	cJSON_ArrayForEach(item, list) {
+		char where[SC_ERROR_PTR_MAX];
+		const char *fw;
+
+		cfg_pointer_index(where, sizeof(where), "/recipes", i);
+		if ((st = cfg_read_object(&rd, item, recipe_fields, &set->recipes[i], where)) != SC_OK)
+			goto out;
+		fw = set->recipes[i].framework;
+		if (strcmp(fw, "megatron-core") && strcmp(fw, "torchtitan") && strcmp(fw, "deepspeed")) {
+			cfg_pointer_key(where, sizeof(where), where, "framework");
+			st = sc_error_set(err, SC_EINVAL, path, where,
+					  "unknown framework \"%s\" (megatron-core, torchtitan or deepspeed)", fw);
 			goto out;
 		}
 		i++;
@@ -292,23 +362,13 @@ static bool parse_precision(const char *s, enum sc_precision *p)
 		}
 	return false;
 }
-/* Not stated in any case: the NVIDIA performance recipes these groups
- * publish (NeMo's scripts/performance and DGX Cloud Benchmarking, which
- * run NeMo; Megatron-Bridge's performance configs) turn on Transformer
- * Engine's userbuffer TP communication overlap with sequence parallelism
- * (NeMo MegatronCommOverlapCallback tp_comm_overlap=True; the same
- * TP_COMM_OVERLAP=True in NVIDIA's MLPerf Training GPT-3 and Llama
- * configs).  Megatron-LM's SC21 runs predate it; llm-foundry has no TP. */
-static bool recipe_overlaps_tp(const char *source_group)
+static const struct val_recipe *recipe_for(const struct val_set *set, const char *group)
 {
-	static const char *const prefixes[] = { "nemo-", "dgxc-benchmarking-", "megatron-bridge-", NULL };
-
-	for (int i = 0; prefixes[i]; i++)
-		if (strncmp(source_group, prefixes[i], strlen(prefixes[i])) == 0)
-			return true;
-	return false;
+	for (int i = 0; i < set->n_recipes; i++)
+		if (strcmp(set->recipes[i].source_group, group) == 0)
+			return &set->recipes[i];
+	return NULL;
 }
-
 
 /* Turn one raw case into a scenario; fills vc.  Returns 1 when expressible. */
 static int build_case(const struct val_set *set, const struct catalog *cat,
@@ -317,6 +377,7 @@ static int build_case(const struct val_set *set, const struct catalog *cat,
 	const struct model_arch *m = model_for(set, cat, rc->model);
 	const struct gpu_spec *gpu = catalog_gpu(cat, rc->gpu);
 	const struct val_system *sys = system_for(set, rc->gpu);
+	const struct val_recipe *rec = recipe_for(set, rc->source_group);
 	struct scenario *sc;
 	struct sc_error cerr;
 
@@ -400,6 +461,24 @@ static int build_case(const struct val_set *set, const struct catalog *cat,
 	}
 	sc->training.optimizer = OPT_ADAM;
 	sc->training.grad_fp32 = true;
+	if (rec) {
+		sc->training.framework = strcmp(rec->framework, "torchtitan") == 0 ? FW_TORCHTITAN
+					 : strcmp(rec->framework, "deepspeed") == 0 ? FW_DEEPSPEED
+					 : FW_MEGATRON_CORE;
+		if (sc->training.framework != FW_MEGATRON_CORE) {
+			char what[SC_NAME_MAX + 32];
+			snprintf(what, sizeof(what), "framework=%s (group recipe)", rec->framework);
+			add_assumption(vc, what);
+		}
+		if (rec->fused_kernels && sc->training.framework != FW_MEGATRON_CORE) {
+			sc->training.compile = true;
+			add_assumption(vc, "compile=true (fused loss and norms, group recipe)");
+		}
+		if (!rec->grad_reduce_in_fp32) {
+			sc->training.grad_fp32 = false;
+			add_assumption(vc, "grad_reduce_in_fp32=false (group recipe)");
+		}
+	}
 
 	sc->layout.tp = rc->tp;
 	sc->layout.pp = rc->pp;
@@ -444,7 +523,7 @@ static int build_case(const struct val_set *set, const struct catalog *cat,
 		sc->layout.sequence_parallel = rc->sequence_parallel == 1 && rc->tp > 1;
 	}
 	sc->layout.ep_comm_overlap = rc->moe_a2a_overlap == 1;
-	if (sc->layout.sequence_parallel && recipe_overlaps_tp(rc->source_group)) {
+	if (sc->layout.sequence_parallel && rec && rec->tp_comm_overlap) {
 		sc->layout.tp_comm_overlap = true;
 		add_assumption(vc, "tp_comm_overlap=true (NVIDIA performance recipe)");
 	}
@@ -747,5 +826,6 @@ void val_free(struct val_set *set)
 	free(set->models);
 	free(set->model_names);
 	free(set->systems);
+	free(set->recipes);
 	memset(set, 0, sizeof(*set));
 }

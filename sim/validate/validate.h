@@ -50,6 +50,17 @@ struct val_system {
 	char source[SC_SOURCE_MAX];
 };
 
+/* What a source group's recipes set that its cases do not state
+ * (recipes.json beside the systems file). */
+struct val_recipe {
+	char source_group[SC_NAME_MAX * 2];
+	char framework[SC_NAME_MAX];
+	bool tp_comm_overlap;
+	bool grad_reduce_in_fp32;
+	bool fused_kernels;      /* fused loss and norms (torch.compile or equivalent) */
+	char source[SC_SOURCE_MAX];
+};
+
 struct val_set {
 	char path[512];
 	struct val_case *cases;
@@ -60,6 +71,8 @@ struct val_set {
 	struct val_system *systems;
 	int n_systems;
 	bool memory_cases;      /* the cases measure memory, not step time */
+	struct val_recipe *recipes;
+	int n_recipes;
 };
 
 struct val_stats {

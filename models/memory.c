@@ -275,7 +275,8 @@ void mem_estimate(const struct mem_in *in, const struct calibration *cal,
 		 * in-fp32, the bf16 default), the distributed optimizer's FP32
 		 * main params and moments sharded over DP: 6 + 12 / d bytes per
 		 * parameter, Megatron's theoretical_memory_usage.py */
-		out->weights_bytes = mem_weight_bytes_per_param(in->precision) * p_w;
+		out->weights_bytes = (in->no_lp_weight_cache ? 2.0 : mem_weight_bytes_per_param(in->precision)) *
+				     p_w;
 		out->gradients_bytes = gb * p_g;
 		out->optimizer_bytes = mem_optimizer_bytes_per_param(in->optimizer, in->master_dtype,
 								     in->moments_dtype) * p_o;
@@ -334,7 +335,8 @@ void mem_estimate(const struct mem_in *in, const struct calibration *cal,
 	out->comm_buffers_bytes = cal->nccl_buffer_bytes;
 	out->reserve_bytes = cal->framework_reserve_bytes;
 	out->device_bytes = out->reserved_bytes + out->comm_buffers_bytes + out->reserve_bytes;
-	out->total_bytes = out->device_bytes;
+	out->need_bytes = out->allocated_bytes + out->comm_buffers_bytes + out->reserve_bytes;
+	out->total_bytes = out->need_bytes;
 	out->usable_bytes = in->capacity_bytes - in->driver_reserved_bytes;
-	out->oom = out->device_bytes > out->usable_bytes;
+	out->oom = out->need_bytes > out->usable_bytes;
 }

@@ -62,6 +62,7 @@ struct mem_in {
 	enum sc_precision precision;
 	enum sc_optimizer optimizer;
 	bool compile;
+	bool no_lp_weight_cache;         /* TE's low-precision weight copies not kept */
 	double act_per_microbatch_bytes; /* the stage's layers, one micro-batch */
 	double inflight_microbatches;    /* from the pipeline schedule */
 	double act_extra_bytes;          /* held once (recompute working set) */
@@ -75,7 +76,12 @@ struct mem_in {
  * reserved_bytes adds the caching allocator's slack (max_memory_reserved(),
  * torchtitan's "memory:" line); device_bytes adds what lives outside the
  * allocator (CUDA context and libraries, NCCL buffers): nvidia-smi's "used".
- * The verdict: device_bytes against capacity less the driver's reserve. */
+ * The verdict: need_bytes, the allocated peak plus what lives outside the
+ * allocator, against capacity less the driver's reserve: the caching
+ * allocator hands its cached free blocks back to the driver and retries
+ * before it raises an out-of-memory error (PyTorch
+ * c10/cuda/CUDACachingAllocator.cpp, release_cached_blocks), so its slack
+ * shows in nvidia-smi but does not make a run fail. */
 struct mem_out {
 	double weights_bytes;
 	double gradients_bytes;
@@ -89,8 +95,9 @@ struct mem_out {
 	double allocated_bytes;
 	double reserved_bytes;
 	double device_bytes;
+	double need_bytes;          /* allocated + comm_buffers + reserve: the verdict's */
 	double usable_bytes;        /* capacity less the driver's reserve */
-	double total_bytes;         /* = device_bytes */
+	double total_bytes;         /* = need_bytes */
 	bool oom;
 };
 

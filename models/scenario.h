@@ -97,6 +97,8 @@ struct training {
 	enum sc_attention attention;
 	bool dropout;            /* dropout on (masks kept); modern pre-training runs without */
 	bool compile;            /* torch.compile (torchtitan): fused elementwise ops and loss */
+	bool no_lp_weight_cache; /* Megatron --disable-parameter-transpose-cache: TE's FP8/FP4
+				    weight copies cast per GEMM, not kept across micro-batches */
 	double tokens_to_train;  /* 0 = not given */
 };
 

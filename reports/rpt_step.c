@@ -85,11 +85,18 @@ void rpt_step_text(FILE *out, const struct scenario *sc, const struct step_resul
 				r->part_s[i], r->step_time_s > 0 ? 100 * r->part_s[i] / r->step_time_s : 0);
 	fprintf(out, "  %-16s %10.4f\n\n", "total", r->step_time_s);
 
-	fprintf(out, "memory per GPU        GiB\n");
+	fprintf(out, "memory per GPU        GiB   (%s pipeline stage, %s)\n",
+		r->mem_worst_stage ? "last" : "first", framework_name(sc->training.framework));
 	for (int i = 0; i < MEM_COUNT; i++)
 		fprintf(out, "  %-16s %8.2f\n", mem_part_name((enum mem_part)i), r->mem_bytes[i] / GiB);
-	fprintf(out, "  %-16s %8.2f of %.2f  %s\n\n", "total", r->mem_total_bytes / GiB,
+	fprintf(out, "  %-16s %8.2f of %.2f  %s\n", "total", r->mem_total_bytes / GiB,
 		r->mem_capacity_bytes / GiB, r->oom ? "OUT OF MEMORY" : "fits");
+	{
+		const struct mem_out *w = &r->mem_stage[r->mem_worst_stage];
+
+		fprintf(out, "  peak allocated %8.2f   max reserved %.2f   nvidia-smi %.2f\n\n",
+			w->allocated_bytes / GiB, w->reserved_bytes / GiB, w->device_bytes / GiB);
+	}
 
 	if (r->n_collectives > 0) {
 		fprintf(out, "collectives  ranks  tier    algorithm                      bytes/call   s/call   s/step\n");
@@ -143,6 +150,9 @@ cJSON *rpt_step_json_object(const struct scenario *sc, const struct step_result 
 		cJSON_AddNumberToObject(mem, mem_part_name((enum mem_part)i), r->mem_bytes[i]);
 	cJSON_AddNumberToObject(root, "memory_total_bytes", r->mem_total_bytes);
 	cJSON_AddNumberToObject(root, "memory_capacity_bytes", r->mem_capacity_bytes);
+	cJSON_AddNumberToObject(root, "memory_allocated_bytes", r->mem_stage[r->mem_worst_stage].allocated_bytes);
+	cJSON_AddNumberToObject(root, "memory_reserved_bytes", r->mem_stage[r->mem_worst_stage].reserved_bytes);
+	cJSON_AddNumberToObject(root, "memory_device_bytes", r->mem_stage[r->mem_worst_stage].device_bytes);
 	cJSON_AddBoolToObject(root, "oom", r->oom);
 	colls = cJSON_AddArrayToObject(root, "collectives");
 	for (int i = 0; colls && i < r->n_collectives; i++) {

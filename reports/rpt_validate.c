@@ -154,6 +154,18 @@ static void text_summary(FILE *out, const struct val_set *set, bool md)
 				r->name, r->total, r->st.count, 100 * r->st.mape, 100 * r->st.median_ape,
 				100 * r->st.p90_ape, 100 * r->st.worst_ape, 100 * r->st.mean_err, worst);
 	}
+	{
+		/* every case ran: a predicted OOM is a false one */
+		struct val_oom_count oc;
+
+		val_oom_count(set, &oc);
+		fprintf(out, md ? "\nFalse OOM (runs that ran, predicted not to fit): %d of %d (%.1f %%); "
+				  "at the defaults for unstated recompute and sharding: %d\n"
+				: "\nfalse OOM (runs that ran, predicted not to fit): %d of %d (%.1f %%); "
+				  "at the defaults for unstated recompute and sharding: %d\n",
+			oc.predicted_oom, oc.expressed,
+			oc.expressed ? 100.0 * oc.predicted_oom / oc.expressed : 0.0, oc.oom_at_defaults);
+	}
 }
 
 static bool by_profile(const struct val_case *vc, const void *arg)
@@ -208,18 +220,20 @@ static void text_band(FILE *out, const struct val_set *set, bool md)
 static void csv_out(FILE *out, const struct val_set *set)
 {
 	fprintf(out, "id,source_group,trust,model,gpu,gpu_count,layout,precision,expressible,"
-		"measured_step_s,predicted_step_s,error_rel,predicted_mfu,oom,bottleneck,reason,assumptions\n");
+		"measured_step_s,predicted_step_s,error_rel,predicted_mfu,oom,bottleneck,"
+		"predicted_memory_bytes,memory_capacity_bytes,reason,assumptions\n");
 	for (int i = 0; i < set->n_cases; i++) {
 		const struct val_case *vc = &set->cases[i];
 		fprintf(out, "\"%s\",%s,%s,%s,%s,%d,%s,%s,%s,%.6g,", vc->id, vc->source_group, vc->trust,
 			vc->model, vc->gpu, vc->gpu_count, vc->layout, vc->precision,
 			vc->expressible ? "true" : "false", vc->measured_step_s);
 		if (vc->expressible)
-			fprintf(out, "%.6g,%.6g,%.6g,%s,%s,", vc->predicted_step_s, vc->err_rel,
+			fprintf(out, "%.6g,%.6g,%.6g,%s,%s,%.0f,%.0f,", vc->predicted_step_s, vc->err_rel,
 				vc->predicted_mfu, vc->predicted_oom ? "true" : "false",
-				bottleneck_name((enum bottleneck)vc->bottleneck));
+				bottleneck_name((enum bottleneck)vc->bottleneck), vc->predicted_memory_bytes,
+				vc->memory_capacity_bytes);
 		else
-			fprintf(out, ",,,,,");
+			fprintf(out, ",,,,,,,");
 		fprintf(out, "\"%s\",\"%s\"\n", vc->reason, vc->assumptions);
 	}
 }
@@ -267,6 +281,19 @@ static bool json_out(FILE *out, const struct val_set *set, bool summary_only)
 			cJSON_AddNumberToObject(b, "above_p90", c.above_p90);
 		}
 	}
+	{
+		struct val_oom_count oc;
+		cJSON *m = cJSON_AddObjectToObject(root, "memory");
+
+		val_oom_count(set, &oc);
+		if (m) {
+			cJSON_AddNumberToObject(m, "expressed", oc.expressed);
+			cJSON_AddNumberToObject(m, "predicted_oom", oc.predicted_oom);
+			cJSON_AddNumberToObject(m, "oom_at_defaults", oc.oom_at_defaults);
+			cJSON_AddNumberToObject(m, "false_oom_rate",
+						oc.expressed ? (double)oc.predicted_oom / oc.expressed : 0.0);
+		}
+	}
 	cases = summary_only ? NULL : cJSON_AddArrayToObject(root, "cases");
 	for (int i = 0; cases && i < set->n_cases; i++) {
 		const struct val_case *vc = &set->cases[i];
@@ -284,6 +311,9 @@ static bool json_out(FILE *out, const struct val_set *set, bool summary_only)
 			cJSON_AddNumberToObject(o, "predicted_step_s", vc->predicted_step_s);
 			cJSON_AddNumberToObject(o, "error_rel", vc->err_rel);
 			cJSON_AddStringToObject(o, "bottleneck", bottleneck_name((enum bottleneck)vc->bottleneck));
+			cJSON_AddNumberToObject(o, "predicted_memory_bytes", vc->predicted_memory_bytes);
+			cJSON_AddNumberToObject(o, "memory_capacity_bytes", vc->memory_capacity_bytes);
+			cJSON_AddBoolToObject(o, "fits", !vc->predicted_oom);
 		} else {
 			cJSON_AddStringToObject(o, "reason", vc->reason);
 		}

@@ -62,7 +62,6 @@ const char *mem_part_name(enum mem_part p)
 	case MEM_OPTIMIZER: return "optimizer";
 	case MEM_ACTIVATIONS: return "activations";
 	case MEM_BUFFERS: return "buffers";
-	case MEM_FRAGMENTATION: return "fragmentation";
 	case MEM_COMM_BUFFERS: return "comm_buffers";
 	case MEM_RESERVE: return "reserve";
 	case MEM_COUNT: break;
@@ -851,6 +850,7 @@ static void finish(const struct scenario *sc, const struct step_prep *p,
 			mi.precision = tr->precision;
 			mi.optimizer = tr->optimizer;
 			mi.compile = tr->compile;
+			mi.no_lp_weight_cache = tr->no_lp_weight_cache;
 			mi.act_per_microbatch_bytes = act;
 			mi.inflight_microbatches = pp > 1 ? sched_inflight(lay->schedule, pp, v, mb, s) : 1.0;
 			mi.act_extra_bytes = extra;
@@ -864,12 +864,12 @@ static void finish(const struct scenario *sc, const struct step_prep *p,
 		{
 			const struct mem_out *w = &out->mem_stage[worst];
 
+			out->mem_worst_stage = worst;
 			out->mem_bytes[MEM_WEIGHTS] = w->weights_bytes;
 			out->mem_bytes[MEM_GRADIENTS] = w->gradients_bytes;
 			out->mem_bytes[MEM_OPTIMIZER] = w->optimizer_bytes;
 			out->mem_bytes[MEM_ACTIVATIONS] = w->activations_bytes;
 			out->mem_bytes[MEM_BUFFERS] = w->buffers_bytes;
-			out->mem_bytes[MEM_FRAGMENTATION] = w->fragmentation_bytes;
 			out->mem_bytes[MEM_COMM_BUFFERS] = w->comm_buffers_bytes;
 			out->mem_bytes[MEM_RESERVE] = w->reserve_bytes;
 			out->mem_total_bytes = w->total_bytes;

@@ -40,7 +40,6 @@ enum mem_part {
 	MEM_OPTIMIZER,
 	MEM_ACTIVATIONS,
 	MEM_BUFFERS,         /* framework transients: FSDP gathers, loss logits, workspaces */
-	MEM_FRAGMENTATION,   /* caching-allocator slack */
 	MEM_COMM_BUFFERS,    /* NCCL, outside the allocator */
 	MEM_RESERVE,         /* CUDA context and libraries */
 	MEM_COUNT
@@ -86,6 +85,7 @@ struct step_result {
 	double mem_capacity_bytes;          /* usable: HBM less the driver's reserve */
 	bool oom;
 	struct mem_out mem_stage[2];        /* first and last pipeline stage (the same when pp = 1) */
+	int mem_worst_stage;                /* which of the two mem_bytes describes */
 	enum bottleneck bottleneck;
 	double uncertainty_rel;             /* +- fraction (from calibration residuals) */
 	int micro_batches;                  /* per step per pipeline */

@@ -15,6 +15,7 @@
 #include "../analytic/goodput.h"
 #include "../analytic/step.h"
 #include "../config/scenario_load.h"
+#include "../analytic/mem_advice.h"
 #include "cli.h"
 #include "cli_output.h"
 
@@ -272,6 +273,24 @@ int cmd_predict(int argc, char **argv)
 				rpt_goodput_compare_text(stdout, &sc, options, n_opts);
 		}
 		break;
+	}
+	if (r.oom) {
+		/* said, not hidden: how far over, and what would fit */
+		struct mem_fit_option opt[MEM_ADVICE_MAX];
+		int n = sim_mem_fit_advice(&sc, &r, opt, MEM_ADVICE_MAX);
+
+		fprintf(stderr, "stepcast: predict: %s does not fit in GPU memory: %.2f GiB per GPU "
+			"(%s pipeline stage) of %.2f GiB usable, %.2f GiB over (step %.3f s); one change each:\n",
+			path, r.mem_total_bytes / 1073741824.0, r.mem_worst_stage ? "last" : "first",
+			r.mem_capacity_bytes / 1073741824.0,
+			(r.mem_total_bytes - r.mem_capacity_bytes) / 1073741824.0, r.step_time_s);
+		for (int i = 0; i < n; i++)
+			fprintf(stderr, "  %-24s %8.2f GiB  %s  step %.3f s\n", opt[i].change,
+				opt[i].need_bytes / 1073741824.0, opt[i].fits ? "fits " : "still over",
+				opt[i].step_time_s);
+		if (n == 0)
+			fprintf(stderr, "  no single change of recompute, ZeRO stage, micro-batch, TP or PP fits\n");
+		return cli_finish(EXIT_OOM);
 	}
 	return cli_finish(EXIT_OK);
 }

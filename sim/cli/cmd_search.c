@@ -62,6 +62,8 @@ static void search_usage(FILE *out)
 		"      --zero LIST         ZeRO stages to try, 3 = FSDP (default 0,1,2,3)\n"
 		"      --schedules LIST    pipeline schedules to try (default 1f1b,interleaved-1f1b,\n"
 		"                          zb-h1,zb-v,dualpipe; also gpipe): what your framework runs\n"
+		"      --min-headroom GiB  free memory a layout must leave per GPU (default: the\n"
+		"                          caching allocator's slack, 10 %% of its allocated peak)\n"
 		"      --rerank K          re-time the best K layouts with the discrete-event engine\n"
 		"                          (as 'predict --engine des': sees contention) and re-rank\n"
 		"                          them among themselves; not with --shard\n"
@@ -90,7 +92,7 @@ static double now_s(void)
 
 enum {
 	OPT_MAX_TP = 1000, OPT_MAX_CP, OPT_MAX_PP, OPT_MAX_VPP, OPT_MAX_EP, OPT_MAX_MB,
-	OPT_RECOMPUTE, OPT_ZERO, OPT_SCHEDULES, OPT_RERANK
+	OPT_RECOMPUTE, OPT_ZERO, OPT_SCHEDULES, OPT_RERANK, OPT_HEADROOM
 };
 
 /* --rerank K: re-time the best k rows of res with the discrete-event engine
@@ -185,6 +187,7 @@ int cmd_search(int argc, char **argv)
 		{ "zero", required_argument, NULL, OPT_ZERO },
 		{ "schedules", required_argument, NULL, OPT_SCHEDULES },
 		{ "rerank", required_argument, NULL, OPT_RERANK },
+		{ "min-headroom", required_argument, NULL, OPT_HEADROOM },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "calibration", required_argument, NULL, 'k' },
 		{ "config-dir", required_argument, NULL, 'c' },
@@ -290,6 +293,16 @@ int cmd_search(int argc, char **argv)
 			if (!cli_parse_schedule_list("search", optarg, &so.space.schedule_mask))
 				return EXIT_USAGE;
 			break;
+		case OPT_HEADROOM: {
+			char *end;
+			double gib = strtod(optarg, &end);
+
+			if (end == optarg || *end || !(gib >= 0 && gib <= 4096))
+				return cli_usage_error("search", "--min-headroom needs GiB from 0 to 4096, got '%s'",
+						       optarg);
+			so.min_headroom_bytes = gib * 1073741824.0;
+			break;
+		}
 		case OPT_RERANK:
 			if (!cli_parse_int("search", "--rerank", optarg, 1, 1000, &rerank))
 				return EXIT_USAGE;

@@ -47,7 +47,7 @@ const struct cfg_field cfg_gpu_fields[] = {
 	CFG_F_NUM(struct gpu_spec, peak_fp8_flops, OPT_POS, "dense FP8 tensor-core peak, FLOP/s (absent: no FP8)"),
 	CFG_F_NUM(struct gpu_spec, peak_fp4_flops, OPT_POS, "dense FP4 tensor-core peak, FLOP/s (absent: no FP4)"),
 	CFG_F_NUM(struct gpu_spec, hbm_bytes, REQ | POS, "HBM capacity as nvidia-smi reports it (memory.total MiB x 2^20), bytes"),
-	CFG_F_NUM(struct gpu_spec, driver_reserved_bytes, 0, "of hbm_bytes, what the driver keeps (nvidia-smi -q FB Memory Usage Reserved), bytes"),
+	CFG_F_NUM(struct gpu_spec, driver_reserved_bytes, CFG_NONNEG, "of hbm_bytes, what the driver keeps (nvidia-smi -q FB Memory Usage Reserved), bytes"),
 	CFG_F_STR(struct gpu_spec, hbm_source, 0, "where hbm_bytes and driver_reserved_bytes come from"),
 	CFG_F_NUM(struct gpu_spec, hbm_GBps, REQ | POS, "HBM bandwidth, GB/s"),
 	CFG_F_NUM(struct gpu_spec, nvlink_GBps, REQ | POS, "NVLink bandwidth per GPU per direction, GB/s"),

@@ -37,6 +37,7 @@ void search_opts_default(struct search_opts *o)
 	o->shard = 0;
 	o->shards = 1;
 	o->pricing = PRICING_ON_DEMAND;
+	o->min_headroom_bytes = -1;
 }
 
 enum sc_status search_result_init(struct search_result *res, int top, struct sc_error *err)
@@ -257,6 +258,15 @@ static void visit(struct walker *w)
 	if (r.oom) {
 		w->res->stats.oom++;
 		return;
+	}
+	{
+		double need = w->o->min_headroom_bytes >= 0 ? w->o->min_headroom_bytes
+							   : r.mem_stage[r.mem_worst_stage].fragmentation_bytes;
+
+		if (r.mem_capacity_bytes - r.mem_total_bytes < need) {
+			w->res->stats.oom++;
+			return;
+		}
 	}
 	/* screen with the schedule's closed form, then time exactly
 	 * (STEP_EXACT_PIPELINE: the schedule replayed with every chunk's own

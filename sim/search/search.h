@@ -69,6 +69,11 @@ struct search_opts {
 	int shard, shards;         /* take layouts with index % shards == shard */
 	enum plan_pricing pricing; /* for usd_per_h and the dollar figures */
 	double tokens;             /* budget for time and cost to train; 0: none */
+	/* free memory a layout must leave per GPU: < 0 (the default) the
+	 * caching allocator's slack over its allocated peak (models/memory:
+	 * what max_memory_reserved shows above max_memory_allocated), so that
+	 * a ranked layout does not run the allocator out of its cache */
+	double min_headroom_bytes;
 };
 
 /* One predicted layout. */

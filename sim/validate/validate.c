@@ -457,7 +457,7 @@ static int build_case(const struct val_set *set, const struct catalog *cat,
 		sc->training.recompute = RECOMPUTE_NONE;
 	} else {
 		sc->training.recompute = RECOMPUTE_NONE;
-		add_assumption(vc, "recompute=none");
+		vc->unstated |= VAL_UNSTATED_RECOMPUTE;
 	}
 	sc->training.optimizer = OPT_ADAM;
 	sc->training.grad_fp32 = true;
@@ -511,7 +511,7 @@ static int build_case(const struct val_set *set, const struct catalog *cat,
 		/* Not stated: the distributed optimizer (ZeRO-1) is the default
 		 * of the Megatron-Core, NeMo and MaxText recipes these come from. */
 		sc->layout.zero_stage = 1;
-		add_assumption(vc, "zero_stage=1");
+		vc->unstated |= VAL_UNSTATED_SHARDING;
 	}
 	sc->layout.fsdp_group = rc->fsdp_group > 0 ? rc->fsdp_group : 0;
 	if (rc->sequence_parallel == NOT_STATED) {
@@ -550,6 +550,7 @@ static int build_case(const struct val_set *set, const struct catalog *cat,
 		return not_expressible(vc, "layout not valid for the model: %s", msg);
 	}
 	vc->scenario = sc;
+	vc->assumptions_built = (int)strlen(vc->assumptions);
 	return 1;
 }
 
@@ -691,6 +692,60 @@ out:
 	return st;
 }
 
+/* Predict vc at its stated settings and the defaults for the rest (the
+ * step time, the memory verdict).  Where those do not fit and the case
+ * leaves recompute or the ZeRO sharding open, the memory verdict is the
+ * least of them that fits, in this order: FSDP (ZeRO-3 over DP), full
+ * recompute, both: the published run ran, so a setting that would not fit
+ * was not what it used.  The step time stays the defaults' (the case does
+ * not say what it did instead); what fits is recorded in fits_with. */
+static enum sc_status predict_case(struct val_case *vc, struct step_result *r,
+				   struct sc_error *err)
+{
+	static const struct { enum sc_recompute rc; int zero; } steps[] = {
+		{ RECOMPUTE_NONE, 3 }, { RECOMPUTE_FULL, 1 }, { RECOMPUTE_FULL, 3 },
+	};
+	struct scenario *sc = vc->scenario;
+	struct scenario keep = *sc;
+	enum sc_status st = sim_step_predict(sc, r, err);
+
+	vc->fits_with[0] = '\0';
+	vc->oom_at_defaults = st == SC_OK && r->oom;
+	vc->predicted_oom = vc->oom_at_defaults;
+	vc->predicted_memory_bytes = r->mem_total_bytes;
+	vc->memory_capacity_bytes = r->mem_capacity_bytes;
+	if (st != SC_OK || !r->oom || !vc->unstated)
+		return st;
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		struct step_result t;
+		struct sc_error e;
+
+		if (steps[i].rc != RECOMPUTE_NONE && !(vc->unstated & VAL_UNSTATED_RECOMPUTE))
+			continue;
+		if (steps[i].zero == 3 && !(vc->unstated & VAL_UNSTATED_SHARDING))
+			continue;
+		*sc = keep;
+		sc->training.recompute = steps[i].rc;
+		if (steps[i].zero == 3) {
+			sc->layout.zero_stage = 3;
+			sc->layout.fsdp = true;
+		}
+		sc_error_clear(&e);
+		if (scenario_check(sc, NULL, &e) != SC_OK || sim_step_predict(sc, &t, &e) != SC_OK ||
+		    t.oom)
+			continue;
+		snprintf(vc->fits_with, sizeof(vc->fits_with), "%s%s%s",
+			 steps[i].zero == 3 ? "zero_stage=3" : "",
+			 steps[i].zero == 3 && steps[i].rc != RECOMPUTE_NONE ? " " : "",
+			 steps[i].rc != RECOMPUTE_NONE ? "recompute=full" : "");
+		vc->predicted_oom = false;
+		vc->predicted_memory_bytes = t.mem_total_bytes;
+		break;
+	}
+	*sc = keep;
+	return st;
+}
+
 enum sc_status val_run(struct val_set *set, const struct catalog *cat,
 		       const struct calibration *calibration, struct sc_error *err)
 {
@@ -710,18 +765,30 @@ enum sc_status val_run(struct val_set *set, const struct catalog *cat,
 			if (c)
 				vc->scenario->calibration = *c;
 		}
+		/* idempotent: the assumptions as built on every run */
+		vc->assumptions[vc->assumptions_built] = '\0';
 		sc_error_clear(&cerr);
-		if (sim_step_predict(vc->scenario, &r, &cerr) != SC_OK) {
+		if (predict_case(vc, &r, &cerr) != SC_OK) {
 			vc->expressible = false;
 			snprintf(vc->reason, sizeof(vc->reason), "model cannot express it: %s%s%s",
 				 cerr.pointer, cerr.pointer[0] ? ": " : "", cerr.message);
 			continue;
 		}
 		vc->expressible = true;
+		if (vc->unstated & VAL_UNSTATED_RECOMPUTE)
+			add_assumption(vc, "recompute=none");
+		if (vc->unstated & VAL_UNSTATED_SHARDING)
+			add_assumption(vc, "zero_stage=1");
+		if (vc->fits_with[0]) {
+			char what[96];
+			snprintf(what, sizeof(what), "memory fits with %s (not stated; the defaults do not fit)",
+				 vc->fits_with);
+			add_assumption(vc, what);
+		}
 		vc->predicted_step_s = r.step_time_s;
 		vc->err_rel = (r.step_time_s - vc->measured_step_s) / vc->measured_step_s;
 		vc->predicted_mfu = r.mfu;
-		vc->predicted_oom = r.oom;
+
 		vc->bottleneck = (int)r.bottleneck;
 	}
 	return SC_OK;
@@ -814,6 +881,18 @@ void val_band_coverage(const struct val_set *set, bool (*filter)(const struct va
 		out->below_p10 = (double)below / out->count;
 		out->above_p90 = (double)above / out->count;
 		out->inside = 1.0 - out->below_p10 - out->above_p90;
+	}
+}
+
+void val_oom_count(const struct val_set *set, struct val_oom_count *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (int i = 0; i < set->n_cases; i++) {
+		if (!set->cases[i].expressible)
+			continue;
+		out->expressed++;
+		out->predicted_oom += set->cases[i].predicted_oom;
+		out->oom_at_defaults += set->cases[i].oom_at_defaults;
 	}
 }
 

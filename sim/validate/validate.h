@@ -38,9 +38,20 @@ struct val_case {
 	double err_rel;                /* (predicted - measured) / measured */
 	double predicted_mfu;
 	bool predicted_oom;
+	unsigned unstated;             /* VAL_UNSTATED_* bits: settings the case leaves open */
+	int assumptions_built;         /* length of assumptions before val_run adds its own */
+	bool oom_at_defaults;          /* stated settings and defaults do not fit */
+	char fits_with[48];            /* what unstated setting fits instead ("" none) */
+	double predicted_memory_bytes; /* per GPU, worst stage, as nvidia-smi would show it */
+	double memory_capacity_bytes;  /* HBM less the driver's reserve */
 	int bottleneck;                /* enum bottleneck */
 	struct scenario *scenario;     /* owned; NULL when not expressible */
 };
+
+/* Memory settings a case may leave unstated: since every case ran, val_run
+ * takes the least of them that fits (see val_run). */
+enum { VAL_UNSTATED_RECOMPUTE = 1u << 0, VAL_UNSTATED_SHARDING = 1u << 1 };
+/* (the memory verdict only: see val_run) */
 
 struct val_system {
 	char gpu[SC_NAME_MAX];
@@ -136,6 +147,14 @@ struct val_band_cover {
 
 void val_band_coverage(const struct val_set *set, bool (*filter)(const struct val_case *, const void *),
 		       const void *arg, struct val_band_cover *out);
+
+/* Runs that ran (every expressible case) predicted not to fit. */
+struct val_oom_count {
+	int expressed, predicted_oom;
+	int oom_at_defaults;          /* before unstated settings are taken as what fits */
+};
+
+void val_oom_count(const struct val_set *set, struct val_oom_count *out);
 
 void val_free(struct val_set *set);
 

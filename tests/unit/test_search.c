@@ -237,7 +237,9 @@ static void test_brute_force(void)
 		if (sim_step_predict(&t, &r, &err) != SC_OK)
 			continue;
 		valid++;
-		if (r.oom)
+		/* the search's default headroom: the allocator's slack */
+		if (r.oom || r.mem_capacity_bytes - r.mem_total_bytes <
+				     r.mem_stage[r.mem_worst_stage].fragmentation_bytes)
 			continue;
 		fit++;
 		if (r.tokens_per_s > best)

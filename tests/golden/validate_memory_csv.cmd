@@ -1,0 +1,1 @@
+validate --memory --format csv

@@ -261,7 +261,7 @@ static void visit(struct walker *w)
 	}
 	{
 		double need = w->o->min_headroom_bytes >= 0 ? w->o->min_headroom_bytes
-							   : r.mem_stage[r.mem_worst_stage].fragmentation_bytes;
+							   : SEARCH_DEFAULT_HEADROOM * r.mem_capacity_bytes;
 
 		if (r.mem_capacity_bytes - r.mem_total_bytes < need) {
 			w->res->stats.oom++;

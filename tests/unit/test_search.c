@@ -237,9 +237,9 @@ static void test_brute_force(void)
 		if (sim_step_predict(&t, &r, &err) != SC_OK)
 			continue;
 		valid++;
-		/* the search's default headroom: the allocator's slack */
+		/* the search's default headroom */
 		if (r.oom || r.mem_capacity_bytes - r.mem_total_bytes <
-				     r.mem_stage[r.mem_worst_stage].fragmentation_bytes)
+				     SEARCH_DEFAULT_HEADROOM * r.mem_capacity_bytes)
 			continue;
 		fit++;
 		if (r.tokens_per_s > best)

@@ -55,6 +55,9 @@ const char *reg_metric_name(int i);
  * a prediction that fails is recorded in its case. */
 enum sc_status reg_run(const struct catalog *cat, const char *dir, struct reg_run *run,
 		       struct sc_error *err);
+/* The same with what-if overrides applied to every scenario (overrides.h). */
+enum sc_status reg_run_ov(const struct catalog *cat, const char *dir, struct cfg_overrides *ov,
+			  struct reg_run *run, struct sc_error *err);
 void reg_run_free(struct reg_run *run);
 
 /* Read dir/baselines.json strictly.  A missing file gives zero cases when

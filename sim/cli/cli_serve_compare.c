@@ -10,6 +10,7 @@
 #include "../serve/serve_plan.h"
 #include "cli_serve.h"
 #include "cli_output.h"
+#include "cli_set.h"
 
 #define MAX_INSTANCES 32
 
@@ -35,7 +36,7 @@ int cli_compare_serving(const char *path, const char *instances, enum cli_format
 		catalog_free(&cat);
 		return cli_fail(&err);
 	}
-	code = srv_scenario_load(path, &cat, &engines, &sc, &err) != SC_OK ? cli_fail(&err) : EXIT_OK;
+	code = cli_srv_scenario_load(path, &cat, &engines, &sc, &err) != SC_OK ? cli_fail(&err) : EXIT_OK;
 	srv_engines_free(&engines);
 	if (code != EXIT_OK)
 		goto done;

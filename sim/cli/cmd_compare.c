@@ -9,6 +9,7 @@
 
 #include "../plan/plan.h"
 #include "cli.h"
+#include "cli_set.h"
 #include "cli_search.h"
 #include "../../models/limits.h"
 #include "cli_serve.h"
@@ -55,6 +56,9 @@ static void compare_usage(FILE *out)
 		"                        (text, json, csv or md)\n"
 		"  -c, --config-dir DIR  catalogue directory (default: $STEPCAST_CONFIG_DIR, else the\n"
 		"                        configs/ of the source tree)\n"
+		);
+	cli_set_usage(out, NULL, false);
+	fprintf(out,
 		"  -h, --help            show this help\n");
 }
 
@@ -70,6 +74,7 @@ int cmd_compare(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'O' },
 		{ "config-dir", required_argument, NULL, 'c' },
+		{ "set", required_argument, NULL, CLI_OPT_SET },
 		{ "serving", no_argument, NULL, 'V' },
 		{ "confidence", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
@@ -136,6 +141,10 @@ int cmd_compare(int argc, char **argv)
 			break;
 		case 'C':
 			if (!cli_parse_confidence("compare", optarg, &po.confidence))
+				return EXIT_USAGE;
+			break;
+		case CLI_OPT_SET:
+			if (!cli_set_option("compare", c, optarg, "cluster."))
 				return EXIT_USAGE;
 			break;
 		case 'h':

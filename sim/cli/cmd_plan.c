@@ -9,6 +9,7 @@
 
 #include "../plan/plan.h"
 #include "cli.h"
+#include "cli_set.h"
 #include "cli_search.h"
 #include "../../models/limits.h"
 
@@ -50,6 +51,9 @@ static void plan_usage(FILE *out)
 		"                       scenario's instance (of --instance, when given)\n"
 		"  -c, --config-dir DIR catalogue directory (default: $STEPCAST_CONFIG_DIR, else the\n"
 		"                       configs/ of the source tree)\n"
+		);
+	cli_set_usage(out, NULL, false);
+	fprintf(out,
 		"  -h, --help           show this help\n"
 		"\n"
 		"Exit 1 when no node count meets the deadline or no layout fits (the report says\n"
@@ -74,6 +78,7 @@ int cmd_plan(int argc, char **argv)
 		{ "output", required_argument, NULL, 'O' },
 		{ "calibration", required_argument, NULL, 'k' },
 		{ "config-dir", required_argument, NULL, 'c' },
+		{ "set", required_argument, NULL, CLI_OPT_SET },
 		{ "confidence", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -141,6 +146,10 @@ int cmd_plan(int argc, char **argv)
 			break;
 		case 'C':
 			if (!cli_parse_confidence("plan", optarg, &po.confidence))
+				return EXIT_USAGE;
+			break;
+		case CLI_OPT_SET:
+			if (!cli_set_option("plan", c, optarg, "cluster."))
 				return EXIT_USAGE;
 			break;
 		case 'h':

@@ -17,6 +17,7 @@
 #include "../config/scenario_load.h"
 #include "cli.h"
 #include "cli_output.h"
+#include "cli_set.h"
 
 static void predict_usage(FILE *out)
 {
@@ -46,6 +47,9 @@ static void predict_usage(FILE *out)
 		"                          'exact' merges nothing\n"
 		"      --trace FILE        des: write the simulated timeline as Chrome/Perfetto\n"
 		"                          trace JSON (open it in ui.perfetto.dev)\n"
+		);
+	cli_set_usage(out, "cluster.instance", true);
+	fprintf(out,
 		"  -h, --help              show this help\n");
 }
 
@@ -88,6 +92,9 @@ int cmd_predict(int argc, char **argv)
 		{ "engine", required_argument, NULL, 'E' },
 		{ "fidelity", required_argument, NULL, 'F' },
 		{ "trace", required_argument, NULL, 'T' },
+		{ "set", required_argument, NULL, CLI_OPT_SET },
+		{ "instance", required_argument, NULL, CLI_OPT_INSTANCE },
+		{ "nodes", required_argument, NULL, CLI_OPT_NODES },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -145,6 +152,12 @@ int cmd_predict(int argc, char **argv)
 		case 'c':
 			dir = optarg;
 			break;
+		case CLI_OPT_SET:
+		case CLI_OPT_INSTANCE:
+		case CLI_OPT_NODES:
+			if (!cli_set_option("predict", c, optarg, "cluster."))
+				return EXIT_USAGE;
+			break;
 		case 'h':
 			predict_usage(stdout);
 			return cli_finish(EXIT_OK);
@@ -165,7 +178,7 @@ int cmd_predict(int argc, char **argv)
 	if ((code = cli_load_catalog(dir, &cat)) != EXIT_OK)
 		return code;
 	sc_error_clear(&err);
-	if (scenario_load(path, &cat, &sc, &err) != SC_OK) {
+	if (cli_scenario_load(path, &cat, &sc, &err) != SC_OK) {
 		catalog_free(&cat);
 		return cli_fail(&err);
 	}
@@ -248,6 +261,12 @@ int cmd_predict(int argc, char **argv)
 			cJSON_Delete(root);
 			root = NULL;
 		}
+		if (root && cli_overrides.n > 0 && (!(res = cfg_overrides_json(&cli_overrides)) ||
+						    !cJSON_AddItemToObject(root, "overrides", res))) {
+			cJSON_Delete(res);
+			cJSON_Delete(root);
+			root = NULL;
+		}
 		if (root)
 			text = cJSON_Print(root);
 		cJSON_Delete(root);
@@ -263,6 +282,10 @@ int cmd_predict(int argc, char **argv)
 		rpt_step_csv(stdout, &sc, &r);
 		break;
 	default:
+		for (int i = 0; i < cli_overrides.n; i++)
+			printf("%s%s", i ? ", " : "what-if     ", cli_overrides.item[i].text);
+		if (cli_overrides.n > 0)
+			printf("\n");
 		rpt_step_text(stdout, &sc, &r);
 		if (des)
 			rpt_des_text(stdout, &dr);

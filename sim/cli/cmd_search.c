@@ -17,6 +17,7 @@
 #include "../search/part.h"
 #include "../search/search.h"
 #include "cli.h"
+#include "cli_set.h"
 #include "cli_search.h"
 #include "../../models/limits.h"
 
@@ -72,6 +73,9 @@ static void search_usage(FILE *out)
 		"                          or ending in .json); it must be for the GPU's family\n"
 		"  -c, --config-dir DIR    catalogue directory (default: $STEPCAST_CONFIG_DIR,\n"
 		"                          else the configs/ of the source tree)\n"
+		);
+	cli_set_usage(out, "cluster.instance", false);
+	fprintf(out,
 		"  -h, --help              show this help\n"
 		"\n"
 		"Merge the parts of a sharded search with 'stepcast merge PARTS...': the result is\n"
@@ -188,6 +192,8 @@ int cmd_search(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "calibration", required_argument, NULL, 'k' },
 		{ "config-dir", required_argument, NULL, 'c' },
+		{ "set", required_argument, NULL, CLI_OPT_SET },
+		{ "instance", required_argument, NULL, CLI_OPT_INSTANCE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -302,6 +308,11 @@ int cmd_search(int argc, char **argv)
 			break;
 		case 'c':
 			dir = optarg;
+			break;
+		case CLI_OPT_SET:
+		case CLI_OPT_INSTANCE:
+			if (!cli_set_option("search", c, optarg, "cluster."))
+				return EXIT_USAGE;
 			break;
 		case 'h':
 			search_usage(stdout);

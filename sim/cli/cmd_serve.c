@@ -13,6 +13,7 @@
 #include "../serve/serve_plan.h"
 #include "../serve/serve_sim.h"
 #include "cli.h"
+#include "cli_set.h"
 #include "cli_output.h"
 
 #define MAX_INSTANCES 32
@@ -60,6 +61,9 @@ static void serve_usage(FILE *out)
 		"                           at 49.3 ms of a 50 ms SLO does not meet it (default:\n"
 		"                           each instance type's serving calibration uncertainty,\n"
 		"                           serve_uncertainty_rel, e.g. 30 on Hopper; 0: none)\n"
+		);
+	cli_set_usage(out, "instance", false);
+	fprintf(out,
 		"  -h, --help               show this help\n"
 		"\n"
 		"Exit status 1 when the scenario's SLOs are not met, or no layout meets them.\n");
@@ -233,6 +237,8 @@ int cmd_serve(int argc, char **argv)
 		{ "slo-tpot-p99", required_argument, NULL, 'p' },
 		{ "instances", required_argument, NULL, 'i' },
 		{ "slo-margin", required_argument, NULL, 'm' },
+		{ "set", required_argument, NULL, CLI_OPT_SET },
+		{ "instance", required_argument, NULL, CLI_OPT_INSTANCE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -300,6 +306,11 @@ int cmd_serve(int argc, char **argv)
 				return cli_usage_error("serve", "--slo-margin needs a percentage from 0 to below 100, got '%s'", optarg);
 			margin /= 100;
 			break;
+		case CLI_OPT_SET:
+		case CLI_OPT_INSTANCE:
+			if (!cli_set_option("serve", c, optarg, ""))
+				return EXIT_USAGE;
+			break;
 		case 'h':
 			serve_usage(stdout);
 			return cli_finish(EXIT_OK);
@@ -326,7 +337,7 @@ int cmd_serve(int argc, char **argv)
 		catalog_free(&cat);
 		return cli_fail(&err);
 	}
-	code = srv_scenario_load(path, &cat, &engines, &sc, &err) != SC_OK ? cli_fail(&err) : EXIT_OK;
+	code = cli_srv_scenario_load(path, &cat, &engines, &sc, &err) != SC_OK ? cli_fail(&err) : EXIT_OK;
 	srv_engines_free(&engines);
 	if (code == EXIT_OK && calib &&
 	    calibration_select(&cat, &sc.gpu, calib, NULL, "--calibration", NULL, &sc.calibration,

@@ -12,6 +12,7 @@
 #include <gsl/gsl_errno.h>
 
 #include "cli.h"
+#include "cli_set.h"
 
 static const struct cli_command commands[] = {
 	{ "predict", cmd_predict, "predict one training step of a scenario" },
@@ -135,7 +136,7 @@ int cli_load_catalog(const char *dir, struct catalog *cat)
 	struct sc_error err;
 
 	sc_error_clear(&err);
-	if (catalog_load(dir ? dir : catalog_default_dir(), cat, &err) != SC_OK)
+	if (catalog_load_ov(dir ? dir : catalog_default_dir(), &cli_overrides, cat, &err) != SC_OK)
 		return cli_fail(&err);
 	return EXIT_OK;
 }

@@ -25,6 +25,7 @@ static const struct cli_command commands[] = {
 	{ "compare", cmd_compare, "best layout, time and cost per instance type, with a report" },
 	{ "merge", cmd_merge, "join the JSONL parts of a sharded search" },
 	{ "serve", cmd_serve, "simulate serving a model, or plan replicas for a target rate and SLOs" },
+	{ "diff", cmd_diff, "two predictions side by side: what moved, by how much" },
 };
 
 static void usage(FILE *out)

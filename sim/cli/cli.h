@@ -24,7 +24,7 @@ enum {
 	EXIT_INTERNAL = 70    /* a bug: please report it */
 };
 
-enum cli_format { FMT_TEXT, FMT_JSON, FMT_CSV, FMT_MD, FMT_JSONL, FMT_HTML };
+enum cli_format { FMT_TEXT, FMT_JSON, FMT_CSV, FMT_MD, FMT_JSONL, FMT_HTML, FMT_PROM };
 
 struct cli_command {
 	const char *name;

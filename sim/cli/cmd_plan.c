@@ -8,7 +8,9 @@
 #include <string.h>
 
 #include "../plan/plan.h"
+#include "../../reports/rpt_prom.h"
 #include "cli.h"
+#include "cli_output.h"
 #include "cli_set.h"
 #include "cli_search.h"
 #include "../../models/limits.h"
@@ -42,7 +44,8 @@ static void plan_usage(FILE *out)
 		"  -C, --confidence P   meet the deadline at percentile P of the time to train\n"
 		"                       (default 90: P90, from the calibration's band; 50: the\n"
 		"                       median, the point prediction)\n"
-		"  -f, --format FMT     text (default), json, csv, md or html\n"
+		"  -f, --format FMT     text (default), json, csv, md, html or prom (Prometheus\n"
+		"                       text exposition of the chosen plan)\n"
 		"  -O, --output FILE    write to FILE (a temporary file renamed when complete)\n"
 		"  -k, --calibration NAME|FILE\n"
 		"                       use this calibration profile instead of the scenario's: a\n"
@@ -132,7 +135,7 @@ int cmd_plan(int argc, char **argv)
 		case 'f':
 			if (!cli_parse_format("plan", optarg,
 					      1u << FMT_TEXT | 1u << FMT_JSON | 1u << FMT_CSV | 1u << FMT_MD |
-					      1u << FMT_HTML, &fmt))
+					      1u << FMT_HTML | 1u << FMT_PROM, &fmt))
 				return EXIT_USAGE;
 			break;
 		case 'O':
@@ -237,7 +240,18 @@ int cmd_plan(int argc, char **argv)
 	in.opts = &po;
 	in.res = &cr;
 	in.compare = false;
-	code = cli_write_plan(output, &in, fmt);
+	if (fmt == FMT_PROM) {
+		struct cli_output o;
+		char label[256];
+
+		if ((code = cli_output_open(&o, output)) == EXIT_OK) {
+			rpt_prom_plan(o.f, rpt_prom_scenario_label(path, label, sizeof(label)), &target, &po,
+				      &entry);
+			code = cli_output_close(&o, true);
+		}
+	} else {
+		code = cli_write_plan(output, &in, fmt);
+	}
 	if (code == EXIT_OK && (entry.plan.choice == PLAN_MISSED_DEADLINE ||
 				entry.plan.choice == PLAN_INFEASIBLE)) {
 		if (entry.plan.choice == PLAN_INFEASIBLE)

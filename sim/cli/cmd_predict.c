@@ -10,6 +10,7 @@
 #include "../../reports/rpt_goodput.h"
 #include "../../calibrate/cal_profile.h"
 #include "../../reports/rpt_des.h"
+#include "../../reports/rpt_prom.h"
 #include "../../reports/rpt_step.h"
 #include "../des/des.h"
 #include "../analytic/goodput.h"
@@ -22,7 +23,7 @@
 static void predict_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: stepcast predict SCENARIO [--format text|json|csv]\n"
+		"usage: stepcast predict SCENARIO [--format text|json|csv|prom]\n"
 		"                        [--calibration NAME|FILE] [--config-dir DIR]\n"
 		"                        [--engine analytic|des] [--fidelity FLOWS|exact]\n"
 		"                        [--trace FILE]\n"
@@ -32,7 +33,8 @@ static void predict_usage(FILE *out)
 		"out-of-memory verdict, the bottleneck and the collectives with their algorithms.\n"
 		"\n"
 		"options:\n"
-		"  -f, --format FMT        text (default), json or csv\n"
+		"  -f, --format FMT        text (default), json, csv or prom (Prometheus text\n"
+		"                          exposition, for node_exporter's textfile collector)\n"
 		"  -k, --calibration NAME|FILE\n"
 		"                          use this profile instead of the scenario's: a\n"
 		"                          catalogue NAME, or a profile FILE (a value with '/'\n"
@@ -143,7 +145,8 @@ int cmd_predict(int argc, char **argv)
 			break;
 		case 'f':
 			if (!cli_parse_format("predict", optarg,
-					      1u << FMT_TEXT | 1u << FMT_JSON | 1u << FMT_CSV, &fmt))
+					      1u << FMT_TEXT | 1u << FMT_JSON | 1u << FMT_CSV | 1u << FMT_PROM,
+					      &fmt))
 				return EXIT_USAGE;
 			break;
 		case 'k':
@@ -281,6 +284,13 @@ int cmd_predict(int argc, char **argv)
 	case FMT_CSV:
 		rpt_step_csv(stdout, &sc, &r);
 		break;
+	case FMT_PROM: {
+		char label[256];
+
+		rpt_prom_step(stdout, rpt_prom_scenario_label(path, label, sizeof(label)), &sc, &r,
+			      extended ? &g : NULL);
+		break;
+	}
 	default:
 		for (int i = 0; i < cli_overrides.n; i++)
 			printf("%s%s", i ? ", " : "what-if     ", cli_overrides.item[i].text);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../reports/rpt_prom.h"
 #include "../../reports/rpt_serve.h"
 #include "../../models/limits.h"
 #include "../serve/serve_config.h"
@@ -21,7 +22,7 @@
 static void serve_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: stepcast serve SCENARIO [--format text|json|csv] [--calibration NAME]\n"
+		"usage: stepcast serve SCENARIO [--format text|json|csv|prom] [--calibration NAME]\n"
 		"                      [--config-dir DIR] [--seed N] [--requests N] [--svg FILE]\n"
 		"                      [--target-rate R [--slo-ttft-p99 MS] [--slo-tpot-p99 MS]\n"
 		"                       [--instances A,B,...] [--slo-margin PCT]]\n"
@@ -37,7 +38,8 @@ static void serve_usage(FILE *out)
 		"million output tokens; the cheapest is the answer.\n"
 		"\n"
 		"options:\n"
-		"  -f, --format FMT         text (default), json or csv\n"
+		"  -f, --format FMT         text (default), json, csv or prom (Prometheus text\n"
+		"                           exposition; not with --target-rate)\n"
 		"  -k, --calibration NAME|FILE\n"
 		"                           use this profile instead of the scenario's: a\n"
 		"                           catalogue NAME, or a profile FILE (a value with '/'\n"
@@ -196,6 +198,12 @@ static int run_once(struct srv_scenario *sc, enum cli_format fmt, const char *sv
 	case FMT_CSV:
 		rpt_serve_csv(stdout, sc, &r);
 		break;
+	case FMT_PROM: {
+		char label[256];
+
+		rpt_prom_serve(stdout, rpt_prom_scenario_label(sc->file, label, sizeof(label)), sc, &r);
+		break;
+	}
 	default:
 		rpt_serve_text(stdout, sc, &r);
 		break;
@@ -260,7 +268,8 @@ int cmd_serve(int argc, char **argv)
 		switch (c) {
 		case 'f':
 			if (!cli_parse_format("serve", optarg,
-					      1u << FMT_TEXT | 1u << FMT_JSON | 1u << FMT_CSV, &fmt))
+					      1u << FMT_TEXT | 1u << FMT_JSON | 1u << FMT_CSV | 1u << FMT_PROM,
+					      &fmt))
 				return EXIT_USAGE;
 			break;
 		case 'k':
@@ -329,6 +338,8 @@ int cmd_serve(int argc, char **argv)
 		return cli_usage_error("serve", "--instances is only used with --target-rate");
 	if (margin >= 0 && !(rate > 0))
 		return cli_usage_error("serve", "--slo-margin is only used with --target-rate");
+	if (fmt == FMT_PROM && rate > 0)
+		return cli_usage_error("serve", "--format prom is for one simulation, not with --target-rate");
 
 	if ((code = cli_load_catalog(dir, &cat)) != EXIT_OK)
 		return code;

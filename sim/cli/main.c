@@ -112,7 +112,7 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 bool cli_parse_format(const char *cmd, const char *arg, unsigned allowed,
 		      enum cli_format *out)
 {
-	static const char *const names[] = { "text", "json", "csv", "md", "jsonl", "html" };
+	static const char *const names[] = { "text", "json", "csv", "md", "jsonl", "html", "prom" };
 	const int n_names = (int)(sizeof(names) / sizeof(names[0]));
 	char list[96] = "";
 

@@ -17,6 +17,12 @@
 #include "../models/purchase.h"
 #include "../sim/plan/cost.h"
 
+/* Families both predict and serve write keep one HELP and one label set:
+ * node_exporter's textfile collector merges files and refuses a family
+ * whose help or label names differ between them. */
+#define HELP_GPUS "GPUs of the prediction."
+#define HELP_USD_H "Price of the cluster per hour under its default pricing (on-demand where sold, else capacity blocks)."
+
 const char *rpt_prom_scenario_label(const char *path, char *buf, size_t n)
 {
 	const char *base = strrchr(path, '/');
@@ -220,7 +226,7 @@ void rpt_prom_step(FILE *out, const char *label, const struct scenario *sc,
 	gauge(out, "stepcast_predicted_hfu_ratio",
 	      "Predicted hardware FLOPs utilisation (with recompute); compare with DCGM_FI_PROF_PIPE_TENSOR_ACTIVE.",
 	      label, r->hfu);
-	gauge(out, "stepcast_predicted_gpus", "GPUs of the prediction.", label, scenario_gpus(sc));
+	gauge(out, "stepcast_predicted_gpus", HELP_GPUS, label, scenario_gpus(sc));
 	gauge(out, "stepcast_predicted_nodes", "Instances (nodes) of the prediction.", label, sc->cluster.nodes);
 
 	name = "stepcast_predicted_step_breakdown_seconds";
@@ -255,7 +261,7 @@ void rpt_prom_step(FILE *out, const char *label, const struct scenario *sc,
 
 		if (usd_h > 0) {
 			name = "stepcast_predicted_cluster_cost_usd_per_hour";
-			family(out, name, "Price of the cluster per hour under its default pricing.");
+			family(out, name, HELP_USD_H);
 			sample(out, name, label, (const char *const[]){ "pricing", plan_pricing_name(p), NULL }, usd_h);
 			gauge(out, "stepcast_predicted_cost_usd_per_step", "Predicted cost of one optimizer step.", label,
 			      usd_h * r->step_time_s / 3600.0);
@@ -286,8 +292,8 @@ void rpt_prom_serve(FILE *out, const char *label, const struct srv_scenario *sc,
 	const char *model = sc->arch.m.name;
 	const char *const ml[] = { "model_name", model, NULL };
 
-	family(out, "stepcast_prediction_info", "The predicted serving deployment (value 1).");
-	sample(out, "stepcast_prediction_info", label,
+	family(out, "stepcast_serving_info", "The predicted serving deployment: model, instance (value 1).");
+	sample(out, "stepcast_serving_info", label,
 	       (const char *const[]){ "model_name", model, "instance", sc->instance.name, NULL }, 1);
 	dist(out, "stepcast_predicted_time_to_first_token_seconds",
 	     "Predicted time to first token (vLLM: vllm:time_to_first_token_seconds).", label, model, &r->ttft_s);
@@ -317,10 +323,12 @@ void rpt_prom_serve(FILE *out, const char *label, const struct srv_scenario *sc,
 	family(out, "stepcast_predicted_kv_cache_usage_ratio",
 	       "Predicted time-weighted KV cache use (vLLM: vllm:kv_cache_usage_perc, a fraction).");
 	sample(out, "stepcast_predicted_kv_cache_usage_ratio", label, ml, r->kv_util_mean);
-	gauge(out, "stepcast_predicted_gpus", "GPUs of the deployment.", label, r->gpus);
+	gauge(out, "stepcast_predicted_gpus", HELP_GPUS, label, r->gpus);
 	if (r->usd_per_h > 0) {
-		gauge(out, "stepcast_predicted_cluster_cost_usd_per_hour", "Price of the deployment per hour.", label,
-		      r->usd_per_h);
+		family(out, "stepcast_predicted_cluster_cost_usd_per_hour", HELP_USD_H);
+		sample(out, "stepcast_predicted_cluster_cost_usd_per_hour", label,
+		       (const char *const[]){ "pricing", plan_pricing_name(purchase_default_pricing(&sc->instance)),
+					      NULL }, r->usd_per_h);
 		gauge(out, "stepcast_predicted_cost_usd_per_million_output_tokens",
 		      "Predicted cost per million output tokens.", label, r->usd_per_m_output_tokens);
 	}

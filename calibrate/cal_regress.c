@@ -73,11 +73,11 @@ static enum sc_status add_case(struct reg_run *run, int *cap, const struct reg_c
 enum sc_status reg_run(const struct catalog *cat, const char *dir, struct reg_run *run,
 		       struct sc_error *err)
 {
-	return reg_run_ov(cat, dir, NULL, run, err);
+	return reg_run_ov(cat, dir, NULL, NULL, run, err);
 }
 
 enum sc_status reg_run_ov(const struct catalog *cat, const char *dir, struct cfg_overrides *ov,
-			  struct reg_run *run, struct sc_error *err)
+			  const struct sc_progress *progress, struct reg_run *run, struct sc_error *err)
 {
 	char sdir[1024];
 	char *names[512];
@@ -113,6 +113,7 @@ enum sc_status reg_run_ov(const struct catalog *cat, const char *dir, struct cfg
 		char path[1536];
 
 		snprintf(path, sizeof(path), "%s/%s", sdir, names[i]);
+		sc_progress_report(progress, i, n);
 		{
 			cJSON *root = cfg_parse_scenario_file(path, ov, err);
 

@@ -10,6 +10,7 @@
 #include "../serve/serve_plan.h"
 #include "cli_serve.h"
 #include "cli_output.h"
+#include "cli_progress.h"
 #include "cli_set.h"
 
 #define MAX_INSTANCES 32
@@ -64,7 +65,10 @@ int cli_compare_serving(const char *path, const char *instances, enum cli_format
 		code = EXIT_INTERNAL;
 		goto done;
 	}
-	if (srv_plan(&sc, &cat, &o, plan, &err) != SC_OK) {
+	cli_progress_begin("compare");
+	code = srv_plan(&sc, &cat, &o, plan, &err) != SC_OK;
+	cli_progress_end();
+	if (code) {
 		code = cli_fail(&err);
 		goto done;
 	}

@@ -10,6 +10,7 @@
 #include "../plan/plan.h"
 #include "../../reports/rpt_prom.h"
 #include "cli.h"
+#include "cli_progress.h"
 #include "cli_output.h"
 #include "cli_set.h"
 #include "cli_search.h"
@@ -56,6 +57,7 @@ static void plan_usage(FILE *out)
 		"                       configs/ of the source tree)\n"
 		);
 	cli_set_usage(out, NULL, false);
+	cli_progress_usage(out);
 	fprintf(out,
 		"  -h, --help           show this help\n"
 		"\n"
@@ -83,6 +85,7 @@ int cmd_plan(int argc, char **argv)
 		{ "config-dir", required_argument, NULL, 'c' },
 		{ "set", required_argument, NULL, CLI_OPT_SET },
 		{ "confidence", required_argument, NULL, 'C' },
+		{ "quiet", no_argument, NULL, CLI_OPT_QUIET },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -155,6 +158,9 @@ int cmd_plan(int argc, char **argv)
 			if (!cli_set_option("plan", c, optarg, "cluster."))
 				return EXIT_USAGE;
 			break;
+		case CLI_OPT_QUIET:
+			cli_quiet = true;
+			break;
 		case 'h':
 			plan_usage(stdout);
 			return cli_finish(EXIT_OK);
@@ -223,7 +229,10 @@ int cmd_plan(int argc, char **argv)
 		if (!cli_check_cluster("plan", "--sweep", po.sweep[i], &target.cluster.instance))
 			return EXIT_USAGE;
 
-	if (plan_run(&target, &po, &entry.plan, &err) != SC_OK) {
+	cli_progress_begin("plan");
+	code = plan_run(&target, &po, &entry.plan, &err) != SC_OK;
+	cli_progress_end();
+	if (code) {
 		plan_result_free(&entry.plan);
 		if (!err.file[0])
 			snprintf(err.file, sizeof(err.file), "%s", path);

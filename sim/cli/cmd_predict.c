@@ -17,6 +17,7 @@
 #include "../analytic/step.h"
 #include "../config/scenario_load.h"
 #include "cli.h"
+#include "cli_progress.h"
 #include "cli_output.h"
 #include "cli_set.h"
 
@@ -51,6 +52,7 @@ static void predict_usage(FILE *out)
 		"                          trace JSON (open it in ui.perfetto.dev)\n"
 		);
 	cli_set_usage(out, "cluster.instance", true);
+	cli_progress_usage(out);
 	fprintf(out,
 		"  -h, --help              show this help\n");
 }
@@ -97,6 +99,7 @@ int cmd_predict(int argc, char **argv)
 		{ "set", required_argument, NULL, CLI_OPT_SET },
 		{ "instance", required_argument, NULL, CLI_OPT_INSTANCE },
 		{ "nodes", required_argument, NULL, CLI_OPT_NODES },
+		{ "quiet", no_argument, NULL, CLI_OPT_QUIET },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -161,6 +164,9 @@ int cmd_predict(int argc, char **argv)
 			if (!cli_set_option("predict", c, optarg, "cluster."))
 				return EXIT_USAGE;
 			break;
+		case CLI_OPT_QUIET:
+			cli_quiet = true;
+			break;
 		case 'h':
 			predict_usage(stdout);
 			return cli_finish(EXIT_OK);
@@ -201,7 +207,12 @@ int cmd_predict(int argc, char **argv)
 	if (des) {
 		/* the discrete-event engine: the same result structure */
 		dopt.trace = trace != NULL;
-		if (des_predict(&sc, &dopt, &dr, &err) != SC_OK) {
+		enum sc_status st;
+
+		cli_progress_begin("predict --engine des");
+		st = des_predict(&sc, &dopt, &dr, &err);
+		cli_progress_end();
+		if (st != SC_OK) {
 			if (!err.file[0])
 				snprintf(err.file, sizeof(err.file), "%s", path);
 			return cli_fail(&err);

@@ -13,6 +13,7 @@
 #include "../../calibrate/cal_regress.h"
 #include "../../reports/rpt_regress.h"
 #include "cli.h"
+#include "cli_progress.h"
 #include "cli_set.h"
 #include "cli_output.h"
 
@@ -39,6 +40,7 @@ static void regress_usage(FILE *out)
 		"                         else the configs/ of the source tree)\n"
 		);
 	cli_set_usage(out, "cluster.instance", true);
+	cli_progress_usage(out);
 	fprintf(out,
 		"  -h, --help             show this help\n");
 }
@@ -86,6 +88,7 @@ int cmd_regress(int argc, char **argv)
 		{ "set", required_argument, NULL, CLI_OPT_SET },
 		{ "instance", required_argument, NULL, CLI_OPT_INSTANCE },
 		{ "nodes", required_argument, NULL, CLI_OPT_NODES },
+		{ "quiet", no_argument, NULL, CLI_OPT_QUIET },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -130,6 +133,9 @@ int cmd_regress(int argc, char **argv)
 			if (!cli_set_option("regress", c, optarg, "cluster."))
 				return EXIT_USAGE;
 			break;
+		case CLI_OPT_QUIET:
+			cli_quiet = true;
+			break;
 		case 'h':
 			regress_usage(stdout);
 			return cli_finish(EXIT_OK);
@@ -148,7 +154,10 @@ int cmd_regress(int argc, char **argv)
 	if ((code = cli_load_catalog(cdir, &cat)) != EXIT_OK)
 		return code;
 	sc_error_clear(&err);
-	if (reg_run_ov(&cat, dir, &cli_overrides, &run, &err) != SC_OK) {
+	cli_progress_begin("regress");
+	c = reg_run_ov(&cat, dir, &cli_overrides, cli_progress_hook(), &run, &err) != SC_OK;
+	cli_progress_end();
+	if (c) {
 		catalog_free(&cat);
 		return cli_fail(&err);
 	}

@@ -17,6 +17,7 @@
 #include "../search/part.h"
 #include "../search/search.h"
 #include "cli.h"
+#include "cli_progress.h"
 #include "cli_set.h"
 #include "cli_search.h"
 #include "../../models/limits.h"
@@ -75,6 +76,7 @@ static void search_usage(FILE *out)
 		"                          else the configs/ of the source tree)\n"
 		);
 	cli_set_usage(out, "cluster.instance", false);
+	cli_progress_usage(out);
 	fprintf(out,
 		"  -h, --help              show this help\n"
 		"\n"
@@ -194,6 +196,7 @@ int cmd_search(int argc, char **argv)
 		{ "config-dir", required_argument, NULL, 'c' },
 		{ "set", required_argument, NULL, CLI_OPT_SET },
 		{ "instance", required_argument, NULL, CLI_OPT_INSTANCE },
+		{ "quiet", no_argument, NULL, CLI_OPT_QUIET },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -210,6 +213,7 @@ int cmd_search(int argc, char **argv)
 	struct sc_error err;
 	char part_name[64];
 	double t0;
+	enum sc_status st_progress;
 
 	search_opts_default(&so);
 	optind = 1;
@@ -314,6 +318,9 @@ int cmd_search(int argc, char **argv)
 			if (!cli_set_option("search", c, optarg, "cluster."))
 				return EXIT_USAGE;
 			break;
+		case CLI_OPT_QUIET:
+			cli_quiet = true;
+			break;
 		case 'h':
 			search_usage(stdout);
 			return cli_finish(EXIT_OK);
@@ -369,7 +376,11 @@ int cmd_search(int argc, char **argv)
 	if (search_result_init(&res, so.top, &err) != SC_OK)
 		return cli_fail(&err);
 	t0 = now_s();
-	if (search_run(&sc, &so, &res, &err) != SC_OK) {
+	cli_progress_begin("search");
+	so.progress = cli_progress_hook();
+	st_progress = search_run(&sc, &so, &res, &err);
+	cli_progress_end();
+	if (st_progress != SC_OK) {
 		search_result_free(&res);
 		if (!err.file[0])
 			snprintf(err.file, sizeof(err.file), "%s", path);

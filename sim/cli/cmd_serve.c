@@ -14,6 +14,7 @@
 #include "../serve/serve_plan.h"
 #include "../serve/serve_sim.h"
 #include "cli.h"
+#include "cli_progress.h"
 #include "cli_set.h"
 #include "cli_output.h"
 
@@ -65,6 +66,7 @@ static void serve_usage(FILE *out)
 		"                           serve_uncertainty_rel, e.g. 30 on Hopper; 0: none)\n"
 		);
 	cli_set_usage(out, "instance", false);
+	cli_progress_usage(out);
 	fprintf(out,
 		"  -h, --help               show this help\n"
 		"\n"
@@ -107,6 +109,7 @@ static int run_plan(struct srv_scenario *sc, const struct catalog *cat, double r
 	struct srv_plan_opts opts;
 	struct srv_plan *plan = malloc(sizeof(*plan));
 	struct sc_error err;
+	enum sc_status st;
 	int n = 0, code = EXIT_OK;
 
 	if (!plan) {
@@ -127,7 +130,10 @@ static int run_plan(struct srv_scenario *sc, const struct catalog *cat, double r
 		names[n] = NULL;
 		opts.instances = names;
 	}
-	if (srv_plan(sc, cat, &opts, plan, &err) != SC_OK) {
+	cli_progress_begin("serve");
+	st = srv_plan(sc, cat, &opts, plan, &err);
+	cli_progress_end();
+	if (st != SC_OK) {
 		free(plan);
 		return cli_fail(&err);
 	}
@@ -183,7 +189,12 @@ static int run_once(struct srv_scenario *sc, enum cli_format fmt, const char *sv
 	struct sc_error err;
 	int code = EXIT_OK;
 
-	if (srv_simulate(sc, &r, &err) != SC_OK) {
+	enum sc_status st;
+
+	cli_progress_begin("serve");
+	st = srv_simulate(sc, &r, &err);
+	cli_progress_end();
+	if (st != SC_OK) {
 		if (!err.file[0])
 			snprintf(err.file, sizeof(err.file), "%s", sc->file);
 		return cli_fail(&err);
@@ -247,6 +258,7 @@ int cmd_serve(int argc, char **argv)
 		{ "slo-margin", required_argument, NULL, 'm' },
 		{ "set", required_argument, NULL, CLI_OPT_SET },
 		{ "instance", required_argument, NULL, CLI_OPT_INSTANCE },
+		{ "quiet", no_argument, NULL, CLI_OPT_QUIET },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -319,6 +331,9 @@ int cmd_serve(int argc, char **argv)
 		case CLI_OPT_INSTANCE:
 			if (!cli_set_option("serve", c, optarg, ""))
 				return EXIT_USAGE;
+			break;
+		case CLI_OPT_QUIET:
+			cli_quiet = true;
 			break;
 		case 'h':
 			serve_usage(stdout);

@@ -23,6 +23,7 @@
 
 #include <stdbool.h>
 
+#include "../../models/progress.h"
 #include "../../models/scenario.h"
 #include "../../models/status.h"
 #include "../analytic/step.h"
@@ -69,6 +70,7 @@ struct search_opts {
 	int shard, shards;         /* take layouts with index % shards == shard */
 	enum plan_pricing pricing; /* for usd_per_h and the dollar figures */
 	double tokens;             /* budget for time and cost to train; 0: none */
+	const struct sc_progress *progress; /* told how far the enumeration is; NULL: nobody */
 };
 
 /* One predicted layout. */

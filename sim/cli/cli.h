@@ -65,5 +65,6 @@ int cmd_compare(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_explain(int argc, char **argv);
 
 #endif

@@ -82,7 +82,7 @@ static void gauge(FILE *out, const char *name, const char *help, const char *lab
 /* NCCL's names of the operations (ncclFuncToString), as NCCL Inspector's
  * "collective" label spells them; all-to-all is not an NCCL function (it is
  * grouped send/recv), its name here is the nccl-tests one. */
-static const char *nccl_collective(enum coll_op op)
+const char *rpt_prom_nccl_collective(enum coll_op op)
 {
 	switch (op) {
 	case COLL_ALL_REDUCE: return "AllReduce";
@@ -166,7 +166,7 @@ static void collectives(FILE *out, const char *label, const struct step_result *
 				extra[k++] = "Send";
 			} else {
 				extra[k++] = "collective";
-				extra[k++] = nccl_collective(c->op);
+				extra[k++] = rpt_prom_nccl_collective(c->op);
 			}
 			extra[k++] = "nranks";
 			extra[k++] = ranks;

@@ -27,6 +27,10 @@
  * ".json", into buf. */
 const char *rpt_prom_scenario_label(const char *path, char *buf, size_t n);
 
+/* NCCL's name of op ("AllReduce", ... ; "AllToAll", "SendRecv"), as NCCL
+ * Inspector's collective label spells it (static). */
+const char *rpt_prom_nccl_collective(enum coll_op op);
+
 /* One training step; g is the goodput result or NULL (no storage or
  * stragglers object). */
 void rpt_prom_step(FILE *out, const char *label, const struct scenario *sc,

@@ -66,5 +66,6 @@ int cmd_merge(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
+int cmd_check(int argc, char **argv);
 
 #endif

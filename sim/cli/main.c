@@ -26,6 +26,7 @@ static const struct cli_command commands[] = {
 	{ "merge", cmd_merge, "join the JSONL parts of a sharded search" },
 	{ "serve", cmd_serve, "simulate serving a model, or plan replicas for a target rate and SLOs" },
 	{ "diff", cmd_diff, "two predictions side by side: what moved, by how much" },
+	{ "check", cmd_check, "hold a real run (Megatron-LM log, NCCL Inspector) against its prediction" },
 	{ "explain", cmd_explain, "why the bottleneck, and what to change, ranked by predicted gain" },
 };
 

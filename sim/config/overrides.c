@@ -213,11 +213,9 @@ static enum sc_status set_path(struct cfg_override *o, cJSON *node, const char *
 				snprintf(o->pointer, sizeof(o->pointer), "%s", next);
 				return SC_OK;
 			}
-			if (idx >= 0)
-				cJSON_ReplaceItemInArray(node, (int)idx, v);
-			else if (child)
-				cJSON_ReplaceItemInObjectCaseSensitive(node, seg, v);
-			else if (!cJSON_AddItemToObject(node, seg, v)) {
+			if (!(idx >= 0 ? cJSON_ReplaceItemInArray(node, (int)idx, v)
+			      : child ? cJSON_ReplaceItemInObjectCaseSensitive(node, seg, v)
+			      : cJSON_AddItemToObject(node, seg, v))) {
 				cJSON_Delete(v);
 				return sc_error_set(err, SC_ENOMEM, NULL, NULL, "out of memory");
 			}

@@ -73,6 +73,12 @@ static enum sc_status add_case(struct reg_run *run, int *cap, const struct reg_c
 enum sc_status reg_run(const struct catalog *cat, const char *dir, struct reg_run *run,
 		       struct sc_error *err)
 {
+	return reg_run_ov(cat, dir, NULL, NULL, run, err);
+}
+
+enum sc_status reg_run_ov(const struct catalog *cat, const char *dir, struct cfg_overrides *ov,
+			  const struct sc_progress *progress, struct reg_run *run, struct sc_error *err)
+{
 	char sdir[1024];
 	char *names[512];
 	int n = 0, cap = 0;
@@ -107,8 +113,17 @@ enum sc_status reg_run(const struct catalog *cat, const char *dir, struct reg_ru
 		char path[1536];
 
 		snprintf(path, sizeof(path), "%s/%s", sdir, names[i]);
-		if ((st = scenario_load(path, cat, sc, err)) != SC_OK)
-			break;
+		sc_progress_report(progress, i, n);
+		{
+			cJSON *root = cfg_parse_scenario_file(path, ov, err);
+
+			st = root ? scenario_read(path, root, cat, sc, err) : err->status;
+			cJSON_Delete(root);
+			if (st != SC_OK) {
+				cfg_overrides_blame(ov, err);
+				break;
+			}
+		}
 		for (int k = 0; k < cat->n_calibrations && st == SC_OK; k++) {
 			const struct calibration *cal = &cat->calibrations[k];
 			struct reg_case c;

@@ -20,6 +20,7 @@
 #include <cjson/cJSON.h>
 
 #include "../sim/analytic/step.h"
+#include "../models/progress.h"
 #include "../sim/config/catalog_load.h"
 
 /* step_time_s, tokens_per_s, mfu, hfu, mem_total_bytes, then one
@@ -55,6 +56,10 @@ const char *reg_metric_name(int i);
  * a prediction that fails is recorded in its case. */
 enum sc_status reg_run(const struct catalog *cat, const char *dir, struct reg_run *run,
 		       struct sc_error *err);
+/* The same with what-if overrides applied to every scenario (overrides.h),
+ * telling progress (may be NULL) how many scenarios are done. */
+enum sc_status reg_run_ov(const struct catalog *cat, const char *dir, struct cfg_overrides *ov,
+			  const struct sc_progress *progress, struct reg_run *run, struct sc_error *err);
 void reg_run_free(struct reg_run *run);
 
 /* Read dir/baselines.json strictly.  A missing file gives zero cases when

@@ -6,7 +6,10 @@
 
 #include <cjson/cJSON.h>
 
+#include "../models/purchase.h"
 #include "../models/uncertainty.h"
+#include "../sim/config/scenario_load.h"
+#include "../sim/plan/cost.h"
 
 /* The data-stall, checkpoint and straggler parts exist only for scenarios
  * with a "storage" or "stragglers" object: without one the report is what it
@@ -167,9 +170,43 @@ cJSON *rpt_step_json_object(const struct scenario *sc, const struct step_result 
 		cJSON_AddNumberToObject(o, "bytes", c->bytes);
 		cJSON_AddNumberToObject(o, "time_s", c->time_s);
 		cJSON_AddNumberToObject(o, "total_time_s", c->total_time_s);
+		cJSON_AddStringToObject(o, "op", coll_op_name(c->op));
+		cJSON_AddNumberToObject(o, "busbw_GBps", rpt_coll_busbw_GBps(c));
 		cJSON_AddItemToArray(colls, o);
 	}
+	/* the layout as the scenario key reads it, and what the step costs:
+	 * enough for `stepcast diff` of two prediction files */
+	{
+		cJSON *lay = cfg_to_json(cfg_layout_fields, &sc->layout);
+
+		if (lay && !cJSON_AddItemToObject(root, "layout", lay))
+			cJSON_Delete(lay);
+	}
+	{
+		const struct instance_spec *in = &sc->cluster.instance;
+		enum plan_pricing p = purchase_default_pricing(in);
+		double usd_h = purchase_cluster_usd_per_h(in, sc->cluster.nodes, p);
+		cJSON *cost = cJSON_AddObjectToObject(root, "cost");
+
+		if (cost && usd_h > 0) {
+			double tokens = r->tokens_per_s * r->step_time_s;
+
+			cJSON_AddStringToObject(cost, "pricing", plan_pricing_name(p));
+			cJSON_AddNumberToObject(cost, "cluster_usd_per_h", usd_h);
+			cJSON_AddNumberToObject(cost, "usd_per_step", usd_h * r->step_time_s / 3600.0);
+			if (tokens > 0)
+				cJSON_AddNumberToObject(cost, "usd_per_million_tokens",
+							usd_h * r->step_time_s / 3600.0 / tokens * 1e6);
+		}
+	}
 	return root;
+}
+
+double rpt_coll_busbw_GBps(const struct step_collective *c)
+{
+	/* nccl-tests' bus bandwidth (and NCCL Inspector's): bytes per rank
+	 * times the op's factor over the time of one call */
+	return c->time_s > 0 ? c->bytes * coll_busbw_factor(c->op, c->ranks) / c->time_s / 1e9 : 0;
 }
 
 bool rpt_step_json(FILE *out, const struct scenario *sc, const struct step_result *r)

@@ -349,8 +349,9 @@ static void kind_add(struct step_kind_time *acc, const struct step_kind_time *k,
 /* Record one collective of the step as chosen (ch): algorithm and per-call
  * time on `bytes`, and total_s, the step's time in this group's
  * communication before overlap. */
-static void record_coll(struct step_result *out, const char *what, const struct net_span *s,
-			double bytes, const struct coll_choice *ch, double total_s)
+static void record_coll(struct step_result *out, const char *what, enum coll_op op,
+			const struct net_span *s, double bytes, const struct coll_choice *ch,
+			double total_s)
 {
 	struct step_collective *c;
 
@@ -358,6 +359,7 @@ static void record_coll(struct step_result *out, const char *what, const struct 
 		return;
 	c = &out->collectives[out->n_collectives++];
 	c->what = what;
+	c->op = op;
 	memcpy(c->algorithm, ch->algorithm, SC_ALGO_NAME_MAX < COLL_NAME_MAX
 	       ? SC_ALGO_NAME_MAX : COLL_NAME_MAX);
 	c->algorithm[SC_ALGO_NAME_MAX - 1] = '\0';
@@ -377,7 +379,7 @@ static void add_coll(struct step_result *out, const char *what,
 	if (s->ranks <= 1 || bytes <= 0)
 		return;
 	coll_time(cal, s, op, bytes, &ch);
-	record_coll(out, what, s, bytes, &ch, total_s);
+	record_coll(out, what, op, s, bytes, &ch, total_s);
 }
 
 /* ---- DP / FSDP --------------------------------------------------------------------- */
@@ -1053,7 +1055,7 @@ same_stage:
 			double bytes = ops->moe.ep_bytes * x.imbalance;
 
 			ep_a2a(&x, bytes, &ch);
-			record_coll(out, "ep", &x.ep, bytes, &ch, mb * crit.kt.ep_s);
+			record_coll(out, "ep", COLL_ALL_TO_ALL, &x.ep, bytes, &ch, mb * crit.kt.ep_s);
 		}
 		if (pp > 1)
 			add_coll(out, "pp", cal, &x.pp, COLL_SEND_RECV, p2p_bytes,

@@ -10,6 +10,7 @@
 #ifndef SC_SIM_STEP_H
 #define SC_SIM_STEP_H
 
+#include "../../models/collective.h"
 #include "../../models/gpu.h"
 #include "../../models/memory.h"
 #include "../../models/network.h"
@@ -60,6 +61,7 @@ enum bottleneck {
 /* One collective of the step, as chosen: what, which algorithm, which tier. */
 struct step_collective {
 	const char *what;          /* "tp", "cp", "ep", "pp", "dp", "fsdp" (static string) */
+	enum coll_op op;           /* the NCCL operation (bus bandwidth: coll_busbw_factor) */
 	char algorithm[SC_ALGO_NAME_MAX]; /* e.g. "ring", "nvls", "hierarchical(nvls+efa-tree)" */
 	const char *tier;          /* "nvlink" or "efa" (static string) */
 	int ranks;

@@ -25,7 +25,7 @@ enum {
 	EXIT_INTERNAL = 70    /* a bug: please report it */
 };
 
-enum cli_format { FMT_TEXT, FMT_JSON, FMT_CSV, FMT_MD, FMT_JSONL, FMT_HTML };
+enum cli_format { FMT_TEXT, FMT_JSON, FMT_CSV, FMT_MD, FMT_JSONL, FMT_HTML, FMT_PROM };
 
 struct cli_command {
 	const char *name;
@@ -65,5 +65,8 @@ int cmd_plan(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+int cmd_explain(int argc, char **argv);
+int cmd_check(int argc, char **argv);
 
 #endif

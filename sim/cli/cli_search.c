@@ -10,6 +10,7 @@
 
 #include "../../sim/plan/cost.h"
 #include "../config/scenario_load.h"
+#include "cli_set.h"
 #include "../../models/limits.h"
 
 bool cli_parse_int(const char *cmd, const char *opt, const char *arg, int min, int max, int *out)
@@ -234,7 +235,7 @@ int cli_load_scenario(const char *cmd, const char *dir, const char *path, const 
 	if ((code = cli_load_catalog(dir, &cat)) != EXIT_OK)
 		return code;
 	sc_error_clear(&err);
-	if (scenario_load(path, &cat, sc, &err) != SC_OK) {
+	if (cli_scenario_load(path, &cat, sc, &err) != SC_OK) {
 		catalog_free(&cat);
 		return cli_fail(&err);
 	}

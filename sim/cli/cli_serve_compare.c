@@ -10,6 +10,8 @@
 #include "../serve/serve_plan.h"
 #include "cli_serve.h"
 #include "cli_output.h"
+#include "cli_progress.h"
+#include "cli_set.h"
 
 #define MAX_INSTANCES 32
 
@@ -35,7 +37,7 @@ int cli_compare_serving(const char *path, const char *instances, enum cli_format
 		catalog_free(&cat);
 		return cli_fail(&err);
 	}
-	code = srv_scenario_load(path, &cat, &engines, &sc, &err) != SC_OK ? cli_fail(&err) : EXIT_OK;
+	code = cli_srv_scenario_load(path, &cat, &engines, &sc, &err) != SC_OK ? cli_fail(&err) : EXIT_OK;
 	srv_engines_free(&engines);
 	if (code != EXIT_OK)
 		goto done;
@@ -63,7 +65,10 @@ int cli_compare_serving(const char *path, const char *instances, enum cli_format
 		code = EXIT_INTERNAL;
 		goto done;
 	}
-	if (srv_plan(&sc, &cat, &o, plan, &err) != SC_OK) {
+	cli_progress_begin("compare");
+	code = srv_plan(&sc, &cat, &o, plan, &err) != SC_OK;
+	cli_progress_end();
+	if (code) {
 		code = cli_fail(&err);
 		goto done;
 	}

@@ -9,6 +9,8 @@
 
 #include "../plan/plan.h"
 #include "cli.h"
+#include "cli_progress.h"
+#include "cli_set.h"
 #include "cli_search.h"
 #include "../../models/limits.h"
 #include "cli_serve.h"
@@ -55,6 +57,10 @@ static void compare_usage(FILE *out)
 		"                        (text, json, csv or md)\n"
 		"  -c, --config-dir DIR  catalogue directory (default: $STEPCAST_CONFIG_DIR, else the\n"
 		"                        configs/ of the source tree)\n"
+		);
+	cli_set_usage(out, NULL, false);
+	cli_progress_usage(out);
+	fprintf(out,
 		"  -h, --help            show this help\n");
 }
 
@@ -70,8 +76,10 @@ int cmd_compare(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'O' },
 		{ "config-dir", required_argument, NULL, 'c' },
+		{ "set", required_argument, NULL, CLI_OPT_SET },
 		{ "serving", no_argument, NULL, 'V' },
 		{ "confidence", required_argument, NULL, 'C' },
+		{ "quiet", no_argument, NULL, CLI_OPT_QUIET },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -138,6 +146,13 @@ int cmd_compare(int argc, char **argv)
 			if (!cli_parse_confidence("compare", optarg, &po.confidence))
 				return EXIT_USAGE;
 			break;
+		case CLI_OPT_SET:
+			if (!cli_set_option("compare", c, optarg, "cluster."))
+				return EXIT_USAGE;
+			break;
+		case CLI_OPT_QUIET:
+			cli_quiet = true;
+			break;
 		case 'h':
 			compare_usage(stdout);
 			return cli_finish(EXIT_OK);
@@ -198,7 +213,10 @@ int cmd_compare(int argc, char **argv)
 		}
 	}
 	sc_error_clear(&err);
-	if (compare_run(&sc, &cat, names, n_names, &po, &cr, &err) != SC_OK) {
+	cli_progress_begin("compare");
+	code = compare_run(&sc, &cat, names, n_names, &po, &cr, &err) != SC_OK;
+	cli_progress_end();
+	if (code) {
 		compare_result_free(&cr);
 		catalog_free(&cat);
 		return cli_fail(&err);

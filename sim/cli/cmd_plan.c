@@ -8,7 +8,11 @@
 #include <string.h>
 
 #include "../plan/plan.h"
+#include "../../reports/rpt_prom.h"
 #include "cli.h"
+#include "cli_progress.h"
+#include "cli_output.h"
+#include "cli_set.h"
 #include "cli_search.h"
 #include "../../models/limits.h"
 
@@ -41,7 +45,8 @@ static void plan_usage(FILE *out)
 		"  -C, --confidence P   meet the deadline at percentile P of the time to train\n"
 		"                       (default 90: P90, from the calibration's band; 50: the\n"
 		"                       median, the point prediction)\n"
-		"  -f, --format FMT     text (default), json, csv, md or html\n"
+		"  -f, --format FMT     text (default), json, csv, md, html or prom (Prometheus\n"
+		"                       text exposition of the chosen plan)\n"
 		"  -O, --output FILE    write to FILE (a temporary file renamed when complete)\n"
 		"  -k, --calibration NAME|FILE\n"
 		"                       use this calibration profile instead of the scenario's: a\n"
@@ -50,6 +55,10 @@ static void plan_usage(FILE *out)
 		"                       scenario's instance (of --instance, when given)\n"
 		"  -c, --config-dir DIR catalogue directory (default: $STEPCAST_CONFIG_DIR, else the\n"
 		"                       configs/ of the source tree)\n"
+		);
+	cli_set_usage(out, NULL, false);
+	cli_progress_usage(out);
+	fprintf(out,
 		"  -h, --help           show this help\n"
 		"\n"
 		"Exit 1 when no node count meets the deadline or no layout fits (the report says\n"
@@ -74,7 +83,9 @@ int cmd_plan(int argc, char **argv)
 		{ "output", required_argument, NULL, 'O' },
 		{ "calibration", required_argument, NULL, 'k' },
 		{ "config-dir", required_argument, NULL, 'c' },
+		{ "set", required_argument, NULL, CLI_OPT_SET },
 		{ "confidence", required_argument, NULL, 'C' },
+		{ "quiet", no_argument, NULL, CLI_OPT_QUIET },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -127,7 +138,7 @@ int cmd_plan(int argc, char **argv)
 		case 'f':
 			if (!cli_parse_format("plan", optarg,
 					      1u << FMT_TEXT | 1u << FMT_JSON | 1u << FMT_CSV | 1u << FMT_MD |
-					      1u << FMT_HTML, &fmt))
+					      1u << FMT_HTML | 1u << FMT_PROM, &fmt))
 				return EXIT_USAGE;
 			break;
 		case 'O':
@@ -142,6 +153,13 @@ int cmd_plan(int argc, char **argv)
 		case 'C':
 			if (!cli_parse_confidence("plan", optarg, &po.confidence))
 				return EXIT_USAGE;
+			break;
+		case CLI_OPT_SET:
+			if (!cli_set_option("plan", c, optarg, "cluster."))
+				return EXIT_USAGE;
+			break;
+		case CLI_OPT_QUIET:
+			cli_quiet = true;
 			break;
 		case 'h':
 			plan_usage(stdout);
@@ -211,7 +229,10 @@ int cmd_plan(int argc, char **argv)
 		if (!cli_check_cluster("plan", "--sweep", po.sweep[i], &target.cluster.instance))
 			return EXIT_USAGE;
 
-	if (plan_run(&target, &po, &entry.plan, &err) != SC_OK) {
+	cli_progress_begin("plan");
+	code = plan_run(&target, &po, &entry.plan, &err) != SC_OK;
+	cli_progress_end();
+	if (code) {
 		plan_result_free(&entry.plan);
 		if (!err.file[0])
 			snprintf(err.file, sizeof(err.file), "%s", path);
@@ -228,7 +249,18 @@ int cmd_plan(int argc, char **argv)
 	in.opts = &po;
 	in.res = &cr;
 	in.compare = false;
-	code = cli_write_plan(output, &in, fmt);
+	if (fmt == FMT_PROM) {
+		struct cli_output o;
+		char label[256];
+
+		if ((code = cli_output_open(&o, output)) == EXIT_OK) {
+			rpt_prom_plan(o.f, rpt_prom_scenario_label(path, label, sizeof(label)), &target, &po,
+				      &entry);
+			code = cli_output_close(&o, true);
+		}
+	} else {
+		code = cli_write_plan(output, &in, fmt);
+	}
 	if (code == EXIT_OK && (entry.plan.choice == PLAN_MISSED_DEADLINE ||
 				entry.plan.choice == PLAN_INFEASIBLE)) {
 		if (entry.plan.choice == PLAN_INFEASIBLE)

@@ -10,6 +10,7 @@
 #include "../../reports/rpt_goodput.h"
 #include "../../calibrate/cal_profile.h"
 #include "../../reports/rpt_des.h"
+#include "../../reports/rpt_prom.h"
 #include "../../reports/rpt_step.h"
 #include "../des/des.h"
 #include "../analytic/goodput.h"
@@ -17,12 +18,14 @@
 #include "../config/scenario_load.h"
 #include "../analytic/mem_advice.h"
 #include "cli.h"
+#include "cli_progress.h"
 #include "cli_output.h"
+#include "cli_set.h"
 
 static void predict_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: stepcast predict SCENARIO [--format text|json|csv]\n"
+		"usage: stepcast predict SCENARIO [--format text|json|csv|prom]\n"
 		"                        [--calibration NAME|FILE] [--config-dir DIR]\n"
 		"                        [--engine analytic|des] [--fidelity FLOWS|exact]\n"
 		"                        [--trace FILE]\n"
@@ -32,7 +35,8 @@ static void predict_usage(FILE *out)
 		"out-of-memory verdict, the bottleneck and the collectives with their algorithms.\n"
 		"\n"
 		"options:\n"
-		"  -f, --format FMT        text (default), json or csv\n"
+		"  -f, --format FMT        text (default), json, csv or prom (Prometheus text\n"
+		"                          exposition, for node_exporter's textfile collector)\n"
 		"  -k, --calibration NAME|FILE\n"
 		"                          use this profile instead of the scenario's: a\n"
 		"                          catalogue NAME, or a profile FILE (a value with '/'\n"
@@ -47,6 +51,10 @@ static void predict_usage(FILE *out)
 		"                          'exact' merges nothing\n"
 		"      --trace FILE        des: write the simulated timeline as Chrome/Perfetto\n"
 		"                          trace JSON (open it in ui.perfetto.dev)\n"
+		);
+	cli_set_usage(out, "cluster.instance", true);
+	cli_progress_usage(out);
+	fprintf(out,
 		"  -h, --help              show this help\n");
 }
 
@@ -89,6 +97,10 @@ int cmd_predict(int argc, char **argv)
 		{ "engine", required_argument, NULL, 'E' },
 		{ "fidelity", required_argument, NULL, 'F' },
 		{ "trace", required_argument, NULL, 'T' },
+		{ "set", required_argument, NULL, CLI_OPT_SET },
+		{ "instance", required_argument, NULL, CLI_OPT_INSTANCE },
+		{ "nodes", required_argument, NULL, CLI_OPT_NODES },
+		{ "quiet", no_argument, NULL, CLI_OPT_QUIET },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -137,7 +149,8 @@ int cmd_predict(int argc, char **argv)
 			break;
 		case 'f':
 			if (!cli_parse_format("predict", optarg,
-					      1u << FMT_TEXT | 1u << FMT_JSON | 1u << FMT_CSV, &fmt))
+					      1u << FMT_TEXT | 1u << FMT_JSON | 1u << FMT_CSV | 1u << FMT_PROM,
+					      &fmt))
 				return EXIT_USAGE;
 			break;
 		case 'k':
@@ -145,6 +158,15 @@ int cmd_predict(int argc, char **argv)
 			break;
 		case 'c':
 			dir = optarg;
+			break;
+		case CLI_OPT_SET:
+		case CLI_OPT_INSTANCE:
+		case CLI_OPT_NODES:
+			if (!cli_set_option("predict", c, optarg, "cluster."))
+				return EXIT_USAGE;
+			break;
+		case CLI_OPT_QUIET:
+			cli_quiet = true;
 			break;
 		case 'h':
 			predict_usage(stdout);
@@ -166,7 +188,7 @@ int cmd_predict(int argc, char **argv)
 	if ((code = cli_load_catalog(dir, &cat)) != EXIT_OK)
 		return code;
 	sc_error_clear(&err);
-	if (scenario_load(path, &cat, &sc, &err) != SC_OK) {
+	if (cli_scenario_load(path, &cat, &sc, &err) != SC_OK) {
 		catalog_free(&cat);
 		return cli_fail(&err);
 	}
@@ -186,7 +208,12 @@ int cmd_predict(int argc, char **argv)
 	if (des) {
 		/* the discrete-event engine: the same result structure */
 		dopt.trace = trace != NULL;
-		if (des_predict(&sc, &dopt, &dr, &err) != SC_OK) {
+		enum sc_status st;
+
+		cli_progress_begin("predict --engine des");
+		st = des_predict(&sc, &dopt, &dr, &err);
+		cli_progress_end();
+		if (st != SC_OK) {
 			if (!err.file[0])
 				snprintf(err.file, sizeof(err.file), "%s", path);
 			return cli_fail(&err);
@@ -249,6 +276,12 @@ int cmd_predict(int argc, char **argv)
 			cJSON_Delete(root);
 			root = NULL;
 		}
+		if (root && cli_overrides.n > 0 && (!(res = cfg_overrides_json(&cli_overrides)) ||
+						    !cJSON_AddItemToObject(root, "overrides", res))) {
+			cJSON_Delete(res);
+			cJSON_Delete(root);
+			root = NULL;
+		}
 		if (root)
 			text = cJSON_Print(root);
 		cJSON_Delete(root);
@@ -263,7 +296,18 @@ int cmd_predict(int argc, char **argv)
 	case FMT_CSV:
 		rpt_step_csv(stdout, &sc, &r);
 		break;
+	case FMT_PROM: {
+		char label[256];
+
+		rpt_prom_step(stdout, rpt_prom_scenario_label(path, label, sizeof(label)), &sc, &r,
+			      extended ? &g : NULL);
+		break;
+	}
 	default:
+		for (int i = 0; i < cli_overrides.n; i++)
+			printf("%s%s", i ? ", " : "what-if     ", cli_overrides.item[i].text);
+		if (cli_overrides.n > 0)
+			printf("\n");
 		rpt_step_text(stdout, &sc, &r);
 		if (des)
 			rpt_des_text(stdout, &dr);

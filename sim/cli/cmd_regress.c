@@ -13,6 +13,8 @@
 #include "../../calibrate/cal_regress.h"
 #include "../../reports/rpt_regress.h"
 #include "cli.h"
+#include "cli_progress.h"
+#include "cli_set.h"
 #include "cli_output.h"
 
 static void regress_usage(FILE *out)
@@ -36,6 +38,10 @@ static void regress_usage(FILE *out)
 		"                         (prints what changed; review the diff before committing)\n"
 		"  -c, --config-dir DIR   catalogue directory (default: $STEPCAST_CONFIG_DIR,\n"
 		"                         else the configs/ of the source tree)\n"
+		);
+	cli_set_usage(out, "cluster.instance", true);
+	cli_progress_usage(out);
+	fprintf(out,
 		"  -h, --help             show this help\n");
 }
 
@@ -79,6 +85,10 @@ int cmd_regress(int argc, char **argv)
 		{ "junit", required_argument, NULL, 'j' },
 		{ "update", no_argument, NULL, 'u' },
 		{ "config-dir", required_argument, NULL, 'c' },
+		{ "set", required_argument, NULL, CLI_OPT_SET },
+		{ "instance", required_argument, NULL, CLI_OPT_INSTANCE },
+		{ "nodes", required_argument, NULL, CLI_OPT_NODES },
+		{ "quiet", no_argument, NULL, CLI_OPT_QUIET },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -117,6 +127,15 @@ int cmd_regress(int argc, char **argv)
 		case 'c':
 			cdir = optarg;
 			break;
+		case CLI_OPT_SET:
+		case CLI_OPT_INSTANCE:
+		case CLI_OPT_NODES:
+			if (!cli_set_option("regress", c, optarg, "cluster."))
+				return EXIT_USAGE;
+			break;
+		case CLI_OPT_QUIET:
+			cli_quiet = true;
+			break;
 		case 'h':
 			regress_usage(stdout);
 			return cli_finish(EXIT_OK);
@@ -128,11 +147,17 @@ int cmd_regress(int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage_error("regress", "unexpected argument '%s'", argv[optind]);
+	if (update && cli_overrides.n > 0)
+		return cli_usage_error("regress", "--update writes the committed baselines; not with --set, "
+				       "--instance or --nodes");
 	snprintf(path, sizeof(path), "%s/baselines.json", dir);
 	if ((code = cli_load_catalog(cdir, &cat)) != EXIT_OK)
 		return code;
 	sc_error_clear(&err);
-	if (reg_run(&cat, dir, &run, &err) != SC_OK) {
+	cli_progress_begin("regress");
+	c = reg_run_ov(&cat, dir, &cli_overrides, cli_progress_hook(), &run, &err) != SC_OK;
+	cli_progress_end();
+	if (c) {
 		catalog_free(&cat);
 		return cli_fail(&err);
 	}

@@ -17,6 +17,8 @@
 #include "../search/part.h"
 #include "../search/search.h"
 #include "cli.h"
+#include "cli_progress.h"
+#include "cli_set.h"
 #include "cli_search.h"
 #include "../../models/limits.h"
 
@@ -74,6 +76,10 @@ static void search_usage(FILE *out)
 		"                          or ending in .json); it must be for the GPU's family\n"
 		"  -c, --config-dir DIR    catalogue directory (default: $STEPCAST_CONFIG_DIR,\n"
 		"                          else the configs/ of the source tree)\n"
+		);
+	cli_set_usage(out, "cluster.instance", false);
+	cli_progress_usage(out);
+	fprintf(out,
 		"  -h, --help              show this help\n"
 		"\n"
 		"Merge the parts of a sharded search with 'stepcast merge PARTS...': the result is\n"
@@ -191,6 +197,9 @@ int cmd_search(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "calibration", required_argument, NULL, 'k' },
 		{ "config-dir", required_argument, NULL, 'c' },
+		{ "set", required_argument, NULL, CLI_OPT_SET },
+		{ "instance", required_argument, NULL, CLI_OPT_INSTANCE },
+		{ "quiet", no_argument, NULL, CLI_OPT_QUIET },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -207,6 +216,7 @@ int cmd_search(int argc, char **argv)
 	struct sc_error err;
 	char part_name[64];
 	double t0;
+	enum sc_status st_progress;
 
 	search_opts_default(&so);
 	optind = 1;
@@ -316,6 +326,14 @@ int cmd_search(int argc, char **argv)
 		case 'c':
 			dir = optarg;
 			break;
+		case CLI_OPT_SET:
+		case CLI_OPT_INSTANCE:
+			if (!cli_set_option("search", c, optarg, "cluster."))
+				return EXIT_USAGE;
+			break;
+		case CLI_OPT_QUIET:
+			cli_quiet = true;
+			break;
 		case 'h':
 			search_usage(stdout);
 			return cli_finish(EXIT_OK);
@@ -371,7 +389,11 @@ int cmd_search(int argc, char **argv)
 	if (search_result_init(&res, so.top, &err) != SC_OK)
 		return cli_fail(&err);
 	t0 = now_s();
-	if (search_run(&sc, &so, &res, &err) != SC_OK) {
+	cli_progress_begin("search");
+	so.progress = cli_progress_hook();
+	st_progress = search_run(&sc, &so, &res, &err);
+	cli_progress_end();
+	if (st_progress != SC_OK) {
 		search_result_free(&res);
 		if (!err.file[0])
 			snprintf(err.file, sizeof(err.file), "%s", path);

@@ -7,12 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../reports/rpt_prom.h"
 #include "../../reports/rpt_serve.h"
 #include "../../models/limits.h"
 #include "../serve/serve_config.h"
 #include "../serve/serve_plan.h"
 #include "../serve/serve_sim.h"
 #include "cli.h"
+#include "cli_progress.h"
+#include "cli_set.h"
 #include "cli_output.h"
 
 #define MAX_INSTANCES 32
@@ -20,7 +23,7 @@
 static void serve_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: stepcast serve SCENARIO [--format text|json|csv] [--calibration NAME]\n"
+		"usage: stepcast serve SCENARIO [--format text|json|csv|prom] [--calibration NAME]\n"
 		"                      [--config-dir DIR] [--seed N] [--requests N] [--svg FILE]\n"
 		"                      [--target-rate R [--slo-ttft-p99 MS] [--slo-tpot-p99 MS]\n"
 		"                       [--instances A,B,...] [--slo-margin PCT]]\n"
@@ -36,7 +39,8 @@ static void serve_usage(FILE *out)
 		"million output tokens; the cheapest is the answer.\n"
 		"\n"
 		"options:\n"
-		"  -f, --format FMT         text (default), json or csv\n"
+		"  -f, --format FMT         text (default), json, csv or prom (Prometheus text\n"
+		"                           exposition; not with --target-rate)\n"
 		"  -k, --calibration NAME|FILE\n"
 		"                           use this profile instead of the scenario's: a\n"
 		"                           catalogue NAME, or a profile FILE (a value with '/'\n"
@@ -60,6 +64,10 @@ static void serve_usage(FILE *out)
 		"                           at 49.3 ms of a 50 ms SLO does not meet it (default:\n"
 		"                           each instance type's serving calibration uncertainty,\n"
 		"                           serve_uncertainty_rel, e.g. 30 on Hopper; 0: none)\n"
+		);
+	cli_set_usage(out, "instance", false);
+	cli_progress_usage(out);
+	fprintf(out,
 		"  -h, --help               show this help\n"
 		"\n"
 		"Exit status 1 when the scenario's SLOs are not met, or no layout meets them.\n");
@@ -101,6 +109,7 @@ static int run_plan(struct srv_scenario *sc, const struct catalog *cat, double r
 	struct srv_plan_opts opts;
 	struct srv_plan *plan = malloc(sizeof(*plan));
 	struct sc_error err;
+	enum sc_status st;
 	int n = 0, code = EXIT_OK;
 
 	if (!plan) {
@@ -121,7 +130,10 @@ static int run_plan(struct srv_scenario *sc, const struct catalog *cat, double r
 		names[n] = NULL;
 		opts.instances = names;
 	}
-	if (srv_plan(sc, cat, &opts, plan, &err) != SC_OK) {
+	cli_progress_begin("serve");
+	st = srv_plan(sc, cat, &opts, plan, &err);
+	cli_progress_end();
+	if (st != SC_OK) {
 		free(plan);
 		return cli_fail(&err);
 	}
@@ -177,7 +189,12 @@ static int run_once(struct srv_scenario *sc, enum cli_format fmt, const char *sv
 	struct sc_error err;
 	int code = EXIT_OK;
 
-	if (srv_simulate(sc, &r, &err) != SC_OK) {
+	enum sc_status st;
+
+	cli_progress_begin("serve");
+	st = srv_simulate(sc, &r, &err);
+	cli_progress_end();
+	if (st != SC_OK) {
 		if (!err.file[0])
 			snprintf(err.file, sizeof(err.file), "%s", sc->file);
 		return cli_fail(&err);
@@ -192,6 +209,12 @@ static int run_once(struct srv_scenario *sc, enum cli_format fmt, const char *sv
 	case FMT_CSV:
 		rpt_serve_csv(stdout, sc, &r);
 		break;
+	case FMT_PROM: {
+		char label[256];
+
+		rpt_prom_serve(stdout, rpt_prom_scenario_label(sc->file, label, sizeof(label)), sc, &r);
+		break;
+	}
 	default:
 		rpt_serve_text(stdout, sc, &r);
 		break;
@@ -233,6 +256,9 @@ int cmd_serve(int argc, char **argv)
 		{ "slo-tpot-p99", required_argument, NULL, 'p' },
 		{ "instances", required_argument, NULL, 'i' },
 		{ "slo-margin", required_argument, NULL, 'm' },
+		{ "set", required_argument, NULL, CLI_OPT_SET },
+		{ "instance", required_argument, NULL, CLI_OPT_INSTANCE },
+		{ "quiet", no_argument, NULL, CLI_OPT_QUIET },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -254,7 +280,8 @@ int cmd_serve(int argc, char **argv)
 		switch (c) {
 		case 'f':
 			if (!cli_parse_format("serve", optarg,
-					      1u << FMT_TEXT | 1u << FMT_JSON | 1u << FMT_CSV, &fmt))
+					      1u << FMT_TEXT | 1u << FMT_JSON | 1u << FMT_CSV | 1u << FMT_PROM,
+					      &fmt))
 				return EXIT_USAGE;
 			break;
 		case 'k':
@@ -300,6 +327,14 @@ int cmd_serve(int argc, char **argv)
 				return cli_usage_error("serve", "--slo-margin needs a percentage from 0 to below 100, got '%s'", optarg);
 			margin /= 100;
 			break;
+		case CLI_OPT_SET:
+		case CLI_OPT_INSTANCE:
+			if (!cli_set_option("serve", c, optarg, ""))
+				return EXIT_USAGE;
+			break;
+		case CLI_OPT_QUIET:
+			cli_quiet = true;
+			break;
 		case 'h':
 			serve_usage(stdout);
 			return cli_finish(EXIT_OK);
@@ -318,6 +353,8 @@ int cmd_serve(int argc, char **argv)
 		return cli_usage_error("serve", "--instances is only used with --target-rate");
 	if (margin >= 0 && !(rate > 0))
 		return cli_usage_error("serve", "--slo-margin is only used with --target-rate");
+	if (fmt == FMT_PROM && rate > 0)
+		return cli_usage_error("serve", "--format prom is for one simulation, not with --target-rate");
 
 	if ((code = cli_load_catalog(dir, &cat)) != EXIT_OK)
 		return code;
@@ -326,7 +363,7 @@ int cmd_serve(int argc, char **argv)
 		catalog_free(&cat);
 		return cli_fail(&err);
 	}
-	code = srv_scenario_load(path, &cat, &engines, &sc, &err) != SC_OK ? cli_fail(&err) : EXIT_OK;
+	code = cli_srv_scenario_load(path, &cat, &engines, &sc, &err) != SC_OK ? cli_fail(&err) : EXIT_OK;
 	srv_engines_free(&engines);
 	if (code == EXIT_OK && calib &&
 	    calibration_select(&cat, &sc.gpu, calib, NULL, "--calibration", NULL, &sc.calibration,

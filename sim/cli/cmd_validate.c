@@ -11,6 +11,8 @@
 #include "../validate/fit.h"
 #include "../validate/validate.h"
 #include "cli.h"
+#include "cli_progress.h"
+#include "cli_set.h"
 #include "cli_output.h"
 #include "cli_serve.h"
 
@@ -39,6 +41,7 @@ static int run_fit(struct val_set *set, struct calibration *cal, const int *para
 		   const char *cases_path, const char *output)
 {
 	struct val_fit_result res;
+	enum sc_status fit_st;
 	struct sc_error err;
 	const char *base;
 	cJSON *json;
@@ -46,7 +49,10 @@ static int run_fit(struct val_set *set, struct calibration *cal, const int *para
 	int ok;
 
 	sc_error_clear(&err);
-	if (val_fit(set, cal, params, n, 2000, NULL, &res, &err) != SC_OK)
+	cli_progress_begin("validate --fit");
+	fit_st = val_fit(set, cal, params, n, 2000, NULL, &res, &err);
+	cli_progress_end();
+	if (fit_st != SC_OK)
 		return cli_fail(&err);
 	fprintf(stderr, "stepcast: validate: fitted %d parameters of \"%s\" on %d cases in %d "
 		"iterations: MAPE %.1f %% -> %.1f %%, mean |log error| %.3f -> %.3f\n", n, cal->name,
@@ -107,6 +113,7 @@ static int cross_validate(struct val_set *set, const struct calibration *start,
 	for (int g = 0; g < n_groups; g++) {
 		static struct calibration all, held;
 		struct val_fit_result res;
+		enum sc_status fit_st;
 		struct sc_error err;
 		int count;
 		double in, out;
@@ -114,10 +121,16 @@ static int cross_validate(struct val_set *set, const struct calibration *start,
 		all = *start;
 		held = *start;
 		sc_error_clear(&err);
-		if (val_fit(set, &all, params, n, 2000, NULL, &res, &err) != SC_OK)
+		cli_progress_begin("validate --fit");
+		fit_st = val_fit(set, &all, params, n, 2000, NULL, &res, &err);
+		cli_progress_end();
+		if (fit_st != SC_OK)
 			return cli_fail(&err);
 		in = val_group_mape(set, &all, groups[g], &count);
-		if (val_fit(set, &held, params, n, 2000, groups[g], &res, &err) != SC_OK) {
+		cli_progress_begin("validate --fit");
+		fit_st = val_fit(set, &held, params, n, 2000, groups[g], &res, &err);
+		cli_progress_end();
+		if (fit_st != SC_OK) {
 			fprintf(stderr, "  %-40s %5d %12.1f %14s  (%s)\n", groups[g], count, 100 * in,
 				"-", err.message);
 			continue;
@@ -205,6 +218,9 @@ static void validate_usage(FILE *out)
 		"                          memory-cases.json), each case's statistic (max\n"
 		"                          allocated, max reserved or nvidia-smi used); --max-mape\n"
 		"                          then applies to the memory MAPE\n"
+		);
+	cli_progress_usage(out);
+	fprintf(out,
 		"  -h, --help              show this help\n");
 }
 
@@ -223,6 +239,7 @@ int cmd_validate(int argc, char **argv)
 		{ "cross-validate", no_argument, NULL, 'x' },
 		{ "serving", no_argument, NULL, 'S' },
 		{ "memory", no_argument, NULL, 'M' },
+		{ "quiet", no_argument, NULL, CLI_OPT_QUIET },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -284,6 +301,9 @@ int cmd_validate(int argc, char **argv)
 			break;
 		case 'M':
 			memory = true;
+			break;
+		case CLI_OPT_QUIET:
+			cli_quiet = true;
 			break;
 		case 'h':
 			validate_usage(stdout);
@@ -373,7 +393,10 @@ int cmd_validate(int argc, char **argv)
 		cal = NULL;
 		val_run_keep_calibration = true;
 	}
-	if (val_run(&set, val_run_keep_calibration ? NULL : &cat, cal, &err) != SC_OK) {
+	cli_progress_begin("validate");
+	c = val_run(&set, val_run_keep_calibration ? NULL : &cat, cal, &err) != SC_OK;
+	cli_progress_end();
+	if (c) {
 		val_free(&set);
 		catalog_free(&cat);
 		return cli_fail(&err);

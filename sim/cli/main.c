@@ -12,6 +12,7 @@
 #include <gsl/gsl_errno.h>
 
 #include "cli.h"
+#include "cli_set.h"
 
 static const struct cli_command commands[] = {
 	{ "predict", cmd_predict, "predict one training step of a scenario" },
@@ -24,6 +25,9 @@ static const struct cli_command commands[] = {
 	{ "compare", cmd_compare, "best layout, time and cost per instance type, with a report" },
 	{ "merge", cmd_merge, "join the JSONL parts of a sharded search" },
 	{ "serve", cmd_serve, "simulate serving a model, or plan replicas for a target rate and SLOs" },
+	{ "diff", cmd_diff, "two predictions side by side: what moved, by how much" },
+	{ "check", cmd_check, "hold a real run (Megatron-LM log, NCCL Inspector) against its prediction" },
+	{ "explain", cmd_explain, "why the bottleneck, and what to change, ranked by predicted gain" },
 };
 
 static void usage(FILE *out)
@@ -111,7 +115,7 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 bool cli_parse_format(const char *cmd, const char *arg, unsigned allowed,
 		      enum cli_format *out)
 {
-	static const char *const names[] = { "text", "json", "csv", "md", "jsonl", "html" };
+	static const char *const names[] = { "text", "json", "csv", "md", "jsonl", "html", "prom" };
 	const int n_names = (int)(sizeof(names) / sizeof(names[0]));
 	char list[96] = "";
 
@@ -136,7 +140,7 @@ int cli_load_catalog(const char *dir, struct catalog *cat)
 	struct sc_error err;
 
 	sc_error_clear(&err);
-	if (catalog_load(dir ? dir : catalog_default_dir(), cat, &err) != SC_OK)
+	if (catalog_load_ov(dir ? dir : catalog_default_dir(), &cli_overrides, cat, &err) != SC_OK)
 		return cli_fail(&err);
 	return EXIT_OK;
 }

@@ -592,6 +592,26 @@ enum sc_status cfg_read_calibration(struct cfg_reader *rd, const cJSON *obj,
 	return SC_OK;
 }
 
+/* A profile file, with the overrides that name its stem. */
+static enum sc_status calibration_load_ov(const char *path, const char *stem,
+					  struct cfg_overrides *ov, struct calibration *cal,
+					  struct sc_error *err)
+{
+	struct cfg_reader rd = { path, err, NULL };
+	cJSON *root = cfg_parse_file(path, err);
+	enum sc_status st;
+
+	if (!root)
+		return err ? err->status : SC_EINVAL;
+	if ((st = cfg_overrides_apply(ov, CFG_OV_CALIBRATIONS, NULL, stem, root, path, err)) != SC_OK) {
+		cJSON_Delete(root);
+		return st;
+	}
+	st = cfg_read_calibration(&rd, root, cal, "");
+	cJSON_Delete(root);
+	return st;
+}
+
 enum sc_status calibration_load_file(const char *path, struct calibration *cal,
 				     struct sc_error *err)
 {
@@ -614,6 +634,7 @@ typedef enum sc_status (*entry_reader)(struct cfg_reader *rd, const cJSON *obj,
 static enum sc_status read_list_file(const char *dir, const char *file, const char *key,
 				     entry_reader reader, size_t elem_size,
 				     size_t name_offset, void **out, int *n_out,
+				     struct cfg_overrides *ov, enum cfg_ov_doc doc,
 				     struct sc_error *err)
 {
 	char path[1024];
@@ -629,6 +650,8 @@ static enum sc_status read_list_file(const char *dir, const char *file, const ch
 	root = cfg_parse_file(path, err);
 	if (!root)
 		return err ? err->status : SC_EINVAL;
+	if ((st = cfg_overrides_apply(ov, doc, key, NULL, root, path, err)) != SC_OK)
+		goto out;
 	if ((st = cfg_check_keys(&rd, root, allowed, "")) != SC_OK)
 		goto out;
 	version = cJSON_GetObjectItemCaseSensitive(root, "schema_version");
@@ -731,7 +754,7 @@ static int name_cmp(const void *a, const void *b)
 }
 
 static enum sc_status load_calibrations(const char *dir, struct catalog *cat,
-					struct sc_error *err)
+					struct cfg_overrides *ov, struct sc_error *err)
 {
 	char cdir[1024], path[1536];
 	char *names[256];
@@ -759,7 +782,9 @@ static enum sc_status load_calibrations(const char *dir, struct catalog *cat,
 		size_t stem = strlen(names[i]) - 5;
 
 		snprintf(path, sizeof(path), "%s/%s", cdir, names[i]);
-		st = calibration_load_file(path, cal, err);
+		names[i][stem] = '\0';
+		st = calibration_load_ov(path, names[i], ov, cal, err);
+		names[i][stem] = '.';
 		if (st == SC_OK && (strlen(cal->name) != stem || strncmp(cal->name, names[i], stem) != 0))
 			st = sc_error_set(err, SC_EINVAL, path, "/name",
 					  "profile name \"%s\" does not match the file name", cal->name);
@@ -773,8 +798,52 @@ static enum sc_status load_calibrations(const char *dir, struct catalog *cat,
 
 enum sc_status catalog_load(const char *dir, struct catalog *cat, struct sc_error *err)
 {
+	return catalog_load_ov(dir, NULL, cat, err);
+}
+
+/* A calibration override whose profile no file had. */
+static enum sc_status unapplied_calibration(const struct catalog *cat,
+					    const struct cfg_overrides *ov, struct sc_error *err)
+{
+	for (int i = 0; ov && i < ov->n; i++) {
+		const struct cfg_override *o = &ov->item[i];
+		const char *names[257];
+		const char *hint;
+		char file[SC_ERROR_FILE_MAX];
+		int n = 0;
+
+		if (o->doc != CFG_OV_CALIBRATIONS || o->applied_file[0])
+			continue;
+		for (int k = 0; k < cat->n_calibrations && n < 256; k++)
+			names[n++] = cat->calibrations[k].name;
+		names[n] = NULL;
+		hint = NULL;
+		for (const char *d = strchr(o->path, '.'); d && !hint; d = strchr(d + 1, '.')) {
+			char cand[CFG_OVERRIDE_TEXT_MAX];
+
+			snprintf(cand, sizeof(cand), "%.*s", (int)(d - o->path), o->path);
+			hint = cfg_did_you_mean(cand, names);
+		}
+		snprintf(file, sizeof(file), "--set %s", o->text);
+		if (hint)
+			return sc_error_set(err, SC_EINVAL, file, NULL,
+					    "no calibration profile named by \"%s\" (did you mean \"%s\"?)",
+					    o->path, hint);
+		return sc_error_set(err, SC_EINVAL, file, NULL,
+				    "no calibration profile named by \"%s\" (see `stepcast catalog calibrations`)",
+				    o->path);
+	}
+	return SC_OK;
+}
+
+enum sc_status catalog_load_ov(const char *dir, struct cfg_overrides *ov, struct catalog *cat,
+			       struct sc_error *err)
+{
 	enum sc_status st;
 	char path[1024];
+
+	for (int i = 0; ov && i < ov->n; i++)
+		ov->item[i].applied_file[0] = '\0';
 
 	memset(cat, 0, sizeof(*cat));
 	snprintf(cat->dir, sizeof(cat->dir), "%s", dir);
@@ -786,21 +855,22 @@ enum sc_status catalog_load(const char *dir, struct catalog *cat, struct sc_erro
 		closedir(d);
 	}
 	if ((st = read_list_file(dir, "gpus.json", "gpus", read_gpu, sizeof(struct gpu_spec),
-				 offsetof(struct gpu_spec, name), (void **)&cat->gpus, &cat->n_gpus, err)) ||
+				 offsetof(struct gpu_spec, name), (void **)&cat->gpus, &cat->n_gpus, ov, CFG_OV_GPUS, err)) ||
 	    (st = read_list_file(dir, "instances.json", "instances", read_instance,
 				 sizeof(struct instance_spec), offsetof(struct instance_spec, name),
-				 (void **)&cat->instances, &cat->n_instances, err)) ||
+				 (void **)&cat->instances, &cat->n_instances, ov, CFG_OV_INSTANCES, err)) ||
 	    (st = read_list_file(dir, "fabrics.json", "fabrics", read_fabric,
 				 sizeof(struct fabric_spec), offsetof(struct fabric_spec, name),
-				 (void **)&cat->fabrics, &cat->n_fabrics, err)) ||
+				 (void **)&cat->fabrics, &cat->n_fabrics, ov, CFG_OV_FABRICS, err)) ||
 	    (st = read_list_file(dir, "storage.json", "storage", read_storage,
 				 sizeof(struct storage_spec), offsetof(struct storage_spec, name),
-				 (void **)&cat->storage, &cat->n_storage, err)) ||
+				 (void **)&cat->storage, &cat->n_storage, ov, CFG_OV_STORAGE, err)) ||
 	    (st = read_list_file(dir, "models.json", "models", read_model,
 				 sizeof(struct model_arch), offsetof(struct model_arch, name),
-				 (void **)&cat->models, &cat->n_models, err)) ||
-	    (st = load_calibrations(dir, cat, err)) ||
-	    (st = resilience_load(dir, &cat->resilience, err)))
+				 (void **)&cat->models, &cat->n_models, ov, CFG_OV_MODELS, err)) ||
+	    (st = load_calibrations(dir, cat, ov, err)) ||
+	    (st = resilience_load(dir, &cat->resilience, err)) ||
+	    (st = unapplied_calibration(cat, ov, err)))
 		goto fail;
 
 	/* Cross references. */
@@ -831,6 +901,7 @@ enum sc_status catalog_load(const char *dir, struct catalog *cat, struct sc_erro
 	}
 	return SC_OK;
 fail:
+	cfg_overrides_blame(ov, err);
 	catalog_free(cat);
 	return st;
 }

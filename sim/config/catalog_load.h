@@ -16,6 +16,7 @@
 #include "../../models/catalog.h"
 #include "../../models/status.h"
 #include "cfg_json.h"
+#include "overrides.h"
 #include "resilience_load.h"
 
 struct catalog {
@@ -49,6 +50,11 @@ const char *catalog_default_dir(void);
 
 /* Load every catalogue file under dir.  On failure frees what it loaded. */
 enum sc_status catalog_load(const char *dir, struct catalog *cat, struct sc_error *err);
+/* The same with `--set catalog.KIND.NAME.KEY=VALUE` overrides applied to
+ * each parsed file before it is read (overrides.h); errors about an
+ * overridden value name the override.  ov may be NULL. */
+enum sc_status catalog_load_ov(const char *dir, struct cfg_overrides *ov, struct catalog *cat,
+			       struct sc_error *err);
 void catalog_free(struct catalog *cat);
 
 /* Lookups by name; NULL if absent. */

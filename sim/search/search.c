@@ -472,6 +472,8 @@ enum sc_status search_run(const struct scenario *sc, const struct search_opts *o
 	 * vpp, ZeRO stage (walk_shape).  Changing it renumbers the layouts,
 	 * which only matters to shards of one sweep (all from one binary). */
 	for (int tp = 1; tp <= w->sp.max_tp && tp <= domain; tp++) {
+		/* how far: the TP sizes walked of those there are (coarse, cheap) */
+		sc_progress_report(o->progress, tp - 1, w->sp.max_tp < domain ? w->sp.max_tp : domain);
 		if (!tp_ok(sc, tp, gpus, domain))
 			continue;
 		for (int cp = 1; cp <= w->sp.max_cp && cp <= gpus / tp; cp++) {

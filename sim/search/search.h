@@ -23,6 +23,7 @@
 
 #include <stdbool.h>
 
+#include "../../models/progress.h"
 #include "../../models/scenario.h"
 #include "../../models/status.h"
 #include "../analytic/step.h"
@@ -77,6 +78,7 @@ struct search_opts {
 	/* free memory a layout must leave per GPU: < 0 (the default)
 	 * SEARCH_DEFAULT_HEADROOM of the usable capacity */
 	double min_headroom_bytes;
+	const struct sc_progress *progress; /* told how far the enumeration is; NULL: nobody */
 };
 
 /* One predicted layout. */

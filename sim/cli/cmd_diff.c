@@ -1,0 +1,198 @@
+/* cmd_diff.c: `stepcast diff A [B]`: two step predictions side by side, each
+ * a scenario (predicted now) or a prediction file of `predict --format json`;
+ * with --set, B is the what-if (see reports/rpt_diff.h). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../reports/rpt_diff.h"
+#include "../../reports/rpt_step.h"
+#include "../analytic/step.h"
+#include "../config/scenario_load.h"
+#include "cli.h"
+#include "cli_set.h"
+
+static void diff_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: stepcast diff A [B] [--set PATH=VALUE]... [--instance NAME] [--nodes N]\n"
+		"                     [--format text|json|md] [--calibration NAME|FILE]\n"
+		"                     [--config-dir DIR]\n"
+		"\n"
+		"Two step predictions side by side: step time and its band, throughput, MFU,\n"
+		"the layout, every part of the breakdown, memory by category, each collective\n"
+		"(time, bus bandwidth, algorithm) and cost, with B - A and (B - A) / A, the\n"
+		"strings that changed and the part of the breakdown that moved most.  A and B\n"
+		"are scenarios (predicted now, with the analytic engine) or prediction files\n"
+		"written by `stepcast predict --format json`.  --set, --instance and --nodes\n"
+		"change B only; with them B may be left out: it is then A with the overrides\n"
+		"(a what-if in one command).\n"
+		"\n"
+		"options:\n"
+		"  -f, --format FMT        text (default), json or md\n"
+		"  -k, --calibration NAME|FILE\n"
+		"                          predict both scenarios with this profile\n"
+		"  -c, --config-dir DIR    catalogue directory (default: $STEPCAST_CONFIG_DIR,\n"
+		"                          else the configs/ of the source tree)\n"
+		);
+	cli_set_usage(out, "cluster.instance", true);
+	fprintf(out,
+		"  -h, --help              show this help\n");
+}
+
+/* One side as a prediction object: read from a prediction file, or the
+ * scenario predicted (with the overrides when b). */
+static int side(const char *path, bool b, const char *calib, const char *dir, cJSON **out)
+{
+	struct sc_error err;
+	cJSON *root;
+	struct catalog cat;
+	static struct scenario sc;
+	struct step_result r;
+	enum sc_status st;
+	int code;
+
+	*out = NULL;
+	sc_error_clear(&err);
+	if (!(root = cfg_parse_file(path, &err)))
+		return cli_fail(&err);
+	if (cJSON_IsObject(root) && cJSON_GetObjectItemCaseSensitive(root, "step_time_s") &&
+	    cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "breakdown_s"))) {
+		if ((b && cli_overrides.n > 0) || calib) {
+			cJSON_Delete(root);
+			return cli_usage_error("diff", "%s is a prediction file: %s applies to scenarios",
+					       path, calib ? "--calibration" : "--set");
+		}
+		*out = root;
+		return EXIT_OK;
+	}
+	if (b) {
+		code = cli_load_catalog(dir, &cat);
+	} else {
+		code = catalog_load(dir ? dir : catalog_default_dir(), &cat, &err) == SC_OK ? EXIT_OK
+											 : cli_fail(&err);
+	}
+	if (code != EXIT_OK) {
+		cJSON_Delete(root);
+		return code;
+	}
+	st = b ? cfg_overrides_apply(&cli_overrides, CFG_OV_SCENARIO, NULL, NULL, root, path, &err) : SC_OK;
+	if (st == SC_OK)
+		st = scenario_read(path, root, &cat, &sc, &err);
+	if (st == SC_OK && calib)
+		st = calibration_select(&cat, &sc.cluster.gpu, calib, NULL, "--calibration", NULL,
+					&sc.calibration, &err);
+	cJSON_Delete(root);
+	catalog_free(&cat);
+	if (st == SC_OK && (st = sim_step_predict(&sc, &r, &err)) != SC_OK && !err.file[0])
+		snprintf(err.file, sizeof(err.file), "%s", path);
+	if (st != SC_OK) {
+		if (b)
+			cfg_overrides_blame(&cli_overrides, &err);
+		return cli_fail(&err);
+	}
+	if (!(*out = rpt_step_json_object(&sc, &r))) {
+		fprintf(stderr, "stepcast: error: out of memory\n");
+		return EXIT_INTERNAL;
+	}
+	return EXIT_OK;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "calibration", required_argument, NULL, 'k' },
+		{ "config-dir", required_argument, NULL, 'c' },
+		{ "set", required_argument, NULL, CLI_OPT_SET },
+		{ "instance", required_argument, NULL, CLI_OPT_INSTANCE },
+		{ "nodes", required_argument, NULL, CLI_OPT_NODES },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	enum cli_format fmt = FMT_TEXT;
+	const char *dir = NULL, *calib = NULL, *pa, *pb;
+	static struct rpt_diff d;
+	char label_b[512];
+	cJSON *a = NULL, *b = NULL;
+	int c, code;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":f:k:c:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (!cli_parse_format("diff", optarg, 1u << FMT_TEXT | 1u << FMT_JSON | 1u << FMT_MD, &fmt))
+				return EXIT_USAGE;
+			break;
+		case 'k':
+			calib = optarg;
+			break;
+		case 'c':
+			dir = optarg;
+			break;
+		case CLI_OPT_SET:
+		case CLI_OPT_INSTANCE:
+		case CLI_OPT_NODES:
+			if (!cli_set_option("diff", c, optarg, "cluster."))
+				return EXIT_USAGE;
+			break;
+		case 'h':
+			diff_usage(stdout);
+			return cli_finish(EXIT_OK);
+		case ':':
+			return cli_usage_error("diff", "option '%s' needs a value", argv[optind - 1]);
+		default:
+			return cli_usage_error("diff", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return cli_usage_error("diff", "missing A (a scenario or a prediction file)");
+	pa = argv[optind++];
+	pb = optind < argc ? argv[optind++] : NULL;
+	if (optind < argc)
+		return cli_usage_error("diff", "unexpected argument '%s'", argv[optind]);
+	if (!pb && cli_overrides.n == 0)
+		return cli_usage_error("diff", "missing B (or --set, to compare A with a what-if of it)");
+	if (!pb)
+		pb = pa;
+	{
+		size_t n = (size_t)snprintf(label_b, sizeof(label_b), "%s", pb);
+
+		for (int i = 0; i < cli_overrides.n && n < sizeof(label_b); i++)
+			n += (size_t)snprintf(label_b + n, sizeof(label_b) - n, " --set %s",
+					      cli_overrides.item[i].text);
+	}
+	if ((code = side(pa, false, calib, dir, &a)) != EXIT_OK)
+		return code;
+	if ((code = side(pb, true, calib, dir, &b)) != EXIT_OK) {
+		cJSON_Delete(a);
+		return code;
+	}
+	rpt_diff_build(a, b, pa, label_b, &d);
+	cJSON_Delete(a);
+	cJSON_Delete(b);
+	switch (fmt) {
+	case FMT_JSON: {
+		cJSON *j = rpt_diff_json(&d);
+		char *text = j ? cJSON_Print(j) : NULL;
+
+		cJSON_Delete(j);
+		if (!text) {
+			fprintf(stderr, "stepcast: error: out of memory\n");
+			return EXIT_INTERNAL;
+		}
+		printf("%s\n", text);
+		free(text);
+		break;
+	}
+	case FMT_MD:
+		rpt_diff_md(stdout, &d);
+		break;
+	default:
+		rpt_diff_text(stdout, &d);
+		break;
+	}
+	return cli_finish(EXIT_OK);
+}

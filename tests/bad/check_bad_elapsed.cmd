@@ -1,0 +1,1 @@
+check @TMP@/run.log --scenario scenarios/llama3-70b-p5en-64.json

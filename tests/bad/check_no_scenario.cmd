@@ -1,0 +1,1 @@
+check tests/check/megatron-llama3-70b-p5en-64.log

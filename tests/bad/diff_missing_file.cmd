@@ -1,0 +1,1 @@
+diff scenarios/quickstart.json scenarios/nope.json

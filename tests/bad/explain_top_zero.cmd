@@ -1,0 +1,1 @@
+explain scenarios/llama3-70b-p5en-64.json --top 0

@@ -1,0 +1,1 @@
+compare scenarios/llama3-70b-p5en-64.json --set layout.zero_stage=4

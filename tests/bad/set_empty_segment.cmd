@@ -1,0 +1,1 @@
+predict scenarios/llama3-70b-p5en-64.json --set layout..tp=4

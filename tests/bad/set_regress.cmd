@@ -1,0 +1,1 @@
+regress --set layout.tpp=4

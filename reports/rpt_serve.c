@@ -126,8 +126,37 @@ static void slo_part(FILE *out, const char *name, double slo_ms, double got_s, b
 	*first = false;
 }
 
+/* The stability verdict of an open loop (srv_stability). */
+static void stability_text(FILE *out, const struct srv_result *r)
+{
+	if (!r->open_loop)
+		return;
+	if (!r->stable)
+		fprintf(out, "stability   UNSTABLE: requests arrive at %.4g/s, above the sustainable %.4g/s of this "
+			"deployment; the queue grows without bound and the latencies depend on the request count\n",
+			r->offered_rps, r->sustainable_rps);
+	else if (!r->steady)
+		fprintf(out, "stability   NOT STEADY: the %.3g s measurement window spans fewer than %.0f mean request "
+			"lifetimes (%.3g s); run %d requests or more\n", r->duration_s, SRV_STEADY_LIFETIMES,
+			r->e2e_s.mean, r->steady_requests);
+	else if (r->sustainable_rps > 0)
+		fprintf(out, "stability   steady: %.4g requests/s offered, %.0f %% of the sustainable %.4g/s\n",
+			r->offered_rps, 100 * r->offered_rps / r->sustainable_rps, r->sustainable_rps);
+}
+
+/* "$0.123" or "n/a" when no steady token rate prices it. */
+static const char *usd_text(char *buf, size_t n, bool known, double v)
+{
+	if (known)
+		snprintf(buf, n, "$%.3f", v);
+	else
+		snprintf(buf, n, "n/a");
+	return buf;
+}
+
 void rpt_serve_text(FILE *out, const struct srv_scenario *sc, const struct srv_result *r)
 {
+	char ua[32], ub[32];
 	bool first = true;
 
 	head_text(out, sc);
@@ -142,8 +171,10 @@ void rpt_serve_text(FILE *out, const struct srv_scenario *sc, const struct srv_r
 	fprintf(out, "throughput  %.3f req/s, %.1f output tokens/s (%.1f per GPU), %.1f input tokens/s\n",
 		r->requests_per_s, r->output_tokens_per_s, r->output_tokens_per_s_per_gpu,
 		r->input_tokens_per_s);
-	fprintf(out, "lengths     mean input %.1f, mean output %.1f tokens\n\n", r->mean_input_tokens,
+	fprintf(out, "lengths     mean input %.1f, mean output %.1f tokens\n", r->mean_input_tokens,
 		r->mean_output_tokens);
+	stability_text(out, r);
+	fprintf(out, "\n");
 	fprintf(out, "latency ms       mean        p50        p90        p99        max\n");
 	dist_row(out, "ttft", &r->ttft_s);
 	dist_row(out, "tpot", &r->tpot_s);
@@ -174,16 +205,18 @@ void rpt_serve_text(FILE *out, const struct srv_scenario *sc, const struct srv_r
 		/* bought only as whole UltraServers (models/purchase.h) */
 		const struct ultraserver_spec *u = purchase_unit(&sc->instance);
 
-		fprintf(out, "cost        %d x %s in %d x %s = $%.2f/h in capacity blocks (%s); $%.3f per "
-			"million output tokens, $%.3f per million tokens in+out\n", r->nodes, sc->instance.name,
+		fprintf(out, "cost        %d x %s in %d x %s = $%.2f/h in capacity blocks (%s); %s per "
+			"million output tokens, %s per million tokens in+out\n", r->nodes, sc->instance.name,
 			purchase_round_nodes(&sc->instance, r->nodes) / u->instances, u->name, r->usd_per_h,
-			u->date, r->usd_per_m_output_tokens, r->usd_per_m_total_tokens);
+			u->date, usd_text(ua, sizeof(ua), r->cost_known, r->usd_per_m_output_tokens),
+			usd_text(ub, sizeof(ub), r->cost_known, r->usd_per_m_total_tokens));
 	} else {
-		fprintf(out, "cost        %d x %s = $%.2f/h %s (%s); $%.3f per million output tokens, $%.3f per million tokens in+out\n",
+		fprintf(out, "cost        %d x %s = $%.2f/h %s (%s); %s per million output tokens, %s per million tokens in+out\n",
 			r->nodes, sc->instance.name, r->usd_per_h,
 			purchase_default_pricing(&sc->instance) == PRICING_ON_DEMAND ? "on demand"
 			: "in capacity blocks", sc->instance.price.date,
-			r->usd_per_m_output_tokens, r->usd_per_m_total_tokens);
+			usd_text(ua, sizeof(ua), r->cost_known, r->usd_per_m_output_tokens),
+			usd_text(ub, sizeof(ub), r->cost_known, r->usd_per_m_total_tokens));
 	}
 	fprintf(out, "uncertainty +/- %.0f %% on throughput and latency (serving validation)\n",
 		100 * sc->calibration.serve_uncertainty_rel);
@@ -308,9 +341,23 @@ bool rpt_serve_json(FILE *out, const struct srv_scenario *sc, const struct srv_r
 	cJSON_AddNumberToObject(o, "little_W_s", r->little_W);
 	if (r->slo_given)
 		cJSON_AddBoolToObject(o, "slo_met", r->slo_met);
+	/* "stable" (or not): a closed loop or a burst is finite work */
+	cJSON_AddStringToObject(o, "status", !r->stable ? "unstable" : !r->steady ? "not-steady" : "steady");
+	if (r->open_loop) {
+		cJSON_AddNumberToObject(o, "offered_rps", r->offered_rps);
+		if (r->sustainable_rps > 0)
+			cJSON_AddNumberToObject(o, "sustainable_rps", r->sustainable_rps);
+		if (r->steady_requests > 0)
+			cJSON_AddNumberToObject(o, "steady_requests", r->steady_requests);
+	}
 	cJSON_AddNumberToObject(o, "usd_per_h", r->usd_per_h);
-	cJSON_AddNumberToObject(o, "usd_per_m_output_tokens", r->usd_per_m_output_tokens);
-	cJSON_AddNumberToObject(o, "usd_per_m_total_tokens", r->usd_per_m_total_tokens);
+	if (r->cost_known) {
+		cJSON_AddNumberToObject(o, "usd_per_m_output_tokens", r->usd_per_m_output_tokens);
+		cJSON_AddNumberToObject(o, "usd_per_m_total_tokens", r->usd_per_m_total_tokens);
+	} else {
+		cJSON_AddNullToObject(o, "usd_per_m_output_tokens");
+		cJSON_AddNullToObject(o, "usd_per_m_total_tokens");
+	}
 	cJSON_AddNumberToObject(o, "uncertainty_rel", sc->calibration.serve_uncertainty_rel);
 	{
 		struct model_band b = model_band_of_serving_calibration(&sc->calibration);

@@ -138,6 +138,21 @@ static void text_unexpressed(FILE *out, const struct sval_set *set, bool md)
 		if (!vc->expressible)
 			fprintf(out, md ? "- `%s`: %s\n" : "  %-60.60s %s\n", vc->id, vc->reason);
 	}
+	/* above the sustainable rate: throughput compared, latency not */
+	n = 0;
+	for (int i = 0; i < set->n_cases; i++)
+		if (set->cases[i].expressible && set->cases[i].unstable)
+			n++;
+	fprintf(out, md ? "\n### Unstable cases: throughput only (%d)\n\n"
+		       : "\nunstable cases (arrivals above the simulated sustainable rate; latency not compared): %d\n", n);
+	for (int i = 0; i < set->n_cases; i++) {
+		const struct sval_case *vc = &set->cases[i];
+
+		if (vc->expressible && vc->unstable)
+			fprintf(out, md ? "- `%s`: %.4g requests/s offered, %.4g sustainable\n"
+				       : "  %-60.60s %.4g requests/s offered, %.4g sustainable\n", vc->id,
+				vc->sc ? vc->sc->workload.rate_rps : 0, vc->sustainable_rps);
+	}
 }
 
 static void text_summary(FILE *out, const struct sval_set *set, bool md)

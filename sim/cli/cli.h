@@ -20,6 +20,7 @@ enum {
 	EXIT_INVALID = 3,     /* bad input: config, scenario, catalogue, data file */
 	EXIT_IO = 4,          /* a file could not be read or written */
 	EXIT_UNSUPPORTED = 5, /* valid input the model does not cover */
+	EXIT_UNSTABLE = 6,    /* serve: arrivals above the sustainable rate, or no steady state */
 	EXIT_SKIPPED = 77,    /* no GPU: nothing measured (calibrate run; ctest's skip code) */
 	EXIT_INTERNAL = 70    /* a bug: please report it */
 };

@@ -62,7 +62,10 @@ static void serve_usage(FILE *out)
 		"                           serve_uncertainty_rel, e.g. 30 on Hopper; 0: none)\n"
 		"  -h, --help               show this help\n"
 		"\n"
-		"Exit status 1 when the scenario's SLOs are not met, or no layout meets them.\n");
+		"Exit status 1 when the scenario's SLOs are not met, or no layout meets them;\n"
+		"6 when requests arrive faster than the deployment's sustainable rate (unstable:\n"
+		"the queue grows without bound; the sustainable rate is reported, checked by a\n"
+		"simulation at 90 %% of it) or the run is too short to reach steady state.\n");
 }
 
 static bool parse_pos(const char *cmd, const char *opt, const char *arg, double *out)
@@ -177,7 +180,7 @@ static int run_once(struct srv_scenario *sc, enum cli_format fmt, const char *sv
 	struct sc_error err;
 	int code = EXIT_OK;
 
-	if (srv_simulate(sc, &r, &err) != SC_OK) {
+	if (srv_simulate_checked(sc, &r, &err) != SC_OK) {
 		if (!err.file[0])
 			snprintf(err.file, sizeof(err.file), "%s", sc->file);
 		return cli_fail(&err);
@@ -213,6 +216,24 @@ static int run_once(struct srv_scenario *sc, enum cli_format fmt, const char *sv
 		if ((code = write_svg(svg, title, &curve, 1, sc->slo.ttft_p99_ms,
 				      sc->slo.tpot_p99_ms)) != EXIT_OK)
 			return code;
+	}
+	if (!r.stable) {
+		static struct srv_result chk;
+
+		fprintf(stderr, "stepcast: serve: unstable: requests arrive at %.4g/s, above the sustainable rate of %.4g/s of %d replicas; the queue grows without bound\n",
+			r.offered_rps, r.sustainable_rps, sc->replicas);
+		/* the sustainable rate checked by simulation */
+		if (srv_check_rate(sc, r.sustainable_rps, SRV_SUSTAINABLE_CHECK_FRAC, &chk, &err) == SC_OK)
+			fprintf(stderr, "stepcast: serve: at %.4g requests/s (%.0f %% of it, %d requests) the simulation is %s: p99 TTFT %.1f ms, p99 TPOT %.1f ms\n",
+				SRV_SUSTAINABLE_CHECK_FRAC * r.sustainable_rps, 100 * SRV_SUSTAINABLE_CHECK_FRAC,
+				chk.requests, chk.steady ? "steady" : !chk.stable ? "unstable" : "not steady",
+				chk.ttft_s.p99 * 1e3, chk.tpot_s.p99 * 1e3);
+		return EXIT_UNSTABLE;
+	}
+	if (!r.steady) {
+		fprintf(stderr, "stepcast: serve: not steady: the %.3g s measurement window spans fewer than %.0f mean request lifetimes (%.3g s); run with --requests %d or more\n",
+			r.duration_s, SRV_STEADY_LIFETIMES, r.e2e_s.mean, r.steady_requests);
+		return EXIT_UNSTABLE;
 	}
 	if (r.slo_given && !r.slo_met)
 		code = EXIT_CHECK_FAILED;

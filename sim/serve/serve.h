@@ -176,9 +176,29 @@ struct srv_result {
 	double usd_per_h;             /* on-demand where sold, else capacity blocks; whole
 					 instances or UltraServers (models/purchase.h) */
 	int nodes;
-	double usd_per_m_output_tokens;
+	double usd_per_m_output_tokens;   /* 0 with cost_known false */
 	double usd_per_m_total_tokens;
+	bool cost_known;              /* tokens flowed in a steady measurement window */
+	/* Stability of an open loop (Poisson or trace arrivals; srv_stability).
+	 * Closed loops and bursts are finite work: stable and steady. */
+	bool open_loop;
+	double offered_rps;           /* arrivals per second of the measurement window */
+	double sustainable_rps;       /* the deployment's saturated completion rate
+					 (srv_capacity); 0: not computed */
+	bool stable;                  /* offered_rps <= sustainable_rps */
+	bool steady;                  /* stable, and the window spans SRV_STEADY_LIFETIMES
+					 mean request lifetimes */
+	int steady_requests;          /* requests whose window would be long enough
+					 (0: already steady or unstable) */
 };
+
+/* A measurement window reaches steady state when it is at least this many
+ * mean request lifetimes (end-to-end latencies) long: in a stable queue the
+ * requests in flight at the window's end are then at most 1/5 of those it
+ * counts (Little's law: L = lambda W, against lambda T arrivals), the same
+ * order as the warm-up vLLM's benchmark_serving and MLPerf LoadGen discard
+ * (LoadGen's Server scenario runs at least 600 s, hundreds of lifetimes). */
+#define SRV_STEADY_LIFETIMES 5.0
 
 /* The names of the enum values as the scenario files spell them (static
  * strings). */

@@ -9,6 +9,7 @@
 #include "../config/calibration_select.h"
 #include "serve_sim.h"
 #include "../../models/layout.h"
+#include "../../models/limits.h"
 
 /* The base scenario moved onto instance type inst (its GPU, and the GPU's
  * calibration profile unless the base's profile is for the same family). */
@@ -74,17 +75,34 @@ static void reject(struct srv_plan_row *row, const char *fmt, const char *msg)
 	snprintf(row->reason, sizeof(row->reason), fmt, msg);
 }
 
-/* Simulate sc with n replicas; *met says whether the SLOs hold. */
-static enum sc_status try_count(struct srv_scenario *sc, int n, struct srv_result *r, bool *met,
-				int *sims, struct sc_error *err)
+/* Simulate sc with n replicas of cap_rps each; *met says whether the SLOs
+ * hold in a steady run.  A run that is stable but whose window spans too
+ * few request lifetimes is rerun with the requests it needs (kept in sc
+ * for the counts after it); beyond SC_MAX_REQUESTS the count fails with
+ * SC_ERANGE. */
+static enum sc_status try_count(struct srv_scenario *sc, int n, double cap_rps, struct srv_result *r,
+				bool *met, int *sims, struct sc_error *err)
 {
 	enum sc_status st;
 
 	sc->replicas = n;
-	(*sims)++;
-	if ((st = srv_simulate(sc, r, err)) != SC_OK)
-		return st;
-	*met = r->slo_met;
+	for (;;) {
+		(*sims)++;
+		if ((st = srv_simulate(sc, r, err)) != SC_OK)
+			return st;
+		srv_stability(sc, cap_rps * n, r);
+		if (r->steady || !r->stable || r->steady_requests <= sc->workload.requests)
+			break;
+		if (r->steady_requests > SC_MAX_REQUESTS)
+			return sc_error_set(err, SC_ERANGE, NULL, NULL,
+					    "a steady measurement at %.4g requests/s needs %d requests, above the limit of %d",
+					    sc->workload.arrival == SRV_ARRIVAL_POISSON ? sc->workload.rate_rps : r->offered_rps,
+					    r->steady_requests, SC_MAX_REQUESTS);
+		sc->workload.warmup_requests = (int)((double)sc->workload.warmup_requests *
+						     r->steady_requests / sc->workload.requests);
+		sc->workload.requests = r->steady_requests;
+	}
+	*met = r->slo_met && r->steady;
 	return SC_OK;
 }
 
@@ -97,6 +115,7 @@ static void search_layout(const struct srv_scenario *base_on_inst, const struct 
 	struct srv_result r, best;
 	struct sc_error err;
 	enum sc_status st;
+	double cap = 0, need;
 	int lo, hi, n, max_n = o->max_replicas > 0 ? o->max_replicas : 1024;
 	bool met = false, have = false;
 
@@ -116,36 +135,36 @@ static void search_layout(const struct srv_scenario *base_on_inst, const struct 
 		reject(row, "one decode step at batch 1 takes %s (the TPOT SLO less its margin)", msg);
 		return;
 	}
-	/* saturated throughput of one replica: every request at once */
+	/* the sustainable rate of one replica (saturated, srv_capacity) */
 	sc->replicas = 1;
-	sc->workload.arrival = SRV_ARRIVAL_BURST;
-	sc->workload.rate_rps = 0;
-	sc->workload.concurrency = 0;
-	sc->workload.warmup_requests = 0;
-	sc->slo.ttft_p50_ms = sc->slo.ttft_p99_ms = sc->slo.tpot_p50_ms = sc->slo.tpot_p99_ms = 0;
 	row->simulations++;
-	if ((st = srv_simulate(sc, &r, &err)) != SC_OK) {
+	if ((st = srv_capacity(sc, &cap, &err)) != SC_OK) {
 		reject(row, "%s", err.message);
 		return;
 	}
-	row->replica_capacity_rps = r.requests_per_s;
-	if (!(r.requests_per_s > 0)) {
+	row->replica_capacity_rps = cap;
+	if (!(cap > 0)) {
 		reject(row, "%s", "a replica completes no requests");
 		return;
 	}
 	*sc = *base_on_inst;
 	sc->replica = row->layout;
 	at_rate(sc, o->target_rps, o);
-	/* grow from the saturation bound until the SLOs hold ... */
-	lo = (int)ceil(o->target_rps / r.requests_per_s);
-	if (lo < 1)
-		lo = 1;
-	/* fewer than the bound cannot carry the rate, even saturated */
-	n = lo;
+	/* fewer replicas than the rate over one replica's sustainable rate
+	 * cannot carry it: their queue grows without bound */
+	need = ceil(o->target_rps / cap);
+	if (need > max_n) {
+		char msg[200];
+		snprintf(msg, sizeof(msg), "%.4g requests/s needs at least %.4g replicas at %.3g requests/s each (one replica's sustainable rate), above the limit of %d",
+			 o->target_rps, need, cap, max_n);
+		reject(row, "%s: fewer are unstable", msg);
+		return;
+	}
+	n = need > 1 ? (int)need : 1;
 	lo = n - 1;
 	hi = 0;
 	while (n <= max_n) {
-		if ((st = try_count(sc, n, &r, &met, &row->simulations, &err)) != SC_OK) {
+		if ((st = try_count(sc, n, cap, &r, &met, &row->simulations, &err)) != SC_OK) {
 			reject(row, "%s", err.message);
 			return;
 		}
@@ -156,7 +175,11 @@ static void search_layout(const struct srv_scenario *base_on_inst, const struct 
 			break;
 		}
 		lo = n;
+		if (n == max_n)
+			break;
 		n = n + 1 > (int)ceil(n * 1.25) ? n + 1 : (int)ceil(n * 1.25);
+		if (n > max_n)
+			n = max_n;
 	}
 	if (!have) {
 		char msg[64];
@@ -168,7 +191,7 @@ static void search_layout(const struct srv_scenario *base_on_inst, const struct 
 	while (hi - lo > 1) {
 		int mid = lo + (hi - lo) / 2;
 
-		if ((st = try_count(sc, mid, &r, &met, &row->simulations, &err)) != SC_OK) {
+		if ((st = try_count(sc, mid, cap, &r, &met, &row->simulations, &err)) != SC_OK) {
 			reject(row, "%s", err.message);
 			return;
 		}
@@ -189,7 +212,7 @@ static void search_layout(const struct srv_scenario *base_on_inst, const struct 
 			int per = gpn / g, filled = (hi + per - 1) / per * per;
 
 			if (filled > hi &&
-			    try_count(sc, filled, &r, &met, &row->simulations, &err) == SC_OK && met)
+			    try_count(sc, filled, cap, &r, &met, &row->simulations, &err) == SC_OK && met)
 				best = r;
 		}
 	}
@@ -369,6 +392,36 @@ enum sc_status srv_plan_scenario(const struct srv_scenario *base, const struct c
 	out->replicas = row->replicas > 0 ? row->replicas : 1;
 	at_rate(out, rate_rps, NULL);
 	return SC_OK;
+}
+
+enum sc_status srv_check_rate(const struct srv_scenario *sc, double sustainable_rps, double frac,
+			      struct srv_result *out, struct sc_error *err)
+{
+	struct srv_scenario *c = malloc(sizeof(*c));
+	enum sc_status st = SC_OK;
+
+	if (!c)
+		return sc_error_set(err, SC_ENOMEM, NULL, NULL, "out of memory");
+	*c = *sc;
+	c->workload.arrival = SRV_ARRIVAL_POISSON;
+	c->workload.rate_rps = frac * sustainable_rps;
+	c->workload.concurrency = 0;
+	for (int tries = 0; tries < 4; tries++) {
+		if ((st = srv_simulate(c, out, err)) != SC_OK)
+			break;
+		srv_stability(c, sustainable_rps, out);
+		if (out->steady || !out->stable || out->steady_requests <= c->workload.requests ||
+		    c->workload.requests >= SC_MAX_REQUESTS)
+			break;
+		c->workload.warmup_requests = (int)((double)c->workload.warmup_requests *
+						    out->steady_requests / c->workload.requests);
+		c->workload.requests = out->steady_requests < SC_MAX_REQUESTS ? out->steady_requests
+									       : SC_MAX_REQUESTS;
+		if (c->workload.warmup_requests >= c->workload.requests)
+			c->workload.warmup_requests = c->workload.requests / 10;
+	}
+	free(c);
+	return st;
 }
 
 enum sc_status srv_curve(const struct srv_scenario *sc, const double *rates_rps, int n,

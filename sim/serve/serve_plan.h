@@ -106,6 +106,14 @@ enum sc_status srv_plan_scenario(const struct srv_scenario *base, const struct c
 				 const struct srv_plan_row *row, double rate_rps,
 				 struct srv_scenario *out, struct sc_error *err);
 
+/* The check by simulation of a sustainable rate: sc at frac x
+ * sustainable_rps Poisson arrivals (the scenario's lengths and seed), with
+ * the requests raised until the run is steady (up to SC_MAX_REQUESTS);
+ * *out is that run, its verdict against sustainable_rps. */
+#define SRV_SUSTAINABLE_CHECK_FRAC 0.9
+enum sc_status srv_check_rate(const struct srv_scenario *sc, double sustainable_rps, double frac,
+			      struct srv_result *out, struct sc_error *err);
+
 /* Latency against throughput of sc at the n Poisson rates (requests/s),
  * labelled label.  n <= SRV_CURVE_MAX_POINTS. */
 enum sc_status srv_curve(const struct srv_scenario *sc, const double *rates_rps, int n,

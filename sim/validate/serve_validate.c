@@ -967,13 +967,15 @@ void sval_run(struct sval_set *set, const struct calibration *calibration)
 			continue;
 		if (calibration && calibration_fits_gpu(calibration, &vc->sc->gpu))
 			vc->sc->calibration = *calibration;
-		if (srv_simulate(vc->sc, &r, &err) != SC_OK) {
+		if (srv_simulate_checked(vc->sc, &r, &err) != SC_OK) {
 			vc->expressible = false;
 			snprintf(vc->reason, sizeof(vc->reason), "model cannot express it: %s%s%s",
 				 err.pointer, err.pointer[0] ? ": " : "", err.message);
 			continue;
 		}
 		vc->expressible = true;
+		vc->unstable = !r.stable;
+		vc->sustainable_rps = r.sustainable_rps;
 		for (int k = 0; k < SVAL_METRICS; k++) {
 			struct sval_value *v = &vc->m[k];
 
@@ -997,6 +999,11 @@ void sval_run(struct sval_set *set, const struct calibration *calibration)
 	}
 }
 
+bool sval_compared(const struct sval_case *vc, enum sval_metric k)
+{
+	return vc->expressible && vc->m[k].have && (k == SVAL_THROUGHPUT || !vc->unstable);
+}
+
 void sval_stats(const struct sval_set *set, enum sval_metric metric,
 		bool (*filter)(const struct sval_case *, const void *), const void *arg,
 		struct val_stats *out)
@@ -1012,7 +1019,7 @@ void sval_stats(const struct sval_set *set, enum sval_metric metric,
 			const struct sval_case *vc = &set->cases[i];
 			const struct sval_value *v = &vc->m[metric];
 
-			if (!vc->expressible || !v->have || (filter && !filter(vc, arg)))
+			if (!sval_compared(vc, metric) || (filter && !filter(vc, arg)))
 				continue;
 			err[n] = v->err_rel;
 			index[n++] = i;

@@ -168,8 +168,24 @@ static int run_plan(struct srv_scenario *sc, const struct catalog *cat, double r
 			 sc->arch.m.name);
 		code = write_svg(svg, title, curves, nc, ttft_ms, tpot_ms);
 	}
-	if (code == EXIT_OK && plan->best < 0)
+	if (code == EXIT_OK && plan->best < 0) {
+		/* say what the largest search would sustain at all */
+		double most = 0;
+		int at = -1, max_n = opts.max_replicas > 0 ? opts.max_replicas : 1024;
+
+		for (int i = 0; i < plan->n_rows; i++)
+			if (plan->rows[i].replica_capacity_rps * max_n > most) {
+				most = plan->rows[i].replica_capacity_rps * max_n;
+				at = i;
+			}
+		if (at >= 0 && most < rate)
+			fprintf(stderr, "stepcast: serve: unstable: %.4g requests/s is above the sustainable rate of any deployment searched (at most %.4g requests/s: %d replicas of tp %d pp %d on %s)\n",
+				rate, most, max_n, plan->rows[at].layout.tp, plan->rows[at].layout.pp,
+				plan->rows[at].instance);
+		else
+			fprintf(stderr, "stepcast: serve: no layout meets the objectives at %.4g requests/s\n", rate);
 		code = EXIT_CHECK_FAILED;
+	}
 	free(plan);
 	return code;
 }

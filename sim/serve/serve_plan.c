@@ -10,6 +10,7 @@
 #include "serve_sim.h"
 #include "../../models/layout.h"
 #include "../../models/limits.h"
+#include "../../models/purchase.h"
 
 /* The base scenario moved onto instance type inst (its GPU, and the GPU's
  * calibration profile unless the base's profile is for the same family). */
@@ -75,32 +76,60 @@ static void reject(struct srv_plan_row *row, const char *fmt, const char *msg)
 	snprintf(row->reason, sizeof(row->reason), fmt, msg);
 }
 
-/* Simulate sc with n replicas of cap_rps each; *met says whether the SLOs
- * hold in a steady run.  A run that is stable but whose window spans too
- * few request lifetimes is rerun with the requests it needs (kept in sc
- * for the counts after it); beyond SC_MAX_REQUESTS the count fails with
- * SC_ERANGE. */
-static enum sc_status try_count(struct srv_scenario *sc, int n, double cap_rps, struct srv_result *r,
-				bool *met, int *sims, struct sc_error *err)
+/* A fleet of more replicas than this is simulated as a shard of this many
+ * with its share of the arrivals (rate x shard / n): the least-loaded
+ * router pools a queue over the replicas, and beyond a few dozen servers
+ * adding more changes a pooled queue's waiting-time percentiles little
+ * (Halfin & Whitt 1981: the wait depends on the load through
+ * (1 - rho) sqrt(n)), while the work of a whole 1,000-replica fleet at
+ * 10^4 requests/s, over the window that reaches steady state, is above
+ * SC_MAX_REQUESTS.  Throughput and cost are scaled back to n. */
+#define SRV_PLAN_SHARD_REPLICAS 64
+
+/* Simulate sc with n replicas of cap_rps each at rate_rps; *met says
+ * whether the SLOs hold in a steady run.  A run that is stable but whose
+ * window spans too few request lifetimes is rerun with the requests it
+ * needs (kept in sc for the counts after it); beyond SC_MAX_REQUESTS the
+ * count fails with SC_ERANGE. */
+static enum sc_status try_count(struct srv_scenario *sc, int n, double rate_rps, double cap_rps,
+				struct srv_result *r, bool *met, int *sims, struct sc_error *err)
 {
+	int k = n > SRV_PLAN_SHARD_REPLICAS ? SRV_PLAN_SHARD_REPLICAS : n;
 	enum sc_status st;
 
-	sc->replicas = n;
+	sc->replicas = k;
+	sc->workload.rate_rps = rate_rps * k / n;
 	for (;;) {
 		(*sims)++;
 		if ((st = srv_simulate(sc, r, err)) != SC_OK)
 			return st;
-		srv_stability(sc, cap_rps * n, r);
+		srv_stability(sc, cap_rps * k, r);
 		if (r->steady || !r->stable || r->steady_requests <= sc->workload.requests)
 			break;
 		if (r->steady_requests > SC_MAX_REQUESTS)
 			return sc_error_set(err, SC_ERANGE, NULL, NULL,
 					    "a steady measurement at %.4g requests/s needs %d requests, above the limit of %d",
-					    sc->workload.arrival == SRV_ARRIVAL_POISSON ? sc->workload.rate_rps : r->offered_rps,
-					    r->steady_requests, SC_MAX_REQUESTS);
+					    sc->workload.rate_rps, r->steady_requests, SC_MAX_REQUESTS);
 		sc->workload.warmup_requests = (int)((double)sc->workload.warmup_requests *
 						     r->steady_requests / sc->workload.requests);
 		sc->workload.requests = r->steady_requests;
+	}
+	if (k < n) {
+		/* the shard's rates and cost back to the whole fleet */
+		double f = (double)n / k, tok, all;
+
+		sc->replicas = n;
+		r->gpus = n * sc->replica.tp * sc->replica.pp;
+		r->nodes = srv_scenario_nodes(sc);
+		r->requests_per_s *= f;
+		r->output_tokens_per_s *= f;
+		r->input_tokens_per_s *= f;
+		r->usd_per_h = purchase_cluster_usd_per_h(&sc->instance, r->nodes,
+							  purchase_default_pricing(&sc->instance));
+		tok = r->output_tokens_per_s;
+		all = tok + r->input_tokens_per_s;
+		r->usd_per_m_output_tokens = r->cost_known && tok > 0 ? r->usd_per_h / (tok * 3600.0) * 1e6 : 0;
+		r->usd_per_m_total_tokens = r->cost_known && all > 0 ? r->usd_per_h / (all * 3600.0) * 1e6 : 0;
 	}
 	*met = r->slo_met && r->steady;
 	return SC_OK;
@@ -164,7 +193,7 @@ static void search_layout(const struct srv_scenario *base_on_inst, const struct 
 	lo = n - 1;
 	hi = 0;
 	while (n <= max_n) {
-		if ((st = try_count(sc, n, cap, &r, &met, &row->simulations, &err)) != SC_OK) {
+		if ((st = try_count(sc, n, o->target_rps, cap, &r, &met, &row->simulations, &err)) != SC_OK) {
 			reject(row, "%s", err.message);
 			return;
 		}
@@ -191,7 +220,7 @@ static void search_layout(const struct srv_scenario *base_on_inst, const struct 
 	while (hi - lo > 1) {
 		int mid = lo + (hi - lo) / 2;
 
-		if ((st = try_count(sc, mid, cap, &r, &met, &row->simulations, &err)) != SC_OK) {
+		if ((st = try_count(sc, mid, o->target_rps, cap, &r, &met, &row->simulations, &err)) != SC_OK) {
 			reject(row, "%s", err.message);
 			return;
 		}
@@ -212,7 +241,7 @@ static void search_layout(const struct srv_scenario *base_on_inst, const struct 
 			int per = gpn / g, filled = (hi + per - 1) / per * per;
 
 			if (filled > hi &&
-			    try_count(sc, filled, cap, &r, &met, &row->simulations, &err) == SC_OK && met)
+			    try_count(sc, filled, o->target_rps, cap, &r, &met, &row->simulations, &err) == SC_OK && met)
 				best = r;
 		}
 	}

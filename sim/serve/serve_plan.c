@@ -246,7 +246,10 @@ static void search_layout(const struct srv_scenario *base_on_inst, const struct 
 		}
 	}
 	row->feasible = true;
+	row->requests = sc->workload.requests;
+	row->warmup_requests = sc->workload.warmup_requests;
 	fill_row(row, &best);
+	row->sim_replicas = row->replicas < SRV_PLAN_SHARD_REPLICAS ? row->replicas : SRV_PLAN_SHARD_REPLICAS;
 }
 
 static void plan_layout(const struct srv_scenario *base_on_inst, const struct srv_plan_opts *o,
@@ -419,6 +422,14 @@ enum sc_status srv_plan_scenario(const struct srv_scenario *base, const struct c
 		return st;
 	out->replica = row->layout;
 	out->replicas = row->replicas > 0 ? row->replicas : 1;
+	if (row->requests > 0) {
+		/* the requests its steady run needed, for the whole fleet */
+		double f = row->sim_replicas > 0 ? (double)out->replicas / row->sim_replicas : 1;
+		double n = row->requests * f, w = row->warmup_requests * f;
+
+		out->workload.requests = n < SC_MAX_REQUESTS ? (int)n : SC_MAX_REQUESTS;
+		out->workload.warmup_requests = (int)(w < out->workload.requests ? w : out->workload.requests / 10);
+	}
 	at_rate(out, rate_rps, NULL);
 	return SC_OK;
 }

@@ -63,6 +63,9 @@ struct srv_plan_row {
 	double replica_capacity_rps;   /* one replica, saturated */
 	double decode_step_batch1_s;
 	int simulations;
+	int requests, warmup_requests; /* of the steady run that met the SLOs (raised from
+					  the base's when its window was too short) */
+	int sim_replicas;              /* replicas simulated: replicas, or a shard of them */
 	bool best;                     /* the cheapest feasible row of its instance type */
 	bool too_big;                  /* rejected because the weights do not fit */
 };

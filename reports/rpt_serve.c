@@ -96,6 +96,11 @@ static void head_text(FILE *out, const struct srv_scenario *sc)
 		fprintf(out, "workload    %s, %d requests (warm-up %d), input %s, output %s, prefix hits %.0f %%, seed %d, router %s\n",
 			arr, w->requests, w->warmup_requests, in, o, 100 * w->prefix_cache_hit_rate,
 			w->seed, srv_router_name(sc->router));
+	if (w->dataset[0] || w->mlperf != SRV_MLPERF_NONE)
+		fprintf(out, "dataset     %s%s%s%s%s\n", w->dataset[0] ? w->dataset : "(none)",
+			w->tokenizer[0] ? " (lengths in the " : "", w->tokenizer, w->tokenizer[0] ? " tokenizer)" : "",
+			w->mlperf == SRV_MLPERF_OFFLINE ? ", MLPerf Offline scenario"
+			: w->mlperf == SRV_MLPERF_SERVER ? ", MLPerf Server scenario" : "");
 	fprintf(out, "calibration %s\n\n", sc->calibration.name);
 }
 
@@ -201,6 +206,16 @@ void rpt_serve_text(FILE *out, const struct srv_scenario *sc, const struct srv_r
 		slo_part(out, "tpot p99", sc->slo.tpot_p99_ms, r->tpot_s.p99, &first);
 		fprintf(out, "  => %s\n", r->slo_met ? "all met" : "NOT MET");
 	}
+	if (r->max_rate_done) {
+		if (r->max_rate_rps > 0)
+			fprintf(out, "mlperf      Server: the largest rate that meets the objectives is %.4g requests/s (%.4g output tokens/s; p99 TTFT %.1f ms, p99 TPOT %.1f ms), %.0f %% of the sustainable %.4g/s\n",
+				r->max_rate_rps, r->max_rate_output_tokens_per_s, r->max_rate_ttft_p99_s * 1e3,
+				r->max_rate_tpot_p99_s * 1e3,
+				r->sustainable_rps > 0 ? 100 * r->max_rate_rps / r->sustainable_rps : 0,
+				r->sustainable_rps);
+		else
+			fprintf(out, "mlperf      Server: no rate meets the objectives\n");
+	}
 	if (purchase_unit(&sc->instance)) {
 		/* bought only as whole UltraServers (models/purchase.h) */
 		const struct ultraserver_spec *u = purchase_unit(&sc->instance);
@@ -301,6 +316,13 @@ bool rpt_serve_json(FILE *out, const struct srv_scenario *sc, const struct srv_r
 	cJSON_AddStringToObject(o, "gpu", sc->gpu.name);
 	cJSON_AddStringToObject(o, "engine", sc->engine.name);
 	cJSON_AddStringToObject(o, "calibration", sc->calibration.name);
+	if (sc->workload.dataset[0]) {
+		cJSON_AddStringToObject(o, "dataset", sc->workload.dataset);
+		cJSON_AddStringToObject(o, "tokenizer", sc->workload.tokenizer);
+	}
+	if (sc->workload.mlperf != SRV_MLPERF_NONE)
+		cJSON_AddStringToObject(o, "mlperf_scenario",
+					sc->workload.mlperf == SRV_MLPERF_OFFLINE ? "offline" : "server");
 	cJSON_AddItemToObject(o, "replica", layout_json(&sc->replica));
 	cJSON_AddNumberToObject(o, "replicas", sc->replicas);
 	cJSON_AddBoolToObject(o, "disaggregated", r->disaggregated);
@@ -349,6 +371,12 @@ bool rpt_serve_json(FILE *out, const struct srv_scenario *sc, const struct srv_r
 			cJSON_AddNumberToObject(o, "sustainable_rps", r->sustainable_rps);
 		if (r->steady_requests > 0)
 			cJSON_AddNumberToObject(o, "steady_requests", r->steady_requests);
+	}
+	if (r->max_rate_done) {
+		cJSON_AddNumberToObject(o, "mlperf_server_max_rps", r->max_rate_rps);
+		cJSON_AddNumberToObject(o, "mlperf_server_output_tokens_per_s", r->max_rate_output_tokens_per_s);
+		cJSON_AddNumberToObject(o, "mlperf_server_ttft_p99_ms", r->max_rate_ttft_p99_s * 1e3);
+		cJSON_AddNumberToObject(o, "mlperf_server_tpot_p99_ms", r->max_rate_tpot_p99_s * 1e3);
 	}
 	cJSON_AddNumberToObject(o, "usd_per_h", r->usd_per_h);
 	if (r->cost_known) {

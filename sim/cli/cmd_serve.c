@@ -201,6 +201,19 @@ static int run_once(struct srv_scenario *sc, enum cli_format fmt, const char *sv
 			snprintf(err.file, sizeof(err.file), "%s", sc->file);
 		return cli_fail(&err);
 	}
+	if (sc->workload.mlperf == SRV_MLPERF_SERVER && r.slo_given) {
+		/* MLPerf Server: the result is the largest rate meeting the limits */
+		static struct srv_result at;
+		double best = 0;
+
+		if (srv_max_rate(sc, &best, &at, &err) != SC_OK)
+			return cli_fail(&err);
+		r.max_rate_done = true;
+		r.max_rate_rps = best;
+		r.max_rate_output_tokens_per_s = at.output_tokens_per_s;
+		r.max_rate_ttft_p99_s = at.ttft_s.p99;
+		r.max_rate_tpot_p99_s = at.tpot_s.p99;
+	}
 	switch (fmt) {
 	case FMT_JSON:
 		if (!rpt_serve_json(stdout, sc, &r)) {

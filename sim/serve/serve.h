@@ -78,8 +78,17 @@ struct srv_engine {
 
 #define SRV_PATH_MAX 512
 
+/* An MLPerf Inference scenario (LoadGen): OFFLINE sends every query at
+ * once and scores throughput; SERVER sends Poisson queries at a rate and
+ * the result is the largest rate whose p99 TTFT and TPOT meet the
+ * benchmark's limits (serve reports it, srv_max_rate). */
+enum srv_mlperf { SRV_MLPERF_NONE, SRV_MLPERF_OFFLINE, SRV_MLPERF_SERVER };
+
 struct srv_workload {
 	enum srv_arrival arrival;
+	enum srv_mlperf mlperf;
+	char dataset[SC_NAME_MAX];    /* configs/datasets.json entry ("" none) */
+	char tokenizer[SC_NAME_MAX];  /* its statistics used (resolved at load) */
 	double rate_rps;
 	int concurrency;
 	char trace[SRV_PATH_MAX];
@@ -190,6 +199,11 @@ struct srv_result {
 					 mean request lifetimes */
 	int steady_requests;          /* requests whose window would be long enough
 					 (0: already steady or unstable) */
+	/* MLPerf Server (srv_max_rate, filled by the caller that asks) */
+	bool max_rate_done;
+	double max_rate_rps;          /* largest rate meeting the SLOs; 0: none */
+	double max_rate_output_tokens_per_s;
+	double max_rate_ttft_p99_s, max_rate_tpot_p99_s;
 };
 
 /* A measurement window reaches steady state when it is at least this many

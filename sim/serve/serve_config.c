@@ -1,6 +1,7 @@
 /* serve_config.c: strict reading of engines, serving scenarios and traces
  * (see serve_config.h). */
 #include "serve_config.h"
+#include "serve_datasets.h"
 #include "../../models/limits.h"
 #include "../config/calibration_select.h"
 
@@ -19,6 +20,7 @@ static const char *const kv_policies[] = { "on-demand", "reserve", NULL };
 static const char *const kv_fractions[] = { "total", "free", "weights-and-kv", NULL };
 static const char *const formats[] = { "bf16", "fp16", "fp8", "nvfp4", "mxfp4", "int4-awq", NULL };
 static const char *const arrivals[] = { "poisson", "concurrency", "burst", "trace", NULL };
+static const char *const mlperfs[] = { "none", "offline", "server", NULL };
 static const char *const dists[] = { "fixed", "uniform", "normal", "lognormal", NULL };
 static const char *const routers[] = { "least-loaded", "round-robin", NULL };
 
@@ -330,6 +332,9 @@ const struct cfg_field cfg_serve_length_fields[] = {
 
 const struct cfg_field cfg_serve_workload_fields[] = {
 	CFG_F_ENUM(struct srv_workload, arrival, REQ, arrivals, "poisson, concurrency, burst or trace"),
+	CFG_F_ENUM(struct srv_workload, mlperf, 0, mlperfs, "MLPerf Inference scenario: offline (arrival burst) or server (arrival poisson; SLOs default to the dataset's limits)"),
+	CFG_F_STR(struct srv_workload, dataset, 0, "named workload of configs/datasets.json: its published lengths where input_tokens or output_tokens are not given"),
+	CFG_F_STR(struct srv_workload, tokenizer, 0, "which of the dataset's tokenizers' statistics (default: its first)"),
 	CFG_F_NUM(struct srv_workload, rate_rps, POS, "Poisson arrival rate, requests/s"),
 	CFG_F_INT_RANGE(struct srv_workload, concurrency, POS, 1, SC_MAX_REQUESTS, "closed-loop clients, count"),
 	CFG_F_STR(struct srv_workload, trace, 0, "CSV trace path"),
@@ -442,6 +447,57 @@ static bool has(const cJSON *obj, const char *key)
 	       !cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(obj, key));
 }
 
+/* workload.dataset: its lengths where the scenario gives none, its MLPerf
+ * Server limits as SLOs where the scenario sets none. */
+static enum sc_status apply_dataset(const char *file, const char *dir, const cJSON *w,
+				    struct srv_workload *wl, struct srv_slo *slo, struct sc_error *err)
+{
+	struct srv_datasets ds;
+	const struct srv_dataset *d;
+	const struct srv_dataset_tok *used = NULL;
+	struct srv_length in, out;
+	enum sc_status st;
+
+	if ((st = srv_datasets_load(dir, &ds, err)) != SC_OK)
+		return st;
+	if (!(d = srv_dataset_find(&ds, wl->dataset))) {
+		st = sc_error_set(err, SC_EINVAL, file, "/workload/dataset",
+				  "unknown dataset \"%s\" (see configs/datasets.json)", wl->dataset);
+		goto out;
+	}
+	if (wl->tokenizer[0]) {
+		bool found = false;
+		for (int k = 0; k < d->n_tokenizers; k++)
+			found |= strcmp(d->tokenizers[k].tokenizer, wl->tokenizer) == 0;
+		if (!found) {
+			st = sc_error_set(err, SC_EINVAL, file, "/workload/tokenizer",
+					  "dataset \"%s\" has no statistics for tokenizer \"%s\"", d->name,
+					  wl->tokenizer);
+			goto out;
+		}
+	}
+	if ((st = srv_dataset_lengths(d, wl->tokenizer, &in, &out, &used, err)) != SC_OK &&
+	    !(has(w, "input_tokens") && has(w, "output_tokens"))) {
+		if (err)
+			snprintf(err->file, sizeof(err->file), "%s", file);
+		goto out;
+	}
+	st = SC_OK;
+	snprintf(wl->tokenizer, sizeof(wl->tokenizer), "%s", used->tokenizer);
+	if (!has(w, "input_tokens"))
+		wl->input_tokens = in;
+	if (!has(w, "output_tokens"))
+		wl->output_tokens = out;
+	if (wl->mlperf == SRV_MLPERF_SERVER && d->has_mlperf_server && !(slo->ttft_p99_ms > 0) &&
+	    !(slo->tpot_p99_ms > 0)) {
+		slo->ttft_p99_ms = d->mlperf_server.ttft_p99_ms;
+		slo->tpot_p99_ms = d->mlperf_server.tpot_p99_ms;
+	}
+out:
+	srv_datasets_free(&ds);
+	return st;
+}
+
 static enum sc_status check_workload(const char *file, const cJSON *w, struct srv_workload *wl,
 				     struct sc_error *err)
 {
@@ -473,17 +529,27 @@ static enum sc_status check_workload(const char *file, const cJSON *w, struct sr
 		if (!wl->trace[0])
 			return bad(err, file, "/workload/trace", "expected a non-empty path");
 	} else {
-		if (!has(w, "input_tokens") || !has(w, "output_tokens"))
+		if (!wl->dataset[0] && (!has(w, "input_tokens") || !has(w, "output_tokens")))
 			return bad(err, file, "/workload",
-				   "arrival needs \"input_tokens\" and \"output_tokens\" distributions");
-		if ((st = check_length(file, "/workload/input_tokens", &wl->input_tokens,
-				       has(cJSON_GetObjectItemCaseSensitive(w, "input_tokens"), "sd"),
-				       err)) != SC_OK ||
-		    (st = check_length(file, "/workload/output_tokens", &wl->output_tokens,
-				       has(cJSON_GetObjectItemCaseSensitive(w, "output_tokens"), "sd"),
-				       err)) != SC_OK)
+				   "arrival needs \"input_tokens\" and \"output_tokens\" distributions, or a \"dataset\"");
+		if ((has(w, "input_tokens") &&
+		     (st = check_length(file, "/workload/input_tokens", &wl->input_tokens,
+					has(cJSON_GetObjectItemCaseSensitive(w, "input_tokens"), "sd"),
+					err)) != SC_OK) ||
+		    (has(w, "output_tokens") &&
+		     (st = check_length(file, "/workload/output_tokens", &wl->output_tokens,
+					has(cJSON_GetObjectItemCaseSensitive(w, "output_tokens"), "sd"),
+					err)) != SC_OK))
 			return st;
 	}
+	if (wl->mlperf == SRV_MLPERF_OFFLINE && wl->arrival != SRV_ARRIVAL_BURST)
+		return bad(err, file, "/workload/mlperf",
+			   "the MLPerf Offline scenario sends every query at once: arrival \"burst\"");
+	if (wl->mlperf == SRV_MLPERF_SERVER && wl->arrival != SRV_ARRIVAL_POISSON)
+		return bad(err, file, "/workload/mlperf",
+			   "the MLPerf Server scenario sends Poisson queries: arrival \"poisson\"");
+	if (wl->tokenizer[0] && !wl->dataset[0])
+		return bad(err, file, "/workload/tokenizer", "a tokenizer is only used with a \"dataset\"");
 	if (!has(w, "requests"))
 		wl->requests = wl->arrival == SRV_ARRIVAL_TRACE ? 0 : 1000;   /* 0: the whole trace */
 	if (!has(w, "warmup_requests"))
@@ -574,8 +640,17 @@ enum sc_status srv_scenario_read(const char *file, const cJSON *root, const stru
 	if (sc->speculative.draft_tokens > 0 && sc->engine.schedule == SRV_SCHED_STATIC)
 		return bad(err, file, "/speculative",
 			   "speculative decoding is not modelled with static batching");
-	return check_workload(file, cJSON_GetObjectItemCaseSensitive(root, "workload"), &sc->workload,
-			      err);
+	if ((st = check_workload(file, cJSON_GetObjectItemCaseSensitive(root, "workload"), &sc->workload,
+				 err)) != SC_OK)
+		return st;
+	if (sc->workload.dataset[0]) {
+		if (sc->workload.arrival == SRV_ARRIVAL_TRACE)
+			return bad(err, file, "/workload/dataset", "a trace gives the lengths: \"dataset\" is not used");
+		return apply_dataset(file, cat->dir[0] ? cat->dir : catalog_default_dir(),
+				     cJSON_GetObjectItemCaseSensitive(root, "workload"), &sc->workload,
+				     &sc->slo, err);
+	}
+	return SC_OK;
 }
 
 enum sc_status srv_scenario_load(const char *path, const struct catalog *cat,

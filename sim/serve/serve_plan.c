@@ -464,6 +464,49 @@ enum sc_status srv_check_rate(const struct srv_scenario *sc, double sustainable_
 	return st;
 }
 
+enum sc_status srv_max_rate(const struct srv_scenario *sc, double *rate, struct srv_result *at,
+			    struct sc_error *err)
+{
+	struct srv_result *r = malloc(sizeof(*r));
+	double cap = 0, lo = 0, hi;
+	enum sc_status st;
+
+	*rate = 0;
+	memset(at, 0, sizeof(*at));
+	if (!r)
+		return sc_error_set(err, SC_ENOMEM, NULL, NULL, "out of memory");
+	if (!(sc->slo.ttft_p99_ms > 0) && !(sc->slo.tpot_p99_ms > 0) && !(sc->slo.ttft_p50_ms > 0) &&
+	    !(sc->slo.tpot_p50_ms > 0)) {
+		free(r);
+		return sc_error_set(err, SC_EINVAL, sc->file, "/slo",
+				    "the largest rate that meets the objectives needs an objective");
+	}
+	if ((st = srv_capacity(sc, &cap, err)) != SC_OK) {
+		free(r);
+		return st;
+	}
+	hi = cap;
+	/* the sustainable rate itself is unstable; so the top of the bracket
+	 * never meets them, and the answer stays below it */
+	for (int i = 0; i < 40 && hi - lo > SRV_MAX_RATE_REL_TOL * hi; i++) {
+		double mid = lo > 0 ? 0.5 * (lo + hi) : 0.5 * hi;
+
+		if ((st = srv_check_rate(sc, cap, mid / cap, r, err)) != SC_OK)
+			break;
+		if (r->steady && r->slo_met) {
+			lo = mid;
+			*at = *r;
+		} else {
+			hi = mid;
+		}
+	}
+	free(r);
+	if (st != SC_OK)
+		return st;
+	*rate = lo;
+	return SC_OK;
+}
+
 enum sc_status srv_curve(const struct srv_scenario *sc, const double *rates_rps, int n,
 			 const char *label, struct srv_curve *out, struct sc_error *err)
 {

@@ -117,6 +117,17 @@ enum sc_status srv_plan_scenario(const struct srv_scenario *base, const struct c
 enum sc_status srv_check_rate(const struct srv_scenario *sc, double sustainable_rps, double frac,
 			      struct srv_result *out, struct sc_error *err);
 
+/* The largest Poisson rate at which sc's deployment meets sc's p99 TTFT
+ * and TPOT objectives in a steady run: what MLPerf LoadGen's Server
+ * scenario reports (the highest target QPS whose p99 first-token and
+ * per-token latencies are within the benchmark's limits).  Bisection on
+ * (0, sustainable rate] until the bracket is within SRV_MAX_RATE_REL_TOL
+ * of its top, each rate checked by srv_check_rate; *rate 0 when not even
+ * a trickle meets them.  *at is the run at *rate.  Needs an SLO. */
+#define SRV_MAX_RATE_REL_TOL 0.02
+enum sc_status srv_max_rate(const struct srv_scenario *sc, double *rate, struct srv_result *at,
+			    struct sc_error *err);
+
 /* Latency against throughput of sc at the n Poisson rates (requests/s),
  * labelled label.  n <= SRV_CURVE_MAX_POINTS. */
 enum sc_status srv_curve(const struct srv_scenario *sc, const double *rates_rps, int n,

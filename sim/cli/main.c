@@ -52,6 +52,7 @@ static void usage(FILE *out)
 		"  3   invalid input (config, scenario, catalogue or data file)\n"
 		"  4   a file could not be read or written\n"
 		"  5   valid input that the model does not cover\n"
+		"  6   serve: unstable (arrivals above the sustainable rate) or not steady\n"
 		"  70  internal error\n"
 		"  77  no GPU: nothing measured (calibrate run)\n");
 }

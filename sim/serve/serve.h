@@ -192,6 +192,8 @@ struct srv_result {
 	 * Closed loops and bursts are finite work: stable and steady. */
 	bool open_loop;
 	double offered_rps;           /* arrivals per second of the measurement window */
+	double offered_output_tokens_per_s; /* their tokens over the window */
+	double offered_input_tokens_per_s;
 	double sustainable_rps;       /* the deployment's saturated completion rate
 					 (srv_capacity); 0: not computed */
 	bool stable;                  /* offered_rps <= sustainable_rps */

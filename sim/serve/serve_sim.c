@@ -1086,9 +1086,18 @@ static enum sc_status collect(struct sim *s, struct srv_result *o, struct sc_err
 				itok += r->in;
 			}
 		}
+		double otok = 0, oin = 0;
+
 		o->duration_s = t1 - t_first;
-		/* arrivals from the first measured one to the last */
+		/* arrivals from the first measured one to the last, and the work
+		 * they bring (what a stable deployment serves: all of it) */
 		o->offered_rps = (n - (w0 < n ? w0 : 0) - 1) / o->duration_s;
+		for (int i = w0 < n ? w0 : 0; i < n - 1; i++) {
+			otok += s->reqs[i].generated;
+			oin += s->reqs[i].in;
+		}
+		o->offered_output_tokens_per_s = otok / o->duration_s;
+		o->offered_input_tokens_per_s = oin / o->duration_s;
 		o->requests_per_s = cnt / o->duration_s;
 		o->output_tokens_per_s = tok / o->duration_s;
 		o->input_tokens_per_s = itok / o->duration_s;
@@ -1187,6 +1196,22 @@ void srv_stability(const struct srv_scenario *sc, double sustainable_rps, struct
 		double need = w0 + (r->requests - w0) * 1.2 * SRV_STEADY_LIFETIMES * life / r->duration_s;
 
 		r->steady_requests = need < 2e9 ? (int)ceil(need) : 2000000000;
+	}
+	if (sustainable_rps > 0 && r->stable && r->offered_rps > 0) {
+		/* stable by the rate test: in steady state the deployment serves
+		 * what arrives.  Counting completions inside the window instead
+		 * misses the requests still in flight at its end that the warm-up
+		 * did not balance at its start (about W / T of them) */
+		double tok, all;
+
+		r->requests_per_s = r->offered_rps;
+		r->output_tokens_per_s = r->offered_output_tokens_per_s;
+		r->input_tokens_per_s = r->offered_input_tokens_per_s;
+		r->output_tokens_per_s_per_gpu = r->gpus > 0 ? r->output_tokens_per_s / r->gpus : 0;
+		tok = r->output_tokens_per_s;
+		all = tok + r->input_tokens_per_s;
+		r->usd_per_m_output_tokens = tok > 0 ? r->usd_per_h / (tok * 3600.0) * 1e6 : 0;
+		r->usd_per_m_total_tokens = all > 0 ? r->usd_per_h / (all * 3600.0) * 1e6 : 0;
 	}
 	r->cost_known = r->steady && r->output_tokens_per_s > 0;
 	if (!r->cost_known)

@@ -26,6 +26,7 @@
 #include "models/serving.h"
 #include "sim/config/catalog_load.h"
 #include "sim/serve/serve_config.h"
+#include "sim/serve/serve_datasets.h"
 #include "sim/serve/serve_plan.h"
 #include "sim/serve/serve_sim.h"
 #include "sc_test.h"
@@ -286,6 +287,95 @@ static void test_plan_steady(void)
 	CHECK(plan.best < 0);
 	for (int i = 0; i < plan.n_rows; i++)
 		CHECK(!plan.rows[i].feasible);
+}
+
+/* The dataset catalogue: the required datasets, each sourced and
+ * sampleable; a scenario naming one samples the published means (seeded,
+ * the same every run); an MLPerf Server scenario takes the benchmark's
+ * limits as its SLOs. */
+static void test_datasets(void)
+{
+	static const char *const need[] = { "sharegpt", "fixed-128-128", "random-1024-128",
+					     "mlperf-llama2-70b", "mlperf-llama3.1-405b",
+					     "mlperf-llama3.1-8b", "mlperf-mixtral-8x7b",
+					     "mlperf-deepseek-r1", "mlperf-gptj", NULL };
+	static struct srv_scenario sc, again;
+	struct srv_datasets ds;
+	struct srv_result r, r2;
+	struct sc_error err;
+	char json[1024];
+
+	CHECK(srv_datasets_load("configs", &ds, &err) == SC_OK);
+	for (int i = 0; need[i]; i++) {
+		const struct srv_dataset *d = srv_dataset_find(&ds, need[i]);
+		struct srv_length in, out;
+
+		CHECK(d != NULL);
+		if (!d)
+			continue;
+		CHECK(d->n_tokenizers >= 1);
+		CHECK(d->tokenizers[0].source[0] != '\0');
+		CHECK(srv_dataset_lengths(d, NULL, &in, &out, NULL, &err) == SC_OK);
+		if (strncmp(need[i], "mlperf-", 7) == 0) {
+			CHECK(d->kind == SRV_DATASET_MLPERF && d->has_mlperf_server);
+			CHECK(d->mlperf_server.latency_p99_s > 0);
+		}
+	}
+	/* a fixed dataset is fixed; only bounds are uniform between them */
+	{
+		struct srv_length in, out;
+		CHECK(srv_dataset_lengths(srv_dataset_find(&ds, "fixed-128-128"), NULL, &in, &out, NULL, &err) == SC_OK);
+		CHECK(in.dist == SRV_DIST_FIXED && in.mean == 128 && out.mean == 128);
+		CHECK(srv_dataset_lengths(srv_dataset_find(&ds, "mlperf-llama2-70b"), NULL, &in, &out, NULL, &err) == SC_OK);
+		CHECK(in.dist == SRV_DIST_UNIFORM && in.min == 1 && in.max == 1024);
+		CHECK(out.dist == SRV_DIST_LOGNORMAL && out.max == 1024);
+	}
+	srv_datasets_free(&ds);
+
+	/* sampling a dataset reproduces its published means */
+	snprintf(json, sizeof(json),
+		 "{\"name\":\"ds\",\"model\":\"llama3-8b\",\"instance\":\"p5.48xlarge\","
+		 "\"replica\":{\"tp\":1},\"replicas\":1,\"precision\":{\"weights\":\"bf16\"},"
+		 "\"engine\":\"vllm\",\"workload\":{\"arrival\":\"burst\",\"mlperf\":\"offline\","
+		 "\"dataset\":\"mlperf-llama2-70b\",\"requests\":6000,\"seed\":3}}");
+	CHECK(load_scenario(json, &sc));
+	CHECK(strcmp(sc.workload.tokenizer, "llama2") == 0);
+	CHECK(srv_simulate(&sc, &r, &err) == SC_OK);
+	CHECK_REL(r.mean_output_tokens, 294.45, 0.04);
+	CHECK_REL(r.mean_input_tokens, 512.5, 0.04);
+	again = sc;
+	CHECK(srv_simulate(&again, &r2, &err) == SC_OK);
+	CHECK(r2.mean_input_tokens == r.mean_input_tokens && r2.output_tokens_per_s == r.output_tokens_per_s);
+	snprintf(json, sizeof(json),
+		 "{\"name\":\"ds\",\"model\":\"llama3-8b\",\"instance\":\"p5.48xlarge\","
+		 "\"replica\":{\"tp\":1},\"replicas\":1,\"precision\":{\"weights\":\"bf16\"},"
+		 "\"engine\":\"vllm\",\"workload\":{\"arrival\":\"poisson\",\"rate_rps\":5,"
+		 "\"mlperf\":\"server\",\"dataset\":\"sharegpt\",\"tokenizer\":\"gpt-oss\","
+		 "\"requests\":4000,\"seed\":3}}");
+	CHECK(load_scenario(json, &sc));
+	CHECK(srv_simulate(&sc, &r, &err) == SC_OK);
+	CHECK_REL(r.mean_input_tokens, 215.3, 0.04);
+	CHECK_REL(r.mean_output_tokens, 195.0, 0.04);
+	/* sharegpt is no MLPerf dataset: no limits to default to */
+	CHECK(!(sc.slo.ttft_p99_ms > 0));
+	snprintf(json, sizeof(json),
+		 "{\"name\":\"ds\",\"model\":\"llama3-8b\",\"instance\":\"p5.48xlarge\","
+		 "\"replica\":{\"tp\":1},\"replicas\":1,\"precision\":{\"weights\":\"bf16\"},"
+		 "\"engine\":\"vllm\",\"workload\":{\"arrival\":\"poisson\",\"rate_rps\":5,"
+		 "\"mlperf\":\"server\",\"dataset\":\"mlperf-llama3.1-8b\",\"requests\":2000}}");
+	CHECK(load_scenario(json, &sc));
+	CHECK(sc.slo.ttft_p99_ms == 2000 && sc.slo.tpot_p99_ms == 100);
+	/* the largest rate meeting the limits: below the sustainable rate, and
+	 * a little above it the limits or steadiness fail */
+	{
+		double best = 0, cap = 0;
+		struct srv_result at;
+
+		CHECK(srv_max_rate(&sc, &best, &at, &err) == SC_OK);
+		CHECK(srv_capacity(&sc, &cap, &err) == SC_OK);
+		CHECK(best > 0 && best < cap);
+		CHECK(at.slo_met && at.steady);
+	}
 }
 
 static void test_determinism(void)
@@ -564,6 +654,7 @@ int main(void)
 	RUN(test_decode_is_hbm_bound);
 	RUN(test_littles_law);
 	RUN(test_saturation);
+	RUN(test_datasets);
 	RUN(test_plan_steady);
 	RUN(test_determinism);
 	RUN(test_preemption);

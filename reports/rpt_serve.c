@@ -73,6 +73,8 @@ static void head_text(FILE *out, const struct srv_scenario *sc)
 		fprintf(out, "deployment  %d replicas x (%s) = %d x %s on %d x %s\n", sc->replicas, lay,
 			srv_scenario_gpus(sc), sc->gpu.name, srv_scenario_nodes(sc), sc->instance.name);
 	}
+	if (sc->layout_note[0])
+		fprintf(out, "layout      %s\n", sc->layout_note);
 	fprintf(out, "precision   weights %s  activations %s  kv cache %s\n",
 		srv_format_name(sc->precision.weights), srv_format_name(sc->precision.activations),
 		srv_format_name(sc->precision.kv_cache));
@@ -320,6 +322,8 @@ bool rpt_serve_json(FILE *out, const struct srv_scenario *sc, const struct srv_r
 		cJSON_AddStringToObject(o, "dataset", sc->workload.dataset);
 		cJSON_AddStringToObject(o, "tokenizer", sc->workload.tokenizer);
 	}
+	if (sc->layout_note[0])
+		cJSON_AddStringToObject(o, "layout_chosen", sc->layout_note);
 	if (sc->workload.mlperf != SRV_MLPERF_NONE)
 		cJSON_AddStringToObject(o, "mlperf_scenario",
 					sc->workload.mlperf == SRV_MLPERF_OFFLINE ? "offline" : "server");

@@ -397,6 +397,16 @@ int cmd_serve(int argc, char **argv)
 		sc.slo.ttft_p99_ms = ttft_ms;
 	if (tpot_ms > 0)
 		sc.slo.tpot_p99_ms = tpot_ms;
+	if (rate <= 0 && sc.layout_gpus > 0) {
+		/* the layout is not stated: the best of the scenario's GPUs */
+		char why[512];
+
+		if (srv_pick_layout(&sc, why, sizeof(why), &err) != SC_OK) {
+			catalog_free(&cat);
+			return cli_fail(&err);
+		}
+		sc.layout_gpus = 0;   /* the report says how (layout_note) */
+	}
 	if (rate > 0) {
 		if (!(sc.slo.ttft_p99_ms > 0) && !(sc.slo.tpot_p99_ms > 0)) {
 			catalog_free(&cat);

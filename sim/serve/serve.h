@@ -122,6 +122,10 @@ struct srv_scenario {
 	struct fabric_spec fabric;
 	struct srv_layout replica;
 	int replicas;
+	int layout_gpus;             /* > 0: replica.tp and replicas not stated; the
+					layout of this many GPUs is the best one
+					(srv_pick_layout) */
+	char layout_note[320];       /* how the layout was chosen ("" stated) */
 	struct srv_precision precision;
 	struct srv_engine engine;
 	struct srv_speculative speculative;

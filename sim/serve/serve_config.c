@@ -308,7 +308,7 @@ static enum sc_status read_engine_ref(struct cfg_reader *rd, const cJSON *item, 
 }
 
 const struct cfg_field cfg_serve_replica_fields[] = {
-	CFG_F_INT_RANGE(struct srv_layout, tp, REQ | POS, 1, SC_MAX_GPUS_PER_NODE, "tensor parallel size, GPUs"),
+	CFG_F_INT_RANGE(struct srv_layout, tp, POS | CFG_NULLABLE, 1, SC_MAX_GPUS_PER_NODE, "tensor parallel size, GPUs (null or absent in \"replica\": not stated, with \"gpus\": the best layout is chosen)"),
 	CFG_F_INT_RANGE(struct srv_layout, pp, POS, 1, SC_MAX_GPUS_PER_NODE, "pipeline parallel size, GPUs (default 1)"),
 	CFG_F_INT_RANGE(struct srv_layout, ep, POS, 1, SC_MAX_GPUS_PER_NODE, "expert parallel size within tp, GPUs (default 1)"),
 	CFG_END
@@ -382,6 +382,8 @@ const struct cfg_field cfg_serve_scenario_fields[] = {
 	SRV_F("fabric", fabric, CFG_CUSTOM, 0, NULL, read_fabric_ref, "fabric name (default ultracluster)"),
 	CFG_F_OBJ(struct srv_scenario, replica, REQ, cfg_serve_replica_fields, "one replica's layout"),
 	CFG_F_INT_RANGE(struct srv_scenario, replicas, POS, 1, SC_MAX_REPLICAS, "replicas, count"),
+	{ "gpus", CFG_INT, POS | CFG_BOUNDED, offsetof(struct srv_scenario, layout_gpus), 0, NULL, NULL,
+	  NULL, 1, SC_MAX_GPUS, "GPUs of the deployment when replica.tp is not stated: the best layout of them is chosen", 0, 0 },
 	CFG_F_OBJ(struct srv_scenario, precision, REQ, cfg_serve_precision_fields, "number formats"),
 	SRV_F("engine", engine, CFG_CUSTOM, REQ, cfg_engine_override_fields, read_engine_ref,
 	      "engine name, or an object naming one with settings to change"),
@@ -623,6 +625,23 @@ enum sc_status srv_scenario_read(const char *file, const cJSON *root, const stru
 		if (sc->engine.schedule == SRV_SCHED_STATIC)
 			return bad(err, file, "/engine",
 				   "static batching cannot serve disaggregated pools");
+		if (sc->disagg.prefill.tp <= 0 || sc->disagg.decode.tp <= 0 || sc->layout_gpus > 0)
+			return bad(err, file, "/disaggregated",
+				   "disaggregated pools need their layouts stated (\"tp\"), and no \"gpus\"");
+	} else if (sc->replica.tp <= 0) {
+		/* layout not stated: the best of the GPUs' layouts (srv_pick_layout) */
+		if (!(sc->layout_gpus > 0))
+			return bad(err, file, "/replica/tp",
+				   "without \"tp\" the deployment's \"gpus\" must be given (the best layout of them is chosen)");
+		if (cJSON_GetObjectItemCaseSensitive(root, "replicas"))
+			return bad(err, file, "/replicas",
+				   "with the layout not stated the replicas follow from \"gpus\"; \"replicas\" is not used");
+		sc->replica.tp = 1;      /* placeholder until the layout is chosen */
+		sc->replicas = sc->layout_gpus / (sc->replica.pp > 0 ? sc->replica.pp : 1);
+		if (sc->replicas < 1 || sc->layout_gpus % sc->replica.pp != 0)
+			return bad(err, file, "/gpus", "the GPUs are not a multiple of the pipeline stages");
+	} else if (cJSON_GetObjectItemCaseSensitive(root, "gpus")) {
+		return bad(err, file, "/gpus", "\"gpus\" is only used when replica.tp is not stated");
 	} else if (!cJSON_GetObjectItemCaseSensitive(root, "replicas")) {
 		return bad(err, file, "/", "missing required key \"replicas\" (or \"disaggregated\")");
 	}

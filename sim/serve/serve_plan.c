@@ -464,6 +464,83 @@ enum sc_status srv_check_rate(const struct srv_scenario *sc, double sustainable_
 	return st;
 }
 
+enum sc_status srv_pick_layout(struct srv_scenario *sc, char *why, size_t why_n,
+			       struct sc_error *err)
+{
+	struct srv_scenario *c = malloc(sizeof(*c));
+	struct srv_replica *rep = malloc(sizeof(*rep));
+	struct srv_result *r = malloc(sizeof(*r));
+	const struct model_arch *m = &sc->arch.m;
+	int gpus = sc->layout_gpus, pp = sc->replica.pp > 0 ? sc->replica.pp : 1;
+	int domain = sc->instance.nvlink_domain_gpus > 0 ? sc->instance.nvlink_domain_gpus
+							 : sc->instance.gpus_per_node;
+	int tried = 0, fit = 0;
+	bool have = false, best_ok = false;
+	double best_cap = 0;
+	struct srv_layout best = { 0 };
+	struct sc_error e;
+	enum sc_status st = SC_OK;
+
+	if (!c || !rep || !r) {
+		free(c); free(rep); free(r);
+		return sc_error_set(err, SC_ENOMEM, NULL, NULL, "out of memory");
+	}
+	for (int tp = 1; tp <= domain && tp * pp <= gpus; tp *= 2) {
+		int eps[2] = { sc->replica.ep > 1 ? sc->replica.ep : 1, tp }, n_ep = 1;
+		bool open = sc->workload.arrival == SRV_ARRIVAL_POISSON ||
+			    sc->workload.arrival == SRV_ARRIVAL_TRACE;
+
+		if (gpus % (tp * pp) != 0 || !layout_tp_fits_heads(m, tp) ||
+		    gpus / (tp * pp) > SC_MAX_REPLICAS)
+			continue;
+		if (model_is_moe(m) && sc->replica.ep <= 1 && tp > 1 && m->experts % tp == 0)
+			n_ep = 2;
+		for (int k = 0; k < n_ep; k++) {
+			double cap = 0;
+			bool ok;
+
+			if (eps[k] > tp || tp % eps[k] != 0)
+				continue;
+			*c = *sc;
+			c->layout_gpus = 0;
+			c->replica.tp = tp;
+			c->replica.pp = pp;
+			c->replica.ep = model_is_moe(m) ? eps[k] : 1;
+			c->replicas = gpus / (tp * pp);
+			tried++;
+			if (srv_replica_for(c, &c->replica, rep, &e) != SC_OK)
+				continue;
+			if (srv_capacity(c, &cap, &e) != SC_OK || srv_simulate_checked(c, r, &e) != SC_OK)
+				continue;
+			fit++;
+			ok = (!r->slo_given || r->slo_met) && (!open || r->stable);
+			if (!have || (ok && !best_ok) || (ok == best_ok && cap > best_cap * (1 + 1e-9))) {
+				have = true;
+				best_ok = ok;
+				best_cap = cap;
+				best = c->replica;
+			}
+		}
+	}
+	if (!have) {
+		st = sc_error_set(err, SC_ERANGE, sc->file, "/replica",
+				  "no layout of %d GPUs holds %s (%d tried)", gpus, m->name, tried);
+	} else {
+		sc->replica = best;
+		sc->replicas = gpus / (best.tp * best.pp);
+		snprintf(sc->layout_note, sizeof(sc->layout_note), "not stated: %d x (tp %d pp %d ep %d) chosen of %d layouts of %d GPUs that hold the model (%s, then the highest sustainable rate, %.4g requests/s)",
+				 sc->replicas, best.tp, best.pp, best.ep, fit, gpus,
+				 !(sc->slo.ttft_p99_ms > 0 || sc->slo.tpot_p99_ms > 0 || sc->slo.ttft_p50_ms > 0 ||
+				   sc->slo.tpot_p50_ms > 0) ? (best_ok ? "stable" : "none is stable")
+				 : best_ok ? "meets the SLOs" : "none meets the SLOs",
+				 best_cap);
+		if (why)
+			snprintf(why, why_n, "%s", sc->layout_note);
+	}
+	free(c); free(rep); free(r);
+	return st;
+}
+
 enum sc_status srv_max_rate(const struct srv_scenario *sc, double *rate, struct srv_result *at,
 			    struct sc_error *err)
 {

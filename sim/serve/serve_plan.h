@@ -128,6 +128,18 @@ enum sc_status srv_check_rate(const struct srv_scenario *sc, double sustainable_
 enum sc_status srv_max_rate(const struct srv_scenario *sc, double *rate, struct srv_result *at,
 			    struct sc_error *err);
 
+/* A scenario whose layout is not stated (layout_gpus > 0): the best layout
+ * of its GPUs, written into sc->replica and sc->replicas.  Candidates: tp
+ * a power of two that divides the heads (the layout owner's rule) within
+ * the NVLink domain, the stated pp (else 1) and ep (else 1, or tp for an
+ * MoE model whose experts divide by it), replicas = gpus / (tp x pp).
+ * Best: meets the scenario's SLOs (and, for an open loop, is stable),
+ * then the highest sustainable rate (srv_capacity), then fewer GPUs per
+ * replica.  why says what was chosen among how many.  SC_ERANGE when no
+ * candidate holds the model. */
+enum sc_status srv_pick_layout(struct srv_scenario *sc, char *why, size_t why_n,
+			       struct sc_error *err);
+
 /* Latency against throughput of sc at the n Poisson rates (requests/s),
  * labelled label.  n <= SRV_CURVE_MAX_POINTS. */
 enum sc_status srv_curve(const struct srv_scenario *sc, const double *rates_rps, int n,

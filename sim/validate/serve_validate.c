@@ -7,6 +7,10 @@
  *   the node: 8 GPUs on one NVLink domain (4 per node in a 72-GPU domain
  *   for gb200 and gb300), 400 Gb/s of scale-out per GPU on the
  *   dgx-infiniband fabric (only pipeline sends across nodes would use it);
+ *   tp null -> gpu_count / (pp x dp), the one layout of the published GPU
+ *   count (serve itself picks among layouts when a scenario leaves tp out);
+ *   open loops above the simulated sustainable rate: throughput compared,
+ *   TTFT and TPOT not (their latencies depend on the request count);
  *   ep null -> 1 (the engines shard experts with TP unless an expert-
  *   parallel flag is given);
  *   activations null -> the weights' format where the GPU has those tensor
@@ -615,6 +619,7 @@ static int build_case(const struct models *models, const struct catalog *cat,
 	bool is_static = has_flag(rc->flags, "static_batching");
 	char gname[SC_NAME_MAX];
 	double mean_in = w->mean_input_len, mean_out = w->mean_output_len, der_in = 0, der_out = 0;
+	int tp = rc->tp;
 
 	snprintf(vc->id, sizeof(vc->id), "%s", rc->id);
 	snprintf(vc->source_group, sizeof(vc->source_group), "%s", rc->source_group);
@@ -673,15 +678,25 @@ static int build_case(const struct models *models, const struct catalog *cat,
 		return not_expressible(vc, "%s", "an artificially slowed or simulated-routing run");
 	if (rc->disaggregated)
 		return not_expressible(vc, "%s", "disaggregated prefill/decode: the pool sizes and the KV-transfer setup are not published");
-	if (rc->tp == NOT_GIVEN)
-		return not_expressible(vc, "%s", "the tensor-parallel size is not published");
+	if (rc->tp == NOT_GIVEN) {
+		/* pp and dp are published: the one tp of the GPU count */
+		char note[64];
+
+		if (rc->pp * rc->dp <= 0 || rc->gpu_count % (rc->pp * rc->dp) != 0)
+			return not_expressible(vc, "%s", "the tensor-parallel size is not published");
+		tp = rc->gpu_count / (rc->pp * rc->dp);
+		snprintf(note, sizeof(note), "tp=%d (gpus / (pp x dp))", tp);
+		assume(vc, note);
+		snprintf(vc->layout, sizeof(vc->layout), "tp%d pp%d ep%d dp%d*", tp, rc->pp,
+			 rc->ep > 0 ? rc->ep : 1, rc->dp);
+	}
 	if (rc->attention_dp == NOT_GIVEN)
 		return not_expressible(vc, "%s", "attention data parallelism is on but its degree is not published");
 	if (rc->attention_dp > 1)
 		return not_expressible(vc, "%s", "attention data parallelism (DeepSeek-style DP attention) is not modelled");
-	if (rc->ep > 1 && rc->tp % rc->ep != 0)
+	if (rc->ep > 1 && tp % rc->ep != 0)
 		return not_expressible(vc, "%s", "expert parallelism beyond the TP group is not modelled");
-	if (rc->tp * rc->pp * rc->dp != rc->gpu_count)
+	if (tp * rc->pp * rc->dp != rc->gpu_count)
 		return not_expressible(vc, "%s", "tp x pp x dp is not the GPU count");
 
 	snprintf(gname, sizeof(gname), "%s", rc->gpu);
@@ -724,7 +739,7 @@ static int build_case(const struct models *models, const struct catalog *cat,
 		in->efa_nics = in->gpus_per_node;
 		in->efa_nic_Gbps = 400;
 	}
-	sc->replica.tp = rc->tp;
+	sc->replica.tp = tp;
 	sc->replica.pp = rc->pp;
 	if (rc->ep > 0) {
 		sc->replica.ep = rc->ep;

@@ -1467,8 +1467,15 @@ enum sc_status srv_capacity(const struct srv_scenario *sc, double *rps, struct s
 			batch = fit > 1 ? fit : 1;
 	}
 	want = SRV_CAPACITY_WAVES * batch * (dis ? c->disagg.decode_replicas : 1);
-	if (c->workload.arrival != SRV_ARRIVAL_TRACE && want > c->workload.requests)
-		c->workload.requests = want < SC_MAX_REQUESTS ? (int)ceil(want) : SC_MAX_REQUESTS;
+	if (c->workload.arrival != SRV_ARRIVAL_TRACE) {
+		/* the scenario's request count for its length sample, up to
+		 * SRV_CAPACITY_MAX_SAMPLE (a rate needs no million requests) */
+		double n = c->workload.requests < SRV_CAPACITY_MAX_SAMPLE ? c->workload.requests
+									   : SRV_CAPACITY_MAX_SAMPLE;
+		if (want > n)
+			n = want;
+		c->workload.requests = n < SC_MAX_REQUESTS ? (int)ceil(n) : SC_MAX_REQUESTS;
+	}
 	if ((st = simulate(c, true, &one, r, err)) != SC_OK)
 		goto out;
 	*rps = dis ? one : one * sc->replicas;

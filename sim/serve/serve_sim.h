@@ -60,6 +60,7 @@ enum sc_status srv_simulate(const struct srv_scenario *sc, struct srv_result *ou
  * disaggregated: the whole deployment.  Lengths as sc's workload draws
  * them (a trace's, at time 0).  Fails as srv_simulate. */
 #define SRV_CAPACITY_WAVES 4
+#define SRV_CAPACITY_MAX_SAMPLE 20000   /* requests beyond the waves, at most */
 #define SRV_CAPACITY_TRIM 0.1
 enum sc_status srv_capacity(const struct srv_scenario *sc, double *rps, struct sc_error *err);
 

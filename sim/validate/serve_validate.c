@@ -525,6 +525,11 @@ static bool given(double v)
 	return v > 0 && isfinite(v);
 }
 
+static double length_mean(const struct srv_length *l)
+{
+	return l->dist == SRV_DIST_UNIFORM ? 0.5 * (l->min + l->max) : l->mean;
+}
+
 /* The engine catalogue entry of a case. */
 static const char *engine_name(const struct raw_case *rc)
 {
@@ -637,6 +642,17 @@ static int build_case(const struct models *models, const struct catalog *cat,
 		 rc->precision.activations[0] ? rc->precision.activations : "-",
 		 rc->precision.kv_cache[0] ? rc->precision.kv_cache : "-");
 	snprintf(vc->kind, sizeof(vc->kind), "%s", is_static ? "static" : rc->scenario);
+	{
+		/* engine and its major.minor version */
+		const char *v = rc->engine_version[0] == 'v' ? rc->engine_version + 1 : rc->engine_version;
+		int major = 0, minor = 0;
+
+		if (v[0] && sscanf(v, "%d.%d", &major, &minor) == 2)
+			snprintf(vc->engine_version, sizeof(vc->engine_version), "%s %d.%d", rc->engine, major, minor);
+		else
+			snprintf(vc->engine_version, sizeof(vc->engine_version), "%s ?", rc->engine);
+	}
+	snprintf(vc->regime, sizeof(vc->regime), "-");
 	vc->expressible = true;
 
 	/* what the case publishes */
@@ -823,6 +839,9 @@ static int build_case(const struct models *models, const struct catalog *cat,
 		free(sc);
 		return not_expressible(vc, "%s", "the prompt and output lengths are not published");
 	}
+
+	snprintf(vc->regime, sizeof(vc->regime), "%s",
+		 sval_regime(length_mean(&sc->workload.input_tokens), length_mean(&sc->workload.output_tokens)));
 
 	/* arrivals; online benchmarks go through the engine's HTTP server */
 	sc->workload.front_end = strcmp(rc->scenario, "online") == 0;
@@ -1034,6 +1053,17 @@ void sval_run(struct sval_set *set, const struct calibration *calibration)
 			v->err_rel = (v->predicted - v->measured) / v->measured;
 		}
 	}
+}
+
+const char *sval_regime(double in, double out)
+{
+	if (out >= SVAL_LONG_OUTPUT_TOKENS)
+		return "long-output";
+	if (in >= 4 * out)
+		return "prefill-heavy";
+	if (out >= 4 * in)
+		return "decode-heavy";
+	return "balanced";
 }
 
 bool sval_compared(const struct sval_case *vc, enum sval_metric k)

@@ -49,6 +49,9 @@ struct sval_case {
 	char layout[64];
 	char precision[48];
 	char kind[24];          /* "offline", "online", "static" */
+	char engine_version[SC_NAME_MAX * 2]; /* "vllm 0.8", "tensorrt-llm ?" */
+	char regime[16];        /* "prefill-heavy", "decode-heavy", "long-output",
+				   "balanced" (sval_regime), "-" before lengths */
 	bool expressible;
 	char reason[VAL_REASON_MAX];
 	char assumptions[SVAL_NOTE_MAX];
@@ -84,6 +87,12 @@ void sval_run(struct sval_set *set, const struct calibration *calibration);
 void sval_stats(const struct sval_set *set, enum sval_metric metric,
 		bool (*filter)(const struct sval_case *, const void *), const void *arg,
 		struct val_stats *out);
+
+/* The regime of mean lengths in and out tokens: long-output (out >=
+ * SVAL_LONG_OUTPUT_TOKENS), prefill-heavy (in >= 4 out), decode-heavy (out
+ * >= 4 in), else balanced (static). */
+#define SVAL_LONG_OUTPUT_TOKENS 1000
+const char *sval_regime(double in, double out);
 
 /* Whether metric k of vc enters the statistics and the fit: published,
  * expressed, and for TTFT and TPOT a stable run. */

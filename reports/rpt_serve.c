@@ -73,6 +73,8 @@ static void head_text(FILE *out, const struct srv_scenario *sc)
 		fprintf(out, "deployment  %d replicas x (%s) = %d x %s on %d x %s\n", sc->replicas, lay,
 			srv_scenario_gpus(sc), sc->gpu.name, srv_scenario_nodes(sc), sc->instance.name);
 	}
+	if (sc->layout_note[0])
+		fprintf(out, "layout      %s\n", sc->layout_note);
 	fprintf(out, "precision   weights %s  activations %s  kv cache %s\n",
 		srv_format_name(sc->precision.weights), srv_format_name(sc->precision.activations),
 		srv_format_name(sc->precision.kv_cache));
@@ -96,6 +98,11 @@ static void head_text(FILE *out, const struct srv_scenario *sc)
 		fprintf(out, "workload    %s, %d requests (warm-up %d), input %s, output %s, prefix hits %.0f %%, seed %d, router %s\n",
 			arr, w->requests, w->warmup_requests, in, o, 100 * w->prefix_cache_hit_rate,
 			w->seed, srv_router_name(sc->router));
+	if (w->dataset[0] || w->mlperf != SRV_MLPERF_NONE)
+		fprintf(out, "dataset     %s%s%s%s%s\n", w->dataset[0] ? w->dataset : "(none)",
+			w->tokenizer[0] ? " (lengths in the " : "", w->tokenizer, w->tokenizer[0] ? " tokenizer)" : "",
+			w->mlperf == SRV_MLPERF_OFFLINE ? ", MLPerf Offline scenario"
+			: w->mlperf == SRV_MLPERF_SERVER ? ", MLPerf Server scenario" : "");
 	fprintf(out, "calibration %s\n\n", sc->calibration.name);
 }
 
@@ -126,8 +133,37 @@ static void slo_part(FILE *out, const char *name, double slo_ms, double got_s, b
 	*first = false;
 }
 
+/* The stability verdict of an open loop (srv_stability). */
+static void stability_text(FILE *out, const struct srv_result *r)
+{
+	if (!r->open_loop)
+		return;
+	if (!r->stable)
+		fprintf(out, "stability   UNSTABLE: requests arrive at %.4g/s, above the sustainable %.4g/s of this "
+			"deployment; the queue grows without bound and the latencies depend on the request count\n",
+			r->offered_rps, r->sustainable_rps);
+	else if (!r->steady)
+		fprintf(out, "stability   NOT STEADY: the %.3g s measurement window spans fewer than %.0f mean request "
+			"lifetimes (%.3g s); run %d requests or more\n", r->duration_s, SRV_STEADY_LIFETIMES,
+			r->e2e_s.mean, r->steady_requests);
+	else if (r->sustainable_rps > 0)
+		fprintf(out, "stability   steady: %.4g requests/s offered, %.0f %% of the sustainable %.4g/s\n",
+			r->offered_rps, 100 * r->offered_rps / r->sustainable_rps, r->sustainable_rps);
+}
+
+/* "$0.123" or "n/a" when no steady token rate prices it. */
+static const char *usd_text(char *buf, size_t n, bool known, double v)
+{
+	if (known)
+		snprintf(buf, n, "$%.3f", v);
+	else
+		snprintf(buf, n, "n/a");
+	return buf;
+}
+
 void rpt_serve_text(FILE *out, const struct srv_scenario *sc, const struct srv_result *r)
 {
+	char ua[32], ub[32];
 	bool first = true;
 
 	head_text(out, sc);
@@ -142,8 +178,10 @@ void rpt_serve_text(FILE *out, const struct srv_scenario *sc, const struct srv_r
 	fprintf(out, "throughput  %.3f req/s, %.1f output tokens/s (%.1f per GPU), %.1f input tokens/s\n",
 		r->requests_per_s, r->output_tokens_per_s, r->output_tokens_per_s_per_gpu,
 		r->input_tokens_per_s);
-	fprintf(out, "lengths     mean input %.1f, mean output %.1f tokens\n\n", r->mean_input_tokens,
+	fprintf(out, "lengths     mean input %.1f, mean output %.1f tokens\n", r->mean_input_tokens,
 		r->mean_output_tokens);
+	stability_text(out, r);
+	fprintf(out, "\n");
 	fprintf(out, "latency ms       mean        p50        p90        p99        max\n");
 	dist_row(out, "ttft", &r->ttft_s);
 	dist_row(out, "tpot", &r->tpot_s);
@@ -170,20 +208,32 @@ void rpt_serve_text(FILE *out, const struct srv_scenario *sc, const struct srv_r
 		slo_part(out, "tpot p99", sc->slo.tpot_p99_ms, r->tpot_s.p99, &first);
 		fprintf(out, "  => %s\n", r->slo_met ? "all met" : "NOT MET");
 	}
+	if (r->max_rate_done) {
+		if (r->max_rate_rps > 0)
+			fprintf(out, "mlperf      Server: the largest rate that meets the objectives is %.4g requests/s (%.4g output tokens/s; p99 TTFT %.1f ms, p99 TPOT %.1f ms), %.0f %% of the sustainable %.4g/s\n",
+				r->max_rate_rps, r->max_rate_output_tokens_per_s, r->max_rate_ttft_p99_s * 1e3,
+				r->max_rate_tpot_p99_s * 1e3,
+				r->sustainable_rps > 0 ? 100 * r->max_rate_rps / r->sustainable_rps : 0,
+				r->sustainable_rps);
+		else
+			fprintf(out, "mlperf      Server: no rate meets the objectives\n");
+	}
 	if (purchase_unit(&sc->instance)) {
 		/* bought only as whole UltraServers (models/purchase.h) */
 		const struct ultraserver_spec *u = purchase_unit(&sc->instance);
 
-		fprintf(out, "cost        %d x %s in %d x %s = $%.2f/h in capacity blocks (%s); $%.3f per "
-			"million output tokens, $%.3f per million tokens in+out\n", r->nodes, sc->instance.name,
+		fprintf(out, "cost        %d x %s in %d x %s = $%.2f/h in capacity blocks (%s); %s per "
+			"million output tokens, %s per million tokens in+out\n", r->nodes, sc->instance.name,
 			purchase_round_nodes(&sc->instance, r->nodes) / u->instances, u->name, r->usd_per_h,
-			u->date, r->usd_per_m_output_tokens, r->usd_per_m_total_tokens);
+			u->date, usd_text(ua, sizeof(ua), r->cost_known, r->usd_per_m_output_tokens),
+			usd_text(ub, sizeof(ub), r->cost_known, r->usd_per_m_total_tokens));
 	} else {
-		fprintf(out, "cost        %d x %s = $%.2f/h %s (%s); $%.3f per million output tokens, $%.3f per million tokens in+out\n",
+		fprintf(out, "cost        %d x %s = $%.2f/h %s (%s); %s per million output tokens, %s per million tokens in+out\n",
 			r->nodes, sc->instance.name, r->usd_per_h,
 			purchase_default_pricing(&sc->instance) == PRICING_ON_DEMAND ? "on demand"
 			: "in capacity blocks", sc->instance.price.date,
-			r->usd_per_m_output_tokens, r->usd_per_m_total_tokens);
+			usd_text(ua, sizeof(ua), r->cost_known, r->usd_per_m_output_tokens),
+			usd_text(ub, sizeof(ub), r->cost_known, r->usd_per_m_total_tokens));
 	}
 	fprintf(out, "uncertainty +/- %.0f %% on throughput and latency (serving validation)\n",
 		100 * sc->calibration.serve_uncertainty_rel);
@@ -268,6 +318,15 @@ bool rpt_serve_json(FILE *out, const struct srv_scenario *sc, const struct srv_r
 	cJSON_AddStringToObject(o, "gpu", sc->gpu.name);
 	cJSON_AddStringToObject(o, "engine", sc->engine.name);
 	cJSON_AddStringToObject(o, "calibration", sc->calibration.name);
+	if (sc->workload.dataset[0]) {
+		cJSON_AddStringToObject(o, "dataset", sc->workload.dataset);
+		cJSON_AddStringToObject(o, "tokenizer", sc->workload.tokenizer);
+	}
+	if (sc->layout_note[0])
+		cJSON_AddStringToObject(o, "layout_chosen", sc->layout_note);
+	if (sc->workload.mlperf != SRV_MLPERF_NONE)
+		cJSON_AddStringToObject(o, "mlperf_scenario",
+					sc->workload.mlperf == SRV_MLPERF_OFFLINE ? "offline" : "server");
 	cJSON_AddItemToObject(o, "replica", layout_json(&sc->replica));
 	cJSON_AddNumberToObject(o, "replicas", sc->replicas);
 	cJSON_AddBoolToObject(o, "disaggregated", r->disaggregated);
@@ -308,9 +367,29 @@ bool rpt_serve_json(FILE *out, const struct srv_scenario *sc, const struct srv_r
 	cJSON_AddNumberToObject(o, "little_W_s", r->little_W);
 	if (r->slo_given)
 		cJSON_AddBoolToObject(o, "slo_met", r->slo_met);
+	/* "stable" (or not): a closed loop or a burst is finite work */
+	cJSON_AddStringToObject(o, "status", !r->stable ? "unstable" : !r->steady ? "not-steady" : "steady");
+	if (r->open_loop) {
+		cJSON_AddNumberToObject(o, "offered_rps", r->offered_rps);
+		if (r->sustainable_rps > 0)
+			cJSON_AddNumberToObject(o, "sustainable_rps", r->sustainable_rps);
+		if (r->steady_requests > 0)
+			cJSON_AddNumberToObject(o, "steady_requests", r->steady_requests);
+	}
+	if (r->max_rate_done) {
+		cJSON_AddNumberToObject(o, "mlperf_server_max_rps", r->max_rate_rps);
+		cJSON_AddNumberToObject(o, "mlperf_server_output_tokens_per_s", r->max_rate_output_tokens_per_s);
+		cJSON_AddNumberToObject(o, "mlperf_server_ttft_p99_ms", r->max_rate_ttft_p99_s * 1e3);
+		cJSON_AddNumberToObject(o, "mlperf_server_tpot_p99_ms", r->max_rate_tpot_p99_s * 1e3);
+	}
 	cJSON_AddNumberToObject(o, "usd_per_h", r->usd_per_h);
-	cJSON_AddNumberToObject(o, "usd_per_m_output_tokens", r->usd_per_m_output_tokens);
-	cJSON_AddNumberToObject(o, "usd_per_m_total_tokens", r->usd_per_m_total_tokens);
+	if (r->cost_known) {
+		cJSON_AddNumberToObject(o, "usd_per_m_output_tokens", r->usd_per_m_output_tokens);
+		cJSON_AddNumberToObject(o, "usd_per_m_total_tokens", r->usd_per_m_total_tokens);
+	} else {
+		cJSON_AddNullToObject(o, "usd_per_m_output_tokens");
+		cJSON_AddNullToObject(o, "usd_per_m_total_tokens");
+	}
 	cJSON_AddNumberToObject(o, "uncertainty_rel", sc->calibration.serve_uncertainty_rel);
 	{
 		struct model_band b = model_band_of_serving_calibration(&sc->calibration);

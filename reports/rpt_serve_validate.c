@@ -16,12 +16,35 @@ static bool by_gpu(const struct sval_case *vc, const void *arg)
 	return strcmp(vc->gpu, arg) == 0;
 }
 
-static int distinct(const struct sval_set *set, bool group, const char **out, int max)
+static bool by_engine(const struct sval_case *vc, const void *arg)
+{
+	return strcmp(vc->engine_version, arg) == 0;
+}
+
+static bool by_regime(const struct sval_case *vc, const void *arg)
+{
+	return strcmp(vc->regime, arg) == 0;
+}
+
+enum by_kind { BY_GROUP, BY_GPU, BY_ENGINE, BY_REGIME };
+
+static const char *key_of(const struct sval_case *vc, enum by_kind k)
+{
+	switch (k) {
+	case BY_GROUP: return vc->source_group;
+	case BY_GPU: return vc->gpu;
+	case BY_ENGINE: return vc->engine_version;
+	case BY_REGIME: return vc->regime;
+	}
+	return "";
+}
+
+static int distinct(const struct sval_set *set, enum by_kind kind, const char **out, int max)
 {
 	int n = 0;
 
 	for (int i = 0; i < set->n_cases; i++) {
-		const char *v = group ? set->cases[i].source_group : set->cases[i].gpu;
+		const char *v = key_of(&set->cases[i], kind);
 		bool seen = false;
 
 		for (int j = 0; j < n; j++)
@@ -55,9 +78,17 @@ struct row {
 
 static int summary_rows(const struct sval_set *set, struct row *rows, int max)
 {
-	const char *groups[64], *gpus[64];
-	int ng = distinct(set, true, groups, 64), nu = distinct(set, false, gpus, 64), n = 0;
+	static const struct {
+		enum by_kind kind;
+		const char *name;
+		bool (*filter)(const struct sval_case *, const void *);
+	} bys[] = { { BY_GROUP, "group", by_group }, { BY_GPU, "gpu", by_gpu },
+		    { BY_ENGINE, "engine", by_engine }, { BY_REGIME, "regime", by_regime } };
+	const char *keys[4][64];
+	int nk[4], n = 0;
 
+	for (int b = 0; b < 4; b++)
+		nk[b] = distinct(set, bys[b].kind, keys[b], 64);
 	for (int m = 0; m < SVAL_METRICS && n < max; m++) {
 		rows[n].metric = (enum sval_metric)m;
 		rows[n].kind = "all";
@@ -65,24 +96,16 @@ static int summary_rows(const struct sval_set *set, struct row *rows, int max)
 		rows[n].total = count_with(set, (enum sval_metric)m, NULL, NULL);
 		sval_stats(set, (enum sval_metric)m, NULL, NULL, &rows[n].st);
 		n++;
-		for (int i = 0; i < ng && n < max; i++) {
-			rows[n].metric = (enum sval_metric)m;
-			rows[n].kind = "group";
-			rows[n].name = groups[i];
-			rows[n].total = count_with(set, (enum sval_metric)m, by_group, groups[i]);
-			sval_stats(set, (enum sval_metric)m, by_group, groups[i], &rows[n].st);
-			if (rows[n].total > 0)
-				n++;
-		}
-		for (int i = 0; i < nu && n < max; i++) {
-			rows[n].metric = (enum sval_metric)m;
-			rows[n].kind = "gpu";
-			rows[n].name = gpus[i];
-			rows[n].total = count_with(set, (enum sval_metric)m, by_gpu, gpus[i]);
-			sval_stats(set, (enum sval_metric)m, by_gpu, gpus[i], &rows[n].st);
-			if (rows[n].total > 0)
-				n++;
-		}
+		for (int b = 0; b < 4; b++)
+			for (int i = 0; i < nk[b] && n < max; i++) {
+				rows[n].metric = (enum sval_metric)m;
+				rows[n].kind = bys[b].name;
+				rows[n].name = keys[b][i];
+				rows[n].total = count_with(set, (enum sval_metric)m, bys[b].filter, keys[b][i]);
+				sval_stats(set, (enum sval_metric)m, bys[b].filter, keys[b][i], &rows[n].st);
+				if (rows[n].total > 0)
+					n++;
+			}
 	}
 	return n;
 }
@@ -137,6 +160,21 @@ static void text_unexpressed(FILE *out, const struct sval_set *set, bool md)
 
 		if (!vc->expressible)
 			fprintf(out, md ? "- `%s`: %s\n" : "  %-60.60s %s\n", vc->id, vc->reason);
+	}
+	/* above the sustainable rate: throughput compared, latency not */
+	n = 0;
+	for (int i = 0; i < set->n_cases; i++)
+		if (set->cases[i].expressible && set->cases[i].unstable)
+			n++;
+	fprintf(out, md ? "\n### Unstable cases: throughput only (%d)\n\n"
+		       : "\nunstable cases (arrivals above the simulated sustainable rate; latency not compared): %d\n", n);
+	for (int i = 0; i < set->n_cases; i++) {
+		const struct sval_case *vc = &set->cases[i];
+
+		if (vc->expressible && vc->unstable)
+			fprintf(out, md ? "- `%s`: %.4g requests/s offered, %.4g sustainable\n"
+				       : "  %-60.60s %.4g requests/s offered, %.4g sustainable\n", vc->id,
+				vc->sc ? vc->sc->workload.rate_rps : 0, vc->sustainable_rps);
 	}
 }
 

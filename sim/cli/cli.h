@@ -21,6 +21,7 @@ enum {
 	EXIT_IO = 4,          /* a file could not be read or written */
 	EXIT_UNSUPPORTED = 5, /* valid input the model does not cover */
 	EXIT_OOM = 6,         /* predict: the layout does not fit in GPU memory */
+	EXIT_UNSTABLE = 7,    /* serve: arrivals above the sustainable rate, or no steady state */
 	EXIT_SKIPPED = 77,    /* no GPU: nothing measured (calibrate run; ctest's skip code) */
 	EXIT_INTERNAL = 70    /* a bug: please report it */
 };

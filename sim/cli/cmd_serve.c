@@ -70,7 +70,10 @@ static void serve_usage(FILE *out)
 	fprintf(out,
 		"  -h, --help               show this help\n"
 		"\n"
-		"Exit status 1 when the scenario's SLOs are not met, or no layout meets them.\n");
+		"Exit status 1 when the scenario's SLOs are not met, or no layout meets them;\n"
+		"6 when requests arrive faster than the deployment's sustainable rate (unstable:\n"
+		"the queue grows without bound; the sustainable rate is reported, checked by a\n"
+		"simulation at 90 %% of it) or the run is too short to reach steady state.\n");
 }
 
 static bool parse_pos(const char *cmd, const char *opt, const char *arg, double *out)
@@ -177,8 +180,24 @@ static int run_plan(struct srv_scenario *sc, const struct catalog *cat, double r
 			 sc->arch.m.name);
 		code = write_svg(svg, title, curves, nc, ttft_ms, tpot_ms);
 	}
-	if (code == EXIT_OK && plan->best < 0)
+	if (code == EXIT_OK && plan->best < 0) {
+		/* say what the largest search would sustain at all */
+		double most = 0;
+		int at = -1, max_n = opts.max_replicas > 0 ? opts.max_replicas : 1024;
+
+		for (int i = 0; i < plan->n_rows; i++)
+			if (plan->rows[i].replica_capacity_rps * max_n > most) {
+				most = plan->rows[i].replica_capacity_rps * max_n;
+				at = i;
+			}
+		if (at >= 0 && most < rate)
+			fprintf(stderr, "stepcast: serve: unstable: %.4g requests/s is above the sustainable rate of any deployment searched (at most %.4g requests/s: %d replicas of tp %d pp %d on %s)\n",
+				rate, most, max_n, plan->rows[at].layout.tp, plan->rows[at].layout.pp,
+				plan->rows[at].instance);
+		else
+			fprintf(stderr, "stepcast: serve: no layout meets the objectives at %.4g requests/s\n", rate);
 		code = EXIT_CHECK_FAILED;
+	}
 	free(plan);
 	return code;
 }
@@ -192,12 +211,25 @@ static int run_once(struct srv_scenario *sc, enum cli_format fmt, const char *sv
 	enum sc_status st;
 
 	cli_progress_begin("serve");
-	st = srv_simulate(sc, &r, &err);
+	st = srv_simulate_checked(sc, &r, &err);
 	cli_progress_end();
 	if (st != SC_OK) {
 		if (!err.file[0])
 			snprintf(err.file, sizeof(err.file), "%s", sc->file);
 		return cli_fail(&err);
+	}
+	if (sc->workload.mlperf == SRV_MLPERF_SERVER && r.slo_given) {
+		/* MLPerf Server: the result is the largest rate meeting the limits */
+		static struct srv_result at;
+		double best = 0;
+
+		if (srv_max_rate(sc, &best, &at, &err) != SC_OK)
+			return cli_fail(&err);
+		r.max_rate_done = true;
+		r.max_rate_rps = best;
+		r.max_rate_output_tokens_per_s = at.output_tokens_per_s;
+		r.max_rate_ttft_p99_s = at.ttft_s.p99;
+		r.max_rate_tpot_p99_s = at.tpot_s.p99;
 	}
 	switch (fmt) {
 	case FMT_JSON:
@@ -236,6 +268,24 @@ static int run_once(struct srv_scenario *sc, enum cli_format fmt, const char *sv
 		if ((code = write_svg(svg, title, &curve, 1, sc->slo.ttft_p99_ms,
 				      sc->slo.tpot_p99_ms)) != EXIT_OK)
 			return code;
+	}
+	if (!r.stable) {
+		static struct srv_result chk;
+
+		fprintf(stderr, "stepcast: serve: unstable: requests arrive at %.4g/s, above the sustainable rate of %.4g/s of %d replicas; the queue grows without bound\n",
+			r.offered_rps, r.sustainable_rps, sc->replicas);
+		/* the sustainable rate checked by simulation */
+		if (srv_check_rate(sc, r.sustainable_rps, SRV_SUSTAINABLE_CHECK_FRAC, &chk, &err) == SC_OK)
+			fprintf(stderr, "stepcast: serve: at %.4g requests/s (%.0f %% of it, %d requests) the simulation is %s: p99 TTFT %.1f ms, p99 TPOT %.1f ms\n",
+				SRV_SUSTAINABLE_CHECK_FRAC * r.sustainable_rps, 100 * SRV_SUSTAINABLE_CHECK_FRAC,
+				chk.requests, chk.steady ? "steady" : !chk.stable ? "unstable" : "not steady",
+				chk.ttft_s.p99 * 1e3, chk.tpot_s.p99 * 1e3);
+		return EXIT_UNSTABLE;
+	}
+	if (!r.steady) {
+		fprintf(stderr, "stepcast: serve: not steady: the %.3g s measurement window spans fewer than %.0f mean request lifetimes (%.3g s); run with --requests %d or more\n",
+			r.duration_s, SRV_STEADY_LIFETIMES, r.e2e_s.mean, r.steady_requests);
+		return EXIT_UNSTABLE;
 	}
 	if (r.slo_given && !r.slo_met)
 		code = EXIT_CHECK_FAILED;
@@ -384,6 +434,16 @@ int cmd_serve(int argc, char **argv)
 		sc.slo.ttft_p99_ms = ttft_ms;
 	if (tpot_ms > 0)
 		sc.slo.tpot_p99_ms = tpot_ms;
+	if (rate <= 0 && sc.layout_gpus > 0) {
+		/* the layout is not stated: the best of the scenario's GPUs */
+		char why[512];
+
+		if (srv_pick_layout(&sc, why, sizeof(why), &err) != SC_OK) {
+			catalog_free(&cat);
+			return cli_fail(&err);
+		}
+		sc.layout_gpus = 0;   /* the report says how (layout_note) */
+	}
 	if (rate > 0) {
 		if (!(sc.slo.ttft_p99_ms > 0) && !(sc.slo.tpot_p99_ms > 0)) {
 			catalog_free(&cat);

@@ -57,6 +57,7 @@ static void usage(FILE *out)
 		"  4   a file could not be read or written\n"
 		"  5   valid input that the model does not cover\n"
 		"  6   the layout does not fit in GPU memory (predict; the breakdown is still printed)\n"
+		"  7   serve: unstable (arrivals above the sustainable rate) or not steady\n"
 		"  70  internal error\n"
 		"  77  no GPU: nothing measured (calibrate run)\n");
 }

@@ -78,8 +78,17 @@ struct srv_engine {
 
 #define SRV_PATH_MAX 512
 
+/* An MLPerf Inference scenario (LoadGen): OFFLINE sends every query at
+ * once and scores throughput; SERVER sends Poisson queries at a rate and
+ * the result is the largest rate whose p99 TTFT and TPOT meet the
+ * benchmark's limits (serve reports it, srv_max_rate). */
+enum srv_mlperf { SRV_MLPERF_NONE, SRV_MLPERF_OFFLINE, SRV_MLPERF_SERVER };
+
 struct srv_workload {
 	enum srv_arrival arrival;
+	enum srv_mlperf mlperf;
+	char dataset[SC_NAME_MAX];    /* configs/datasets.json entry ("" none) */
+	char tokenizer[SC_NAME_MAX];  /* its statistics used (resolved at load) */
 	double rate_rps;
 	int concurrency;
 	char trace[SRV_PATH_MAX];
@@ -113,6 +122,10 @@ struct srv_scenario {
 	struct fabric_spec fabric;
 	struct srv_layout replica;
 	int replicas;
+	int layout_gpus;             /* > 0: replica.tp and replicas not stated; the
+					layout of this many GPUs is the best one
+					(srv_pick_layout) */
+	char layout_note[320];       /* how the layout was chosen ("" stated) */
 	struct srv_precision precision;
 	struct srv_engine engine;
 	struct srv_speculative speculative;
@@ -176,9 +189,36 @@ struct srv_result {
 	double usd_per_h;             /* on-demand where sold, else capacity blocks; whole
 					 instances or UltraServers (models/purchase.h) */
 	int nodes;
-	double usd_per_m_output_tokens;
+	double usd_per_m_output_tokens;   /* 0 with cost_known false */
 	double usd_per_m_total_tokens;
+	bool cost_known;              /* tokens flowed in a steady measurement window */
+	/* Stability of an open loop (Poisson or trace arrivals; srv_stability).
+	 * Closed loops and bursts are finite work: stable and steady. */
+	bool open_loop;
+	double offered_rps;           /* arrivals per second of the measurement window */
+	double offered_output_tokens_per_s; /* their tokens over the window */
+	double offered_input_tokens_per_s;
+	double sustainable_rps;       /* the deployment's saturated completion rate
+					 (srv_capacity); 0: not computed */
+	bool stable;                  /* offered_rps <= sustainable_rps */
+	bool steady;                  /* stable, and the window spans SRV_STEADY_LIFETIMES
+					 mean request lifetimes */
+	int steady_requests;          /* requests whose window would be long enough
+					 (0: already steady or unstable) */
+	/* MLPerf Server (srv_max_rate, filled by the caller that asks) */
+	bool max_rate_done;
+	double max_rate_rps;          /* largest rate meeting the SLOs; 0: none */
+	double max_rate_output_tokens_per_s;
+	double max_rate_ttft_p99_s, max_rate_tpot_p99_s;
 };
+
+/* A measurement window reaches steady state when it is at least this many
+ * mean request lifetimes (end-to-end latencies) long: in a stable queue the
+ * requests in flight at the window's end are then at most 1/5 of those it
+ * counts (Little's law: L = lambda W, against lambda T arrivals), the same
+ * order as the warm-up vLLM's benchmark_serving and MLPerf LoadGen discard
+ * (LoadGen's Server scenario runs at least 600 s, hundreds of lifetimes). */
+#define SRV_STEADY_LIFETIMES 5.0
 
 /* The names of the enum values as the scenario files spell them (static
  * strings). */

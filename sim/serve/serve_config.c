@@ -1,6 +1,7 @@
 /* serve_config.c: strict reading of engines, serving scenarios and traces
  * (see serve_config.h). */
 #include "serve_config.h"
+#include "serve_datasets.h"
 #include "../../models/limits.h"
 #include "../config/calibration_select.h"
 
@@ -19,6 +20,7 @@ static const char *const kv_policies[] = { "on-demand", "reserve", NULL };
 static const char *const kv_fractions[] = { "total", "free", "weights-and-kv", NULL };
 static const char *const formats[] = { "bf16", "fp16", "fp8", "nvfp4", "mxfp4", "int4-awq", NULL };
 static const char *const arrivals[] = { "poisson", "concurrency", "burst", "trace", NULL };
+static const char *const mlperfs[] = { "none", "offline", "server", NULL };
 static const char *const dists[] = { "fixed", "uniform", "normal", "lognormal", NULL };
 static const char *const routers[] = { "least-loaded", "round-robin", NULL };
 
@@ -306,7 +308,7 @@ static enum sc_status read_engine_ref(struct cfg_reader *rd, const cJSON *item, 
 }
 
 const struct cfg_field cfg_serve_replica_fields[] = {
-	CFG_F_INT_RANGE(struct srv_layout, tp, REQ | POS, 1, SC_MAX_GPUS_PER_NODE, "tensor parallel size, GPUs"),
+	CFG_F_INT_RANGE(struct srv_layout, tp, POS | CFG_NULLABLE, 1, SC_MAX_GPUS_PER_NODE, "tensor parallel size, GPUs (null or absent in \"replica\": not stated, with \"gpus\": the best layout is chosen)"),
 	CFG_F_INT_RANGE(struct srv_layout, pp, POS, 1, SC_MAX_GPUS_PER_NODE, "pipeline parallel size, GPUs (default 1)"),
 	CFG_F_INT_RANGE(struct srv_layout, ep, POS, 1, SC_MAX_GPUS_PER_NODE, "expert parallel size within tp, GPUs (default 1)"),
 	CFG_END
@@ -330,6 +332,9 @@ const struct cfg_field cfg_serve_length_fields[] = {
 
 const struct cfg_field cfg_serve_workload_fields[] = {
 	CFG_F_ENUM(struct srv_workload, arrival, REQ, arrivals, "poisson, concurrency, burst or trace"),
+	CFG_F_ENUM(struct srv_workload, mlperf, 0, mlperfs, "MLPerf Inference scenario: offline (arrival burst) or server (arrival poisson; SLOs default to the dataset's limits)"),
+	CFG_F_STR(struct srv_workload, dataset, 0, "named workload of configs/datasets.json: its published lengths where input_tokens or output_tokens are not given"),
+	CFG_F_STR(struct srv_workload, tokenizer, 0, "which of the dataset's tokenizers' statistics (default: its first)"),
 	CFG_F_NUM(struct srv_workload, rate_rps, POS, "Poisson arrival rate, requests/s"),
 	CFG_F_INT_RANGE(struct srv_workload, concurrency, POS, 1, SC_MAX_REQUESTS, "closed-loop clients, count"),
 	CFG_F_STR(struct srv_workload, trace, 0, "CSV trace path"),
@@ -377,6 +382,8 @@ const struct cfg_field cfg_serve_scenario_fields[] = {
 	SRV_F("fabric", fabric, CFG_CUSTOM, 0, NULL, read_fabric_ref, "fabric name (default ultracluster)"),
 	CFG_F_OBJ(struct srv_scenario, replica, REQ, cfg_serve_replica_fields, "one replica's layout"),
 	CFG_F_INT_RANGE(struct srv_scenario, replicas, POS, 1, SC_MAX_REPLICAS, "replicas, count"),
+	{ "gpus", CFG_INT, POS | CFG_BOUNDED, offsetof(struct srv_scenario, layout_gpus), 0, NULL, NULL,
+	  NULL, 1, SC_MAX_GPUS, "GPUs of the deployment when replica.tp is not stated: the best layout of them is chosen", 0, 0 },
 	CFG_F_OBJ(struct srv_scenario, precision, REQ, cfg_serve_precision_fields, "number formats"),
 	SRV_F("engine", engine, CFG_CUSTOM, REQ, cfg_engine_override_fields, read_engine_ref,
 	      "engine name, or an object naming one with settings to change"),
@@ -442,6 +449,57 @@ static bool has(const cJSON *obj, const char *key)
 	       !cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(obj, key));
 }
 
+/* workload.dataset: its lengths where the scenario gives none, its MLPerf
+ * Server limits as SLOs where the scenario sets none. */
+static enum sc_status apply_dataset(const char *file, const char *dir, const cJSON *w,
+				    struct srv_workload *wl, struct srv_slo *slo, struct sc_error *err)
+{
+	struct srv_datasets ds;
+	const struct srv_dataset *d;
+	const struct srv_dataset_tok *used = NULL;
+	struct srv_length in, out;
+	enum sc_status st;
+
+	if ((st = srv_datasets_load(dir, &ds, err)) != SC_OK)
+		return st;
+	if (!(d = srv_dataset_find(&ds, wl->dataset))) {
+		st = sc_error_set(err, SC_EINVAL, file, "/workload/dataset",
+				  "unknown dataset \"%s\" (see configs/datasets.json)", wl->dataset);
+		goto out;
+	}
+	if (wl->tokenizer[0]) {
+		bool found = false;
+		for (int k = 0; k < d->n_tokenizers; k++)
+			found |= strcmp(d->tokenizers[k].tokenizer, wl->tokenizer) == 0;
+		if (!found) {
+			st = sc_error_set(err, SC_EINVAL, file, "/workload/tokenizer",
+					  "dataset \"%s\" has no statistics for tokenizer \"%s\"", d->name,
+					  wl->tokenizer);
+			goto out;
+		}
+	}
+	if ((st = srv_dataset_lengths(d, wl->tokenizer, &in, &out, &used, err)) != SC_OK &&
+	    !(has(w, "input_tokens") && has(w, "output_tokens"))) {
+		if (err)
+			snprintf(err->file, sizeof(err->file), "%s", file);
+		goto out;
+	}
+	st = SC_OK;
+	snprintf(wl->tokenizer, sizeof(wl->tokenizer), "%s", used->tokenizer);
+	if (!has(w, "input_tokens"))
+		wl->input_tokens = in;
+	if (!has(w, "output_tokens"))
+		wl->output_tokens = out;
+	if (wl->mlperf == SRV_MLPERF_SERVER && d->has_mlperf_server && !(slo->ttft_p99_ms > 0) &&
+	    !(slo->tpot_p99_ms > 0)) {
+		slo->ttft_p99_ms = d->mlperf_server.ttft_p99_ms;
+		slo->tpot_p99_ms = d->mlperf_server.tpot_p99_ms;
+	}
+out:
+	srv_datasets_free(&ds);
+	return st;
+}
+
 static enum sc_status check_workload(const char *file, const cJSON *w, struct srv_workload *wl,
 				     struct sc_error *err)
 {
@@ -473,17 +531,27 @@ static enum sc_status check_workload(const char *file, const cJSON *w, struct sr
 		if (!wl->trace[0])
 			return bad(err, file, "/workload/trace", "expected a non-empty path");
 	} else {
-		if (!has(w, "input_tokens") || !has(w, "output_tokens"))
+		if (!wl->dataset[0] && (!has(w, "input_tokens") || !has(w, "output_tokens")))
 			return bad(err, file, "/workload",
-				   "arrival needs \"input_tokens\" and \"output_tokens\" distributions");
-		if ((st = check_length(file, "/workload/input_tokens", &wl->input_tokens,
-				       has(cJSON_GetObjectItemCaseSensitive(w, "input_tokens"), "sd"),
-				       err)) != SC_OK ||
-		    (st = check_length(file, "/workload/output_tokens", &wl->output_tokens,
-				       has(cJSON_GetObjectItemCaseSensitive(w, "output_tokens"), "sd"),
-				       err)) != SC_OK)
+				   "arrival needs \"input_tokens\" and \"output_tokens\" distributions, or a \"dataset\"");
+		if ((has(w, "input_tokens") &&
+		     (st = check_length(file, "/workload/input_tokens", &wl->input_tokens,
+					has(cJSON_GetObjectItemCaseSensitive(w, "input_tokens"), "sd"),
+					err)) != SC_OK) ||
+		    (has(w, "output_tokens") &&
+		     (st = check_length(file, "/workload/output_tokens", &wl->output_tokens,
+					has(cJSON_GetObjectItemCaseSensitive(w, "output_tokens"), "sd"),
+					err)) != SC_OK))
 			return st;
 	}
+	if (wl->mlperf == SRV_MLPERF_OFFLINE && wl->arrival != SRV_ARRIVAL_BURST)
+		return bad(err, file, "/workload/mlperf",
+			   "the MLPerf Offline scenario sends every query at once: arrival \"burst\"");
+	if (wl->mlperf == SRV_MLPERF_SERVER && wl->arrival != SRV_ARRIVAL_POISSON)
+		return bad(err, file, "/workload/mlperf",
+			   "the MLPerf Server scenario sends Poisson queries: arrival \"poisson\"");
+	if (wl->tokenizer[0] && !wl->dataset[0])
+		return bad(err, file, "/workload/tokenizer", "a tokenizer is only used with a \"dataset\"");
 	if (!has(w, "requests"))
 		wl->requests = wl->arrival == SRV_ARRIVAL_TRACE ? 0 : 1000;   /* 0: the whole trace */
 	if (!has(w, "warmup_requests"))
@@ -557,6 +625,23 @@ enum sc_status srv_scenario_read(const char *file, const cJSON *root, const stru
 		if (sc->engine.schedule == SRV_SCHED_STATIC)
 			return bad(err, file, "/engine",
 				   "static batching cannot serve disaggregated pools");
+		if (sc->disagg.prefill.tp <= 0 || sc->disagg.decode.tp <= 0 || sc->layout_gpus > 0)
+			return bad(err, file, "/disaggregated",
+				   "disaggregated pools need their layouts stated (\"tp\"), and no \"gpus\"");
+	} else if (sc->replica.tp <= 0) {
+		/* layout not stated: the best of the GPUs' layouts (srv_pick_layout) */
+		if (!(sc->layout_gpus > 0))
+			return bad(err, file, "/replica/tp",
+				   "without \"tp\" the deployment's \"gpus\" must be given (the best layout of them is chosen)");
+		if (cJSON_GetObjectItemCaseSensitive(root, "replicas"))
+			return bad(err, file, "/replicas",
+				   "with the layout not stated the replicas follow from \"gpus\"; \"replicas\" is not used");
+		sc->replica.tp = 1;      /* placeholder until the layout is chosen */
+		sc->replicas = sc->layout_gpus / (sc->replica.pp > 0 ? sc->replica.pp : 1);
+		if (sc->replicas < 1 || sc->layout_gpus % sc->replica.pp != 0)
+			return bad(err, file, "/gpus", "the GPUs are not a multiple of the pipeline stages");
+	} else if (cJSON_GetObjectItemCaseSensitive(root, "gpus")) {
+		return bad(err, file, "/gpus", "\"gpus\" is only used when replica.tp is not stated");
 	} else if (!cJSON_GetObjectItemCaseSensitive(root, "replicas")) {
 		return bad(err, file, "/", "missing required key \"replicas\" (or \"disaggregated\")");
 	}
@@ -574,8 +659,17 @@ enum sc_status srv_scenario_read(const char *file, const cJSON *root, const stru
 	if (sc->speculative.draft_tokens > 0 && sc->engine.schedule == SRV_SCHED_STATIC)
 		return bad(err, file, "/speculative",
 			   "speculative decoding is not modelled with static batching");
-	return check_workload(file, cJSON_GetObjectItemCaseSensitive(root, "workload"), &sc->workload,
-			      err);
+	if ((st = check_workload(file, cJSON_GetObjectItemCaseSensitive(root, "workload"), &sc->workload,
+				 err)) != SC_OK)
+		return st;
+	if (sc->workload.dataset[0]) {
+		if (sc->workload.arrival == SRV_ARRIVAL_TRACE)
+			return bad(err, file, "/workload/dataset", "a trace gives the lengths: \"dataset\" is not used");
+		return apply_dataset(file, cat->dir[0] ? cat->dir : catalog_default_dir(),
+				     cJSON_GetObjectItemCaseSensitive(root, "workload"), &sc->workload,
+				     &sc->slo, err);
+	}
+	return SC_OK;
 }
 
 enum sc_status srv_scenario_load(const char *path, const struct catalog *cat,

@@ -9,6 +9,8 @@
 #include "../config/calibration_select.h"
 #include "serve_sim.h"
 #include "../../models/layout.h"
+#include "../../models/limits.h"
+#include "../../models/purchase.h"
 
 /* The base scenario moved onto instance type inst (its GPU, and the GPU's
  * calibration profile unless the base's profile is for the same family). */
@@ -74,17 +76,62 @@ static void reject(struct srv_plan_row *row, const char *fmt, const char *msg)
 	snprintf(row->reason, sizeof(row->reason), fmt, msg);
 }
 
-/* Simulate sc with n replicas; *met says whether the SLOs hold. */
-static enum sc_status try_count(struct srv_scenario *sc, int n, struct srv_result *r, bool *met,
-				int *sims, struct sc_error *err)
+/* A fleet of more replicas than this is simulated as a shard of this many
+ * with its share of the arrivals (rate x shard / n): the least-loaded
+ * router pools a queue over the replicas, and beyond a few dozen servers
+ * adding more changes a pooled queue's waiting-time percentiles little
+ * (Halfin & Whitt 1981: the wait depends on the load through
+ * (1 - rho) sqrt(n)), while the work of a whole 1,000-replica fleet at
+ * 10^4 requests/s, over the window that reaches steady state, is above
+ * SC_MAX_REQUESTS.  Throughput and cost are scaled back to n. */
+#define SRV_PLAN_SHARD_REPLICAS 64
+
+/* Simulate sc with n replicas of cap_rps each at rate_rps; *met says
+ * whether the SLOs hold in a steady run.  A run that is stable but whose
+ * window spans too few request lifetimes is rerun with the requests it
+ * needs (kept in sc for the counts after it); beyond SC_MAX_REQUESTS the
+ * count fails with SC_ERANGE. */
+static enum sc_status try_count(struct srv_scenario *sc, int n, double rate_rps, double cap_rps,
+				struct srv_result *r, bool *met, int *sims, struct sc_error *err)
 {
+	int k = n > SRV_PLAN_SHARD_REPLICAS ? SRV_PLAN_SHARD_REPLICAS : n;
 	enum sc_status st;
 
-	sc->replicas = n;
-	(*sims)++;
-	if ((st = srv_simulate(sc, r, err)) != SC_OK)
-		return st;
-	*met = r->slo_met;
+	sc->replicas = k;
+	sc->workload.rate_rps = rate_rps * k / n;
+	for (;;) {
+		(*sims)++;
+		if ((st = srv_simulate(sc, r, err)) != SC_OK)
+			return st;
+		srv_stability(sc, cap_rps * k, r);
+		if (r->steady || !r->stable || r->steady_requests <= sc->workload.requests)
+			break;
+		if (r->steady_requests > SC_MAX_REQUESTS)
+			return sc_error_set(err, SC_ERANGE, NULL, NULL,
+					    "a steady measurement at %.4g requests/s needs %d requests, above the limit of %d",
+					    sc->workload.rate_rps, r->steady_requests, SC_MAX_REQUESTS);
+		sc->workload.warmup_requests = (int)((double)sc->workload.warmup_requests *
+						     r->steady_requests / sc->workload.requests);
+		sc->workload.requests = r->steady_requests;
+	}
+	if (k < n) {
+		/* the shard's rates and cost back to the whole fleet */
+		double f = (double)n / k, tok, all;
+
+		sc->replicas = n;
+		r->gpus = n * sc->replica.tp * sc->replica.pp;
+		r->nodes = srv_scenario_nodes(sc);
+		r->requests_per_s *= f;
+		r->output_tokens_per_s *= f;
+		r->input_tokens_per_s *= f;
+		r->usd_per_h = purchase_cluster_usd_per_h(&sc->instance, r->nodes,
+							  purchase_default_pricing(&sc->instance));
+		tok = r->output_tokens_per_s;
+		all = tok + r->input_tokens_per_s;
+		r->usd_per_m_output_tokens = r->cost_known && tok > 0 ? r->usd_per_h / (tok * 3600.0) * 1e6 : 0;
+		r->usd_per_m_total_tokens = r->cost_known && all > 0 ? r->usd_per_h / (all * 3600.0) * 1e6 : 0;
+	}
+	*met = r->slo_met && r->steady;
 	return SC_OK;
 }
 
@@ -97,6 +144,7 @@ static void search_layout(const struct srv_scenario *base_on_inst, const struct 
 	struct srv_result r, best;
 	struct sc_error err;
 	enum sc_status st;
+	double cap = 0, need;
 	int lo, hi, n, max_n = o->max_replicas > 0 ? o->max_replicas : 1024;
 	bool met = false, have = false;
 
@@ -116,36 +164,36 @@ static void search_layout(const struct srv_scenario *base_on_inst, const struct 
 		reject(row, "one decode step at batch 1 takes %s (the TPOT SLO less its margin)", msg);
 		return;
 	}
-	/* saturated throughput of one replica: every request at once */
+	/* the sustainable rate of one replica (saturated, srv_capacity) */
 	sc->replicas = 1;
-	sc->workload.arrival = SRV_ARRIVAL_BURST;
-	sc->workload.rate_rps = 0;
-	sc->workload.concurrency = 0;
-	sc->workload.warmup_requests = 0;
-	sc->slo.ttft_p50_ms = sc->slo.ttft_p99_ms = sc->slo.tpot_p50_ms = sc->slo.tpot_p99_ms = 0;
 	row->simulations++;
-	if ((st = srv_simulate(sc, &r, &err)) != SC_OK) {
+	if ((st = srv_capacity(sc, &cap, &err)) != SC_OK) {
 		reject(row, "%s", err.message);
 		return;
 	}
-	row->replica_capacity_rps = r.requests_per_s;
-	if (!(r.requests_per_s > 0)) {
+	row->replica_capacity_rps = cap;
+	if (!(cap > 0)) {
 		reject(row, "%s", "a replica completes no requests");
 		return;
 	}
 	*sc = *base_on_inst;
 	sc->replica = row->layout;
 	at_rate(sc, o->target_rps, o);
-	/* grow from the saturation bound until the SLOs hold ... */
-	lo = (int)ceil(o->target_rps / r.requests_per_s);
-	if (lo < 1)
-		lo = 1;
-	/* fewer than the bound cannot carry the rate, even saturated */
-	n = lo;
+	/* fewer replicas than the rate over one replica's sustainable rate
+	 * cannot carry it: their queue grows without bound */
+	need = ceil(o->target_rps / cap);
+	if (need > max_n) {
+		char msg[200];
+		snprintf(msg, sizeof(msg), "%.4g requests/s needs at least %.4g replicas at %.3g requests/s each (one replica's sustainable rate), above the limit of %d",
+			 o->target_rps, need, cap, max_n);
+		reject(row, "%s: fewer are unstable", msg);
+		return;
+	}
+	n = need > 1 ? (int)need : 1;
 	lo = n - 1;
 	hi = 0;
 	while (n <= max_n) {
-		if ((st = try_count(sc, n, &r, &met, &row->simulations, &err)) != SC_OK) {
+		if ((st = try_count(sc, n, o->target_rps, cap, &r, &met, &row->simulations, &err)) != SC_OK) {
 			reject(row, "%s", err.message);
 			return;
 		}
@@ -156,7 +204,11 @@ static void search_layout(const struct srv_scenario *base_on_inst, const struct 
 			break;
 		}
 		lo = n;
+		if (n == max_n)
+			break;
 		n = n + 1 > (int)ceil(n * 1.25) ? n + 1 : (int)ceil(n * 1.25);
+		if (n > max_n)
+			n = max_n;
 	}
 	if (!have) {
 		char msg[64];
@@ -168,7 +220,7 @@ static void search_layout(const struct srv_scenario *base_on_inst, const struct 
 	while (hi - lo > 1) {
 		int mid = lo + (hi - lo) / 2;
 
-		if ((st = try_count(sc, mid, &r, &met, &row->simulations, &err)) != SC_OK) {
+		if ((st = try_count(sc, mid, o->target_rps, cap, &r, &met, &row->simulations, &err)) != SC_OK) {
 			reject(row, "%s", err.message);
 			return;
 		}
@@ -189,12 +241,15 @@ static void search_layout(const struct srv_scenario *base_on_inst, const struct 
 			int per = gpn / g, filled = (hi + per - 1) / per * per;
 
 			if (filled > hi &&
-			    try_count(sc, filled, &r, &met, &row->simulations, &err) == SC_OK && met)
+			    try_count(sc, filled, o->target_rps, cap, &r, &met, &row->simulations, &err) == SC_OK && met)
 				best = r;
 		}
 	}
 	row->feasible = true;
+	row->requests = sc->workload.requests;
+	row->warmup_requests = sc->workload.warmup_requests;
 	fill_row(row, &best);
+	row->sim_replicas = row->replicas < SRV_PLAN_SHARD_REPLICAS ? row->replicas : SRV_PLAN_SHARD_REPLICAS;
 }
 
 static void plan_layout(const struct srv_scenario *base_on_inst, const struct srv_plan_opts *o,
@@ -367,7 +422,165 @@ enum sc_status srv_plan_scenario(const struct srv_scenario *base, const struct c
 		return st;
 	out->replica = row->layout;
 	out->replicas = row->replicas > 0 ? row->replicas : 1;
+	if (row->requests > 0) {
+		/* the requests its steady run needed, for the whole fleet */
+		double f = row->sim_replicas > 0 ? (double)out->replicas / row->sim_replicas : 1;
+		double n = row->requests * f, w = row->warmup_requests * f;
+
+		out->workload.requests = n < SC_MAX_REQUESTS ? (int)n : SC_MAX_REQUESTS;
+		out->workload.warmup_requests = (int)(w < out->workload.requests ? w : out->workload.requests / 10);
+	}
 	at_rate(out, rate_rps, NULL);
+	return SC_OK;
+}
+
+enum sc_status srv_check_rate(const struct srv_scenario *sc, double sustainable_rps, double frac,
+			      struct srv_result *out, struct sc_error *err)
+{
+	struct srv_scenario *c = malloc(sizeof(*c));
+	enum sc_status st = SC_OK;
+
+	if (!c)
+		return sc_error_set(err, SC_ENOMEM, NULL, NULL, "out of memory");
+	*c = *sc;
+	c->workload.arrival = SRV_ARRIVAL_POISSON;
+	c->workload.rate_rps = frac * sustainable_rps;
+	c->workload.concurrency = 0;
+	for (int tries = 0; tries < 4; tries++) {
+		if ((st = srv_simulate(c, out, err)) != SC_OK)
+			break;
+		srv_stability(c, sustainable_rps, out);
+		if (out->steady || !out->stable || out->steady_requests <= c->workload.requests ||
+		    c->workload.requests >= SC_MAX_REQUESTS)
+			break;
+		c->workload.warmup_requests = (int)((double)c->workload.warmup_requests *
+						    out->steady_requests / c->workload.requests);
+		c->workload.requests = out->steady_requests < SC_MAX_REQUESTS ? out->steady_requests
+									       : SC_MAX_REQUESTS;
+		if (c->workload.warmup_requests >= c->workload.requests)
+			c->workload.warmup_requests = c->workload.requests / 10;
+	}
+	free(c);
+	return st;
+}
+
+enum sc_status srv_pick_layout(struct srv_scenario *sc, char *why, size_t why_n,
+			       struct sc_error *err)
+{
+	struct srv_scenario *c = malloc(sizeof(*c));
+	struct srv_replica *rep = malloc(sizeof(*rep));
+	struct srv_result *r = malloc(sizeof(*r));
+	const struct model_arch *m = &sc->arch.m;
+	int gpus = sc->layout_gpus, pp = sc->replica.pp > 0 ? sc->replica.pp : 1;
+	int domain = sc->instance.nvlink_domain_gpus > 0 ? sc->instance.nvlink_domain_gpus
+							 : sc->instance.gpus_per_node;
+	int tried = 0, fit = 0;
+	bool have = false, best_ok = false;
+	double best_cap = 0;
+	struct srv_layout best = { 0 };
+	struct sc_error e;
+	enum sc_status st = SC_OK;
+
+	if (!c || !rep || !r) {
+		free(c); free(rep); free(r);
+		return sc_error_set(err, SC_ENOMEM, NULL, NULL, "out of memory");
+	}
+	for (int tp = 1; tp <= domain && tp * pp <= gpus; tp *= 2) {
+		int eps[2] = { sc->replica.ep > 1 ? sc->replica.ep : 1, tp }, n_ep = 1;
+		bool open = sc->workload.arrival == SRV_ARRIVAL_POISSON ||
+			    sc->workload.arrival == SRV_ARRIVAL_TRACE;
+
+		if (gpus % (tp * pp) != 0 || !layout_tp_fits_heads(m, tp) ||
+		    gpus / (tp * pp) > SC_MAX_REPLICAS)
+			continue;
+		if (model_is_moe(m) && sc->replica.ep <= 1 && tp > 1 && m->experts % tp == 0)
+			n_ep = 2;
+		for (int k = 0; k < n_ep; k++) {
+			double cap = 0;
+			bool ok;
+
+			if (eps[k] > tp || tp % eps[k] != 0)
+				continue;
+			*c = *sc;
+			c->layout_gpus = 0;
+			c->replica.tp = tp;
+			c->replica.pp = pp;
+			c->replica.ep = model_is_moe(m) ? eps[k] : 1;
+			c->replicas = gpus / (tp * pp);
+			tried++;
+			if (srv_replica_for(c, &c->replica, rep, &e) != SC_OK)
+				continue;
+			if (srv_capacity(c, &cap, &e) != SC_OK || srv_simulate_checked(c, r, &e) != SC_OK)
+				continue;
+			fit++;
+			ok = (!r->slo_given || r->slo_met) && (!open || r->stable);
+			if (!have || (ok && !best_ok) || (ok == best_ok && cap > best_cap * (1 + 1e-9))) {
+				have = true;
+				best_ok = ok;
+				best_cap = cap;
+				best = c->replica;
+			}
+		}
+	}
+	if (!have) {
+		st = sc_error_set(err, SC_ERANGE, sc->file, "/replica",
+				  "no layout of %d GPUs holds %s (%d tried)", gpus, m->name, tried);
+	} else {
+		sc->replica = best;
+		sc->replicas = gpus / (best.tp * best.pp);
+		snprintf(sc->layout_note, sizeof(sc->layout_note), "not stated: %d x (tp %d pp %d ep %d) chosen of %d layouts of %d GPUs that hold the model (%s, then the highest sustainable rate, %.4g requests/s)",
+				 sc->replicas, best.tp, best.pp, best.ep, fit, gpus,
+				 !(sc->slo.ttft_p99_ms > 0 || sc->slo.tpot_p99_ms > 0 || sc->slo.ttft_p50_ms > 0 ||
+				   sc->slo.tpot_p50_ms > 0) ? (best_ok ? "stable" : "none is stable")
+				 : best_ok ? "meets the SLOs" : "none meets the SLOs",
+				 best_cap);
+		if (why)
+			snprintf(why, why_n, "%s", sc->layout_note);
+	}
+	free(c); free(rep); free(r);
+	return st;
+}
+
+enum sc_status srv_max_rate(const struct srv_scenario *sc, double *rate, struct srv_result *at,
+			    struct sc_error *err)
+{
+	struct srv_result *r = malloc(sizeof(*r));
+	double cap = 0, lo = 0, hi;
+	enum sc_status st;
+
+	*rate = 0;
+	memset(at, 0, sizeof(*at));
+	if (!r)
+		return sc_error_set(err, SC_ENOMEM, NULL, NULL, "out of memory");
+	if (!(sc->slo.ttft_p99_ms > 0) && !(sc->slo.tpot_p99_ms > 0) && !(sc->slo.ttft_p50_ms > 0) &&
+	    !(sc->slo.tpot_p50_ms > 0)) {
+		free(r);
+		return sc_error_set(err, SC_EINVAL, sc->file, "/slo",
+				    "the largest rate that meets the objectives needs an objective");
+	}
+	if ((st = srv_capacity(sc, &cap, err)) != SC_OK) {
+		free(r);
+		return st;
+	}
+	hi = cap;
+	/* the sustainable rate itself is unstable; so the top of the bracket
+	 * never meets them, and the answer stays below it */
+	for (int i = 0; i < 40 && hi - lo > SRV_MAX_RATE_REL_TOL * hi; i++) {
+		double mid = lo > 0 ? 0.5 * (lo + hi) : 0.5 * hi;
+
+		if ((st = srv_check_rate(sc, cap, mid / cap, r, err)) != SC_OK)
+			break;
+		if (r->steady && r->slo_met) {
+			lo = mid;
+			*at = *r;
+		} else {
+			hi = mid;
+		}
+	}
+	free(r);
+	if (st != SC_OK)
+		return st;
+	*rate = lo;
 	return SC_OK;
 }
 

@@ -63,6 +63,9 @@ struct srv_plan_row {
 	double replica_capacity_rps;   /* one replica, saturated */
 	double decode_step_batch1_s;
 	int simulations;
+	int requests, warmup_requests; /* of the steady run that met the SLOs (raised from
+					  the base's when its window was too short) */
+	int sim_replicas;              /* replicas simulated: replicas, or a shard of them */
 	bool best;                     /* the cheapest feasible row of its instance type */
 	bool too_big;                  /* rejected because the weights do not fit */
 };
@@ -105,6 +108,37 @@ enum sc_status srv_plan(const struct srv_scenario *base, const struct catalog *c
 enum sc_status srv_plan_scenario(const struct srv_scenario *base, const struct catalog *cat,
 				 const struct srv_plan_row *row, double rate_rps,
 				 struct srv_scenario *out, struct sc_error *err);
+
+/* The check by simulation of a sustainable rate: sc at frac x
+ * sustainable_rps Poisson arrivals (the scenario's lengths and seed), with
+ * the requests raised until the run is steady (up to SC_MAX_REQUESTS);
+ * *out is that run, its verdict against sustainable_rps. */
+#define SRV_SUSTAINABLE_CHECK_FRAC 0.9
+enum sc_status srv_check_rate(const struct srv_scenario *sc, double sustainable_rps, double frac,
+			      struct srv_result *out, struct sc_error *err);
+
+/* The largest Poisson rate at which sc's deployment meets sc's p99 TTFT
+ * and TPOT objectives in a steady run: what MLPerf LoadGen's Server
+ * scenario reports (the highest target QPS whose p99 first-token and
+ * per-token latencies are within the benchmark's limits).  Bisection on
+ * (0, sustainable rate] until the bracket is within SRV_MAX_RATE_REL_TOL
+ * of its top, each rate checked by srv_check_rate; *rate 0 when not even
+ * a trickle meets them.  *at is the run at *rate.  Needs an SLO. */
+#define SRV_MAX_RATE_REL_TOL 0.02
+enum sc_status srv_max_rate(const struct srv_scenario *sc, double *rate, struct srv_result *at,
+			    struct sc_error *err);
+
+/* A scenario whose layout is not stated (layout_gpus > 0): the best layout
+ * of its GPUs, written into sc->replica and sc->replicas.  Candidates: tp
+ * a power of two that divides the heads (the layout owner's rule) within
+ * the NVLink domain, the stated pp (else 1) and ep (else 1, or tp for an
+ * MoE model whose experts divide by it), replicas = gpus / (tp x pp).
+ * Best: meets the scenario's SLOs (and, for an open loop, is stable),
+ * then the highest sustainable rate (srv_capacity), then fewer GPUs per
+ * replica.  why says what was chosen among how many.  SC_ERANGE when no
+ * candidate holds the model. */
+enum sc_status srv_pick_layout(struct srv_scenario *sc, char *why, size_t why_n,
+			       struct sc_error *err);
 
 /* Latency against throughput of sc at the n Poisson rates (requests/s),
  * labelled label.  n <= SRV_CURVE_MAX_POINTS. */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../../models/collective.h"
+#include "../../models/limits.h"
 #include "../../models/network.h"
 #include "../../models/purchase.h"
 #include "rng.h"
@@ -158,6 +159,10 @@ struct sim {
 	int admitted_now;             /* admissions and preemptions of the batch */
 	int preempted_now;            /*   being composed */
 	int *scratch;                 /* n_reqs ints */
+	bool saturate;                /* srv_capacity: every request at time 0 */
+	int *dirty;                   /* replicas whose state changed this instant */
+	int n_dirty;
+	bool *is_dirty;
 	enum sc_status error;
 };
 
@@ -213,8 +218,26 @@ static struct ev pop(struct sim *s)
 
 /* ---- queues ------------------------------------------------------------------------- */
 
+/* Replica ri may start an iteration at the end of this instant.  Only
+ * these are tried: with a thousand replicas, trying every one after every
+ * event made a 10^4 requests/s plan take minutes. */
+static void touch(struct sim *s, int ri)
+{
+	if (!s->is_dirty[ri]) {
+		s->is_dirty[ri] = true;
+		s->dirty[s->n_dirty++] = ri;
+	}
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
 static void wait_push_back(struct sim *s, struct rep *p, int id)
 {
+	touch(s, (int)(p - s->reps));
 	p->wait[(p->wait_head + p->wait_n) % s->n_reqs] = id;
 	p->wait_n++;
 }
@@ -781,6 +804,7 @@ static int iteration_end(struct sim *s, int ri)
 	int *ids = s->scratch, *flag = s->scratch + s->n_reqs, n = p->run_n;
 	double steps = p->steps, tokens = 0, delay = 0;
 
+	touch(s, ri);
 	p->busy = false;
 	p->busy_time += s->now - p->iter_start;
 	memcpy(ids, p->run, (size_t)n * sizeof(int));
@@ -865,6 +889,7 @@ static int transfer_end(struct sim *s, int id)
 	struct rep *p = &s->reps[ri];
 
 	kv_set(s, from, r, 0);
+	touch(s, (int)(from - s->reps));
 	from->outstanding--;
 	r->transfer_end = s->now;
 	r->state = S_WAITING;
@@ -948,6 +973,8 @@ static enum sc_status make_requests(struct sim *s, struct sc_error *err)
 				r->arrival = t;
 			}
 		}
+		if (s->saturate)
+			r->arrival = 0;
 		r->prompt = r->in;
 		r->admitted = -1;
 		r->state = S_PENDING;
@@ -1059,7 +1086,18 @@ static enum sc_status collect(struct sim *s, struct srv_result *o, struct sc_err
 				itok += r->in;
 			}
 		}
+		double otok = 0, oin = 0;
+
 		o->duration_s = t1 - t_first;
+		/* arrivals from the first measured one to the last, and the work
+		 * they bring (what a stable deployment serves: all of it) */
+		o->offered_rps = (n - (w0 < n ? w0 : 0) - 1) / o->duration_s;
+		for (int i = w0 < n ? w0 : 0; i < n - 1; i++) {
+			otok += s->reqs[i].generated;
+			oin += s->reqs[i].in;
+		}
+		o->offered_output_tokens_per_s = otok / o->duration_s;
+		o->offered_input_tokens_per_s = oin / o->duration_s;
 		o->requests_per_s = cnt / o->duration_s;
 		o->output_tokens_per_s = tok / o->duration_s;
 		o->input_tokens_per_s = itok / o->duration_s;
@@ -1131,6 +1169,53 @@ static void slo_and_cost(const struct srv_scenario *sc, struct srv_result *o)
 						  purchase_default_pricing(&sc->instance));
 	o->usd_per_m_output_tokens = tok > 0 ? o->usd_per_h / (tok * 3600.0) * 1e6 : 0;
 	o->usd_per_m_total_tokens = all > 0 ? o->usd_per_h / (all * 3600.0) * 1e6 : 0;
+	o->cost_known = tok > 0;
+}
+
+void srv_stability(const struct srv_scenario *sc, double sustainable_rps, struct srv_result *r)
+{
+	double life = r->e2e_s.mean;
+
+	r->open_loop = sc->workload.arrival == SRV_ARRIVAL_POISSON ||
+		       sc->workload.arrival == SRV_ARRIVAL_TRACE;
+	r->sustainable_rps = sustainable_rps > 0 ? sustainable_rps : 0;
+	r->steady_requests = 0;
+	if (!r->open_loop) {
+		r->stable = r->steady = true;
+		r->cost_known = r->output_tokens_per_s > 0;
+		return;
+	}
+	/* a window without arrivals (one request) or without completions is
+	 * no measurement of a rate */
+	r->stable = !(sustainable_rps > 0) || r->offered_rps <= sustainable_rps;
+	r->steady = r->stable && r->duration_s > 0 && r->output_tokens_per_s > 0 &&
+		    r->duration_s >= SRV_STEADY_LIFETIMES * life;
+	if (r->stable && !r->steady && r->duration_s > 0 && life > 0) {
+		/* the window grows with the arrivals after the warm-up */
+		double w0 = sc->workload.warmup_requests < r->requests ? sc->workload.warmup_requests : 0;
+		double need = w0 + (r->requests - w0) * 1.2 * SRV_STEADY_LIFETIMES * life / r->duration_s;
+
+		r->steady_requests = need < 2e9 ? (int)ceil(need) : 2000000000;
+	}
+	if (sustainable_rps > 0 && r->stable && r->offered_rps > 0) {
+		/* stable by the rate test: in steady state the deployment serves
+		 * what arrives.  Counting completions inside the window instead
+		 * misses the requests still in flight at its end that the warm-up
+		 * did not balance at its start (about W / T of them) */
+		double tok, all;
+
+		r->requests_per_s = r->offered_rps;
+		r->output_tokens_per_s = r->offered_output_tokens_per_s;
+		r->input_tokens_per_s = r->offered_input_tokens_per_s;
+		r->output_tokens_per_s_per_gpu = r->gpus > 0 ? r->output_tokens_per_s / r->gpus : 0;
+		tok = r->output_tokens_per_s;
+		all = tok + r->input_tokens_per_s;
+		r->usd_per_m_output_tokens = tok > 0 ? r->usd_per_h / (tok * 3600.0) * 1e6 : 0;
+		r->usd_per_m_total_tokens = all > 0 ? r->usd_per_h / (all * 3600.0) * 1e6 : 0;
+	}
+	r->cost_known = r->steady && r->output_tokens_per_s > 0;
+	if (!r->cost_known)
+		r->usd_per_m_output_tokens = r->usd_per_m_total_tokens = 0;
 }
 
 /* ---- driver ------------------------------------------------------------------------------------ */
@@ -1147,6 +1232,8 @@ static void sim_free(struct sim *s)
 	free(s->heap);
 	free(s->models);
 	free(s->scratch);
+	free(s->dirty);
+	free(s->is_dirty);
 }
 
 static enum sc_status setup(struct sim *s, struct srv_result *o, struct sc_error *err)
@@ -1195,7 +1282,9 @@ static enum sc_status setup(struct sim *s, struct srv_result *o, struct sc_error
 	if (!(s->scratch = malloc(2 * sizeof(int) * (size_t)s->n_reqs)))
 		return sc_error_set(err, SC_ENOMEM, NULL, NULL, "out of memory");
 	s->reps = calloc((size_t)s->n_reps, sizeof(*s->reps));
-	if (!s->reps)
+	s->dirty = calloc((size_t)s->n_reps, sizeof(*s->dirty));
+	s->is_dirty = calloc((size_t)s->n_reps, sizeof(*s->is_dirty));
+	if (!s->reps || !s->dirty || !s->is_dirty)
 		return sc_error_set(err, SC_ENOMEM, NULL, NULL, "out of memory");
 	for (int i = 0; i < s->n_reps; i++) {
 		struct rep *p = &s->reps[i];
@@ -1241,8 +1330,33 @@ static enum sc_status setup(struct sim *s, struct srv_result *o, struct sc_error
 	return SC_OK;
 }
 
-enum sc_status srv_simulate(const struct srv_scenario *sc, struct srv_result *out,
-			    struct sc_error *err)
+/* The completion rate of a saturated run between its first and last
+ * SRV_CAPACITY_TRIM fraction of completions (s->reqs, all done). */
+static double trimmed_rate(const struct sim *s)
+{
+	double *t = malloc(sizeof(double) * (size_t)(s->n_reqs > 0 ? s->n_reqs : 1)), rate = 0;
+	int n = 0, k0, k1;
+
+	if (!t)
+		return 0;
+	for (int i = 0; i < s->n_reqs; i++)
+		if (s->reqs[i].state == S_DONE)
+			t[n++] = s->reqs[i].finish;
+	if (n > 0) {
+		qsort(t, (size_t)n, sizeof(double), cmp_double);
+		k0 = (int)floor(SRV_CAPACITY_TRIM * n);
+		k1 = (int)ceil((1 - SRV_CAPACITY_TRIM) * n) - 1;
+		if (k1 > k0 && t[k1] > t[k0])
+			rate = (k1 - k0) / (t[k1] - t[k0]);
+		else if (t[n - 1] > 0)
+			rate = n / t[n - 1];
+	}
+	free(t);
+	return rate;
+}
+
+static enum sc_status simulate(const struct srv_scenario *sc, bool saturate, double *cap_rps,
+			       struct srv_result *out, struct sc_error *err)
 {
 	struct sim s;
 	enum sc_status st;
@@ -1251,6 +1365,7 @@ enum sc_status srv_simulate(const struct srv_scenario *sc, struct srv_result *ou
 	memset(&s, 0, sizeof(s));
 	sc_error_clear(err);
 	s.sc = sc;
+	s.saturate = saturate;
 	out->disaggregated = sc->disagg.prefill_replicas > 0;
 	out->kv_transfer_tier = "";
 	if ((st = setup(&s, out, err)) != SC_OK) {
@@ -1280,9 +1395,15 @@ enum sc_status srv_simulate(const struct srv_scenario *sc, struct srv_result *ou
 		}
 		/* every event of this instant first (a burst arrives together),
 		 * then idle replicas with work start an iteration */
-		if (rc == 0 && (s.heap_n == 0 || s.heap[0].t > s.now))
-			for (int i = 0; i < s.n_reps && rc == 0; i++)
-				rc = try_start(&s, i);
+		if (rc == 0 && (s.heap_n == 0 || s.heap[0].t > s.now)) {
+			/* in replica order, as a loop over all of them would */
+			qsort(s.dirty, (size_t)s.n_dirty, sizeof(int), cmp_int);
+			for (int i = 0; i < s.n_dirty && rc == 0; i++)
+				rc = try_start(&s, s.dirty[i]);
+			for (int i = 0; i < s.n_dirty; i++)
+				s.is_dirty[s.dirty[i]] = false;
+			s.n_dirty = 0;
+		}
 		if (rc < 0) {
 			st = s.error == SC_ERANGE
 			     ? sc_error_set(err, SC_ERANGE, NULL, "/engine",
@@ -1293,8 +1414,87 @@ enum sc_status srv_simulate(const struct srv_scenario *sc, struct srv_result *ou
 		}
 	}
 	st = collect(&s, out, err);
-	if (st == SC_OK)
+	if (st == SC_OK) {
 		slo_and_cost(sc, out);
+		srv_stability(sc, 0, out);
+		if (cap_rps)
+			*cap_rps = trimmed_rate(&s);
+	}
 	sim_free(&s);
 	return st;
+}
+
+enum sc_status srv_simulate(const struct srv_scenario *sc, struct srv_result *out,
+			    struct sc_error *err)
+{
+	return simulate(sc, false, NULL, out, err);
+}
+
+enum sc_status srv_capacity(const struct srv_scenario *sc, double *rps, struct sc_error *err)
+{
+	struct srv_scenario *c = malloc(sizeof(*c));
+	struct srv_result *r = malloc(sizeof(*r));
+	struct srv_replica *rep = malloc(sizeof(*rep));
+	bool dis = sc->disagg.prefill_replicas > 0;
+	enum sc_status st;
+	double batch, per, want, one = 0;
+
+	*rps = 0;
+	if (!c || !r || !rep) {
+		free(c); free(r); free(rep);
+		return sc_error_set(err, SC_ENOMEM, NULL, NULL, "out of memory");
+	}
+	*c = *sc;
+	c->slo.ttft_p50_ms = c->slo.ttft_p99_ms = c->slo.tpot_p50_ms = c->slo.tpot_p99_ms = 0;
+	c->workload.warmup_requests = 0;
+	if (c->workload.arrival != SRV_ARRIVAL_TRACE) {
+		c->workload.arrival = SRV_ARRIVAL_BURST;
+		c->workload.rate_rps = 0;
+		c->workload.concurrency = 0;
+	}
+	if (!dis)
+		c->replicas = 1;
+	/* enough requests for SRV_CAPACITY_WAVES full batches: max_num_seqs,
+	 * or what the KV cache holds of mean-length requests */
+	if ((st = srv_replica_for(c, dis ? &c->disagg.decode : &c->replica, rep, err)) != SC_OK)
+		goto out;
+	per = rep->kv_bytes_per_token_full + rep->kv_bytes_per_token_window;
+	batch = c->engine.max_num_seqs;
+	if (per > 0) {
+		double len = mean_length(&c->workload.input_tokens) + mean_length(&c->workload.output_tokens);
+		double fit = rep->kv_pool_bytes / (per * (len > 1 ? len : 1));
+		if (fit < batch)
+			batch = fit > 1 ? fit : 1;
+	}
+	want = SRV_CAPACITY_WAVES * batch * (dis ? c->disagg.decode_replicas : 1);
+	if (c->workload.arrival != SRV_ARRIVAL_TRACE) {
+		/* the scenario's request count for its length sample, up to
+		 * SRV_CAPACITY_MAX_SAMPLE (a rate needs no million requests) */
+		double n = c->workload.requests < SRV_CAPACITY_MAX_SAMPLE ? c->workload.requests
+									   : SRV_CAPACITY_MAX_SAMPLE;
+		if (want > n)
+			n = want;
+		c->workload.requests = n < SC_MAX_REQUESTS ? (int)ceil(n) : SC_MAX_REQUESTS;
+	}
+	if ((st = simulate(c, true, &one, r, err)) != SC_OK)
+		goto out;
+	*rps = dis ? one : one * sc->replicas;
+out:
+	free(c); free(r); free(rep);
+	return st;
+}
+
+enum sc_status srv_simulate_checked(const struct srv_scenario *sc, struct srv_result *out,
+				    struct sc_error *err)
+{
+	double cap = 0;
+	enum sc_status st;
+	bool open = sc->workload.arrival == SRV_ARRIVAL_POISSON || sc->workload.arrival == SRV_ARRIVAL_TRACE;
+
+	if (open && (st = srv_capacity(sc, &cap, err)) != SC_OK)
+		return st;
+	if ((st = srv_simulate(sc, out, err)) != SC_OK)
+		return st;
+	srv_stability(sc, cap, out);
+	return SC_OK;
 }

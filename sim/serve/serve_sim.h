@@ -51,4 +51,28 @@ void srv_replica_summarize(const struct srv_replica *r, const struct srv_scenari
 enum sc_status srv_simulate(const struct srv_scenario *sc, struct srv_result *out,
 			    struct sc_error *err);
 
+/* The sustainable request rate of sc's deployment: the steady completion
+ * rate of a saturated run (every request at time 0, enough of them to keep
+ * max_num_seqs or the KV cache full: SRV_CAPACITY_WAVES batches), between
+ * the completions of its first and last SRV_CAPACITY_TRIM fraction (so the
+ * fill and the drain do not count).  Unified: one replica, times the
+ * replica count (the router spreads a saturated load evenly);
+ * disaggregated: the whole deployment.  Lengths as sc's workload draws
+ * them (a trace's, at time 0).  Fails as srv_simulate. */
+#define SRV_CAPACITY_WAVES 4
+#define SRV_CAPACITY_MAX_SAMPLE 20000   /* requests beyond the waves, at most */
+#define SRV_CAPACITY_TRIM 0.1
+enum sc_status srv_capacity(const struct srv_scenario *sc, double *rps, struct sc_error *err);
+
+/* Fill r's stability verdict from sustainable_rps (srv_capacity of the same
+ * deployment; <= 0: rate test skipped): open loops are stable when they
+ * offer at most the sustainable rate, steady when also their measurement
+ * window spans SRV_STEADY_LIFETIMES mean lifetimes; cost per token only
+ * for steady runs with tokens. */
+void srv_stability(const struct srv_scenario *sc, double sustainable_rps, struct srv_result *r);
+
+/* srv_capacity, srv_simulate and srv_stability in one. */
+enum sc_status srv_simulate_checked(const struct srv_scenario *sc, struct srv_result *out,
+				    struct sc_error *err);
+
 #endif

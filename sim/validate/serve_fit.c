@@ -63,7 +63,7 @@ static double objective(struct sfit_ctx *x)
 		for (int k = 0; k < SVAL_METRICS; k++) {
 			double m = vc->m[k].measured;
 
-			if (!vc->m[k].have || !(pred[k] > 0) || !(m > 0))
+			if (!sval_compared(vc, (enum sval_metric)k) || !(pred[k] > 0) || !(m > 0))
 				continue;
 			sum_log += fabs(log(pred[k] / m));
 			sum_ape += fabs(pred[k] - m) / m;

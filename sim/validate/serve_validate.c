@@ -7,6 +7,10 @@
  *   the node: 8 GPUs on one NVLink domain (4 per node in a 72-GPU domain
  *   for gb200 and gb300), 400 Gb/s of scale-out per GPU on the
  *   dgx-infiniband fabric (only pipeline sends across nodes would use it);
+ *   tp null -> gpu_count / (pp x dp), the one layout of the published GPU
+ *   count (serve itself picks among layouts when a scenario leaves tp out);
+ *   open loops above the simulated sustainable rate: throughput compared,
+ *   TTFT and TPOT not (their latencies depend on the request count);
  *   ep null -> 1 (the engines shard experts with TP unless an expert-
  *   parallel flag is given);
  *   activations null -> the weights' format where the GPU has those tensor
@@ -521,6 +525,11 @@ static bool given(double v)
 	return v > 0 && isfinite(v);
 }
 
+static double length_mean(const struct srv_length *l)
+{
+	return l->dist == SRV_DIST_UNIFORM ? 0.5 * (l->min + l->max) : l->mean;
+}
+
 /* The engine catalogue entry of a case. */
 static const char *engine_name(const struct raw_case *rc)
 {
@@ -615,6 +624,7 @@ static int build_case(const struct models *models, const struct catalog *cat,
 	bool is_static = has_flag(rc->flags, "static_batching");
 	char gname[SC_NAME_MAX];
 	double mean_in = w->mean_input_len, mean_out = w->mean_output_len, der_in = 0, der_out = 0;
+	int tp = rc->tp;
 
 	snprintf(vc->id, sizeof(vc->id), "%s", rc->id);
 	snprintf(vc->source_group, sizeof(vc->source_group), "%s", rc->source_group);
@@ -632,6 +642,17 @@ static int build_case(const struct models *models, const struct catalog *cat,
 		 rc->precision.activations[0] ? rc->precision.activations : "-",
 		 rc->precision.kv_cache[0] ? rc->precision.kv_cache : "-");
 	snprintf(vc->kind, sizeof(vc->kind), "%s", is_static ? "static" : rc->scenario);
+	{
+		/* engine and its major.minor version */
+		const char *v = rc->engine_version[0] == 'v' ? rc->engine_version + 1 : rc->engine_version;
+		int major = 0, minor = 0;
+
+		if (v[0] && sscanf(v, "%d.%d", &major, &minor) == 2)
+			snprintf(vc->engine_version, sizeof(vc->engine_version), "%s %d.%d", rc->engine, major, minor);
+		else
+			snprintf(vc->engine_version, sizeof(vc->engine_version), "%s ?", rc->engine);
+	}
+	snprintf(vc->regime, sizeof(vc->regime), "-");
 	vc->expressible = true;
 
 	/* what the case publishes */
@@ -673,15 +694,25 @@ static int build_case(const struct models *models, const struct catalog *cat,
 		return not_expressible(vc, "%s", "an artificially slowed or simulated-routing run");
 	if (rc->disaggregated)
 		return not_expressible(vc, "%s", "disaggregated prefill/decode: the pool sizes and the KV-transfer setup are not published");
-	if (rc->tp == NOT_GIVEN)
-		return not_expressible(vc, "%s", "the tensor-parallel size is not published");
+	if (rc->tp == NOT_GIVEN) {
+		/* pp and dp are published: the one tp of the GPU count */
+		char note[64];
+
+		if (rc->pp * rc->dp <= 0 || rc->gpu_count % (rc->pp * rc->dp) != 0)
+			return not_expressible(vc, "%s", "the tensor-parallel size is not published");
+		tp = rc->gpu_count / (rc->pp * rc->dp);
+		snprintf(note, sizeof(note), "tp=%d (gpus / (pp x dp))", tp);
+		assume(vc, note);
+		snprintf(vc->layout, sizeof(vc->layout), "tp%d pp%d ep%d dp%d*", tp, rc->pp,
+			 rc->ep > 0 ? rc->ep : 1, rc->dp);
+	}
 	if (rc->attention_dp == NOT_GIVEN)
 		return not_expressible(vc, "%s", "attention data parallelism is on but its degree is not published");
 	if (rc->attention_dp > 1)
 		return not_expressible(vc, "%s", "attention data parallelism (DeepSeek-style DP attention) is not modelled");
-	if (rc->ep > 1 && rc->tp % rc->ep != 0)
+	if (rc->ep > 1 && tp % rc->ep != 0)
 		return not_expressible(vc, "%s", "expert parallelism beyond the TP group is not modelled");
-	if (rc->tp * rc->pp * rc->dp != rc->gpu_count)
+	if (tp * rc->pp * rc->dp != rc->gpu_count)
 		return not_expressible(vc, "%s", "tp x pp x dp is not the GPU count");
 
 	snprintf(gname, sizeof(gname), "%s", rc->gpu);
@@ -724,7 +755,7 @@ static int build_case(const struct models *models, const struct catalog *cat,
 		in->efa_nics = in->gpus_per_node;
 		in->efa_nic_Gbps = 400;
 	}
-	sc->replica.tp = rc->tp;
+	sc->replica.tp = tp;
 	sc->replica.pp = rc->pp;
 	if (rc->ep > 0) {
 		sc->replica.ep = rc->ep;
@@ -808,6 +839,9 @@ static int build_case(const struct models *models, const struct catalog *cat,
 		free(sc);
 		return not_expressible(vc, "%s", "the prompt and output lengths are not published");
 	}
+
+	snprintf(vc->regime, sizeof(vc->regime), "%s",
+		 sval_regime(length_mean(&sc->workload.input_tokens), length_mean(&sc->workload.output_tokens)));
 
 	/* arrivals; online benchmarks go through the engine's HTTP server */
 	sc->workload.front_end = strcmp(rc->scenario, "online") == 0;
@@ -956,6 +990,25 @@ out:
 	return st;
 }
 
+/* r's stable and sustainable_rps (open loops only), leaving its rates
+ * as the benchmark measured them. */
+static enum sc_status case_stability(const struct srv_scenario *sc, struct srv_result *r,
+				     struct sc_error *err)
+{
+	struct srv_result v = *r;
+	double cap = 0;
+	enum sc_status st;
+
+	if (!(sc->workload.arrival == SRV_ARRIVAL_POISSON || sc->workload.arrival == SRV_ARRIVAL_TRACE))
+		return SC_OK;
+	if ((st = srv_capacity(sc, &cap, err)) != SC_OK)
+		return st;
+	srv_stability(sc, cap, &v);
+	r->stable = v.stable;
+	r->sustainable_rps = v.sustainable_rps;
+	return SC_OK;
+}
+
 void sval_run(struct sval_set *set, const struct calibration *calibration)
 {
 	for (int i = 0; i < set->n_cases; i++) {
@@ -967,13 +1020,18 @@ void sval_run(struct sval_set *set, const struct calibration *calibration)
 			continue;
 		if (calibration && calibration_fits_gpu(calibration, &vc->sc->gpu))
 			vc->sc->calibration = *calibration;
-		if (srv_simulate(vc->sc, &r, &err) != SC_OK) {
+		/* the benchmark's own throughput (the run as simulated), and the
+		 * stability verdict against the sustainable rate beside it */
+		if (srv_simulate(vc->sc, &r, &err) != SC_OK ||
+		    case_stability(vc->sc, &r, &err) != SC_OK) {
 			vc->expressible = false;
 			snprintf(vc->reason, sizeof(vc->reason), "model cannot express it: %s%s%s",
 				 err.pointer, err.pointer[0] ? ": " : "", err.message);
 			continue;
 		}
 		vc->expressible = true;
+		vc->unstable = !r.stable;
+		vc->sustainable_rps = r.sustainable_rps;
 		for (int k = 0; k < SVAL_METRICS; k++) {
 			struct sval_value *v = &vc->m[k];
 
@@ -997,6 +1055,22 @@ void sval_run(struct sval_set *set, const struct calibration *calibration)
 	}
 }
 
+const char *sval_regime(double in, double out)
+{
+	if (out >= SVAL_LONG_OUTPUT_TOKENS)
+		return "long-output";
+	if (in >= 4 * out)
+		return "prefill-heavy";
+	if (out >= 4 * in)
+		return "decode-heavy";
+	return "balanced";
+}
+
+bool sval_compared(const struct sval_case *vc, enum sval_metric k)
+{
+	return vc->expressible && vc->m[k].have && (k == SVAL_THROUGHPUT || !vc->unstable);
+}
+
 void sval_stats(const struct sval_set *set, enum sval_metric metric,
 		bool (*filter)(const struct sval_case *, const void *), const void *arg,
 		struct val_stats *out)
@@ -1012,7 +1086,7 @@ void sval_stats(const struct sval_set *set, enum sval_metric metric,
 			const struct sval_case *vc = &set->cases[i];
 			const struct sval_value *v = &vc->m[metric];
 
-			if (!vc->expressible || !v->have || (filter && !filter(vc, arg)))
+			if (!sval_compared(vc, metric) || (filter && !filter(vc, arg)))
 				continue;
 			err[n] = v->err_rel;
 			index[n++] = i;

@@ -49,10 +49,18 @@ struct sval_case {
 	char layout[64];
 	char precision[48];
 	char kind[24];          /* "offline", "online", "static" */
+	char engine_version[SC_NAME_MAX * 2]; /* "vllm 0.8", "tensorrt-llm ?" */
+	char regime[16];        /* "prefill-heavy", "decode-heavy", "long-output",
+				   "balanced" (sval_regime), "-" before lengths */
 	bool expressible;
 	char reason[VAL_REASON_MAX];
 	char assumptions[SVAL_NOTE_MAX];
 	struct sval_value m[SVAL_METRICS];
+	/* open loop above the simulated deployment's sustainable rate: its
+	 * latencies depend on the request count, so only its throughput is
+	 * compared (sval_compared) */
+	bool unstable;
+	double sustainable_rps;
 	struct srv_scenario *sc; /* owned; NULL when not expressible */
 };
 
@@ -79,6 +87,16 @@ void sval_run(struct sval_set *set, const struct calibration *calibration);
 void sval_stats(const struct sval_set *set, enum sval_metric metric,
 		bool (*filter)(const struct sval_case *, const void *), const void *arg,
 		struct val_stats *out);
+
+/* The regime of mean lengths in and out tokens: long-output (out >=
+ * SVAL_LONG_OUTPUT_TOKENS), prefill-heavy (in >= 4 out), decode-heavy (out
+ * >= 4 in), else balanced (static). */
+#define SVAL_LONG_OUTPUT_TOKENS 1000
+const char *sval_regime(double in, double out);
+
+/* Whether metric k of vc enters the statistics and the fit: published,
+ * expressed, and for TTFT and TPOT a stable run. */
+bool sval_compared(const struct sval_case *vc, enum sval_metric k);
 
 /* "throughput", "ttft" or "tpot" (static). */
 const char *sval_metric_name(enum sval_metric m);

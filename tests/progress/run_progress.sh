@@ -42,13 +42,13 @@ for c in "${cases[@]}"; do
 		fail=1
 	fi
 	script -qec "$bin $args --quiet >$tmp/out 2>/dev/tty" /dev/null >"$tmp/tty" 2>&1
-	if grep -q "stepcast: $what: " "$tmp/tty"; then
+	if grep -qE "stepcast: $what: ([0-9]+ %, )?[0-9.]+ s" "$tmp/tty"; then
 		say "FAIL $what --quiet: a progress line on the terminal"
 		fail=1
 	fi
 	# a pipe: nothing
 	$bin $args >/dev/null 2>"$tmp/err"
-	if grep -q "stepcast: $what: " "$tmp/err"; then
+	if grep -qE "stepcast: $what: ([0-9]+ %, )?[0-9.]+ s" "$tmp/err"; then
 		say "FAIL $what: a progress line in a pipe"
 		fail=1
 	fi

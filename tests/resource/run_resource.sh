@@ -7,7 +7,8 @@
 #
 # Each case runs under `ulimit -v` (RESOURCE_KB, default 4 GiB of address
 # space) and `timeout` (RESOURCE_S, default 120 s); exit codes 0, 1 (a check
-# failed: a deadline not met), 3 (refused input) and 5 (not covered) pass;
+# failed: a deadline not met), 3 (refused input), 5 (not covered), 6 (predict: does not fit) and 7 (serve:
+# unstable or not steady) pass;
 # a signal, a timeout or exit 70 fails.  Prints each case's time and peak
 # memory (GNU time when present).
 set -uo pipefail
@@ -55,7 +56,7 @@ run() {
 	printf '%-16s exit %-3d %s  %s\n' "$name" "$rc" "$( [[ -f $work/time ]] && tail -1 "$work/time")" \
 		"$(grep -m1 -E 'error|refus' "$work/err" | cut -c1-100)"
 	case $rc in
-	0 | 1 | 3 | 5) ;;
+	0 | 1 | 3 | 5 | 6 | 7) ;;   # 6: predict does not fit; 7: serve's verdict "unstable" (256 draft tokens of 0.9 make each step dear)
 	*)
 		echo "FAIL $name: exit $rc (timeout 124, signal >= 128, internal 70): $(head -3 "$work/err")" >&2
 		failed=1

@@ -28,6 +28,7 @@
 #include "sim/config/cfg_json.h"
 #include "sim/config/scenario_load.h"
 #include "sim/serve/serve_config.h"
+#include "sim/serve/serve_datasets.h"
 #include "sc_test.h"
 
 #define SCHEMA_DIR "configs/schema/"
@@ -780,6 +781,7 @@ static void test_serve_schemas(void)
 	const cJSON *doc = load_doc("serve-scenario.schema.json");
 
 	EXPECT_MATCH(compare_catalog_schema("engines", cfg_engine_fields));
+	EXPECT_MATCH(compare_catalog_schema("datasets", cfg_dataset_fields));
 	CHECK(doc != NULL);
 	if (doc)
 		EXPECT_MATCH(compare_object("serve-scenario.schema.json#", cfg_serve_scenario_fields,

@@ -1,0 +1,1 @@
+serve @TMP@/s.json

@@ -1,0 +1,1 @@
+serve scenarios/serve-llama3-70b-p5en.json --requests 300

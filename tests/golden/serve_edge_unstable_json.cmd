@@ -1,0 +1,1 @@
+serve tests/golden/data/serve-unstable.json --format json

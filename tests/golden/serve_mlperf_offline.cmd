@@ -1,0 +1,1 @@
+serve scenarios/serve-mlperf-llama2-70b-offline.json

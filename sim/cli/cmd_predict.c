@@ -16,6 +16,7 @@
 #include "../analytic/step.h"
 #include "../config/scenario_load.h"
 #include "cli.h"
+#include "cli_des.h"
 #include "cli_output.h"
 
 static void predict_usage(FILE *out)
@@ -24,7 +25,8 @@ static void predict_usage(FILE *out)
 		"usage: stepcast predict SCENARIO [--format text|json|csv]\n"
 		"                        [--calibration NAME|FILE] [--config-dir DIR]\n"
 		"                        [--engine analytic|des] [--fidelity FLOWS|exact]\n"
-		"                        [--trace FILE]\n"
+		"                        [--trace FILE] [--max-flows N] [--max-memory SIZE]\n"
+		"                        [--max-events N]\n"
 		"\n"
 		"Predict one training step of SCENARIO (a JSON file, see scenarios/): step time,\n"
 		"throughput, MFU, a breakdown that sums to the step time, memory per GPU with an\n"
@@ -45,8 +47,9 @@ static void predict_usage(FILE *out)
 		"                          1000000), merging ring steps and DP buckets past it;\n"
 		"                          'exact' merges nothing\n"
 		"      --trace FILE        des: write the simulated timeline as Chrome/Perfetto\n"
-		"                          trace JSON (open it in ui.perfetto.dev)\n"
-		"  -h, --help              show this help\n");
+		"                          trace JSON (open it in ui.perfetto.dev)\n");
+	cli_des_budget_usage(out);
+	fprintf(out, "  -h, --help              show this help\n");
 }
 
 /* The tiers of the checkpoint comparison, one per kind (NVMe, FSx, S3):
@@ -88,6 +91,8 @@ int cmd_predict(int argc, char **argv)
 		{ "engine", required_argument, NULL, 'E' },
 		{ "fidelity", required_argument, NULL, 'F' },
 		{ "trace", required_argument, NULL, 'T' },
+		CLI_DES_BUDGET_OPTIONS,
+		CLI_DES_EVENTS_OPTION,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -111,6 +116,13 @@ int cmd_predict(int argc, char **argv)
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":f:k:c:h", opts, NULL)) != -1) {
+		bool ok;
+
+		if (cli_des_budget_option("predict", c, optarg, &dopt, &ok)) {
+			if (!ok)
+				return EXIT_USAGE;
+			continue;
+		}
 		switch (c) {
 		case 'E':
 			if (strcmp(optarg, "des") != 0 && strcmp(optarg, "analytic") != 0)
@@ -159,8 +171,13 @@ int cmd_predict(int argc, char **argv)
 	path = argv[optind++];
 	if (optind < argc)
 		return cli_usage_error("predict", "unexpected argument '%s'", argv[optind]);
-	if ((trace || dopt.fidelity != 0) && !des)
-		return cli_usage_error("predict", "%s needs --engine des", trace ? "--trace" : "--fidelity");
+	if ((trace || dopt.fidelity != 0 || cli_des_budget_given(&dopt)) && !des)
+		return cli_usage_error("predict", "%s needs --engine des",
+				       trace ? "--trace" : dopt.fidelity != 0 ? "--fidelity"
+				       : dopt.max_flows > 0 ? "--max-flows"
+				       : dopt.max_memory_bytes > 0 ? "--max-memory" : "--max-events");
+	if (dopt.max_events > 0 && !trace)
+		return cli_usage_error("predict", "--max-events bounds the timeline of --trace");
 
 	if ((code = cli_load_catalog(dir, &cat)) != EXIT_OK)
 		return code;
@@ -192,6 +209,7 @@ int cmd_predict(int argc, char **argv)
 		}
 		r = dr.step;
 		rpt_des_cost_line(stderr, &dr);
+		cli_des_fidelity_note(NULL, &dr, &dopt);
 		if (trace) {
 			struct cli_output o;
 			int wc = cli_output_open(&o, trace);

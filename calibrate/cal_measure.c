@@ -50,6 +50,12 @@ enum sc_status cal_add_curve(struct cal_measurements *m, const struct cal_curve 
 {
 	struct cal_curve *d;
 
+	if (c->n_points > CAL_MAX_ROWS - m->n_rows)
+		return sc_error_set(err, SC_EINVAL, NULL, NULL,
+				    "more than %d measurement rows in one set: split the input", CAL_MAX_ROWS);
+	if (m->n_curves >= CAL_MAX_CURVES)
+		return sc_error_set(err, SC_EINVAL, NULL, NULL,
+				    "more than %d collective curves in one set: split the input", CAL_MAX_CURVES);
 	if (!grow((void **)&m->curves, &m->cap_curves, m->n_curves, sizeof(*m->curves)))
 		return sc_error_set(err, SC_ENOMEM, NULL, NULL, "out of memory");
 	d = &m->curves[m->n_curves];
@@ -68,6 +74,7 @@ enum sc_status cal_add_curve(struct cal_measurements *m, const struct cal_curve 
 		d->n_points = c->n_points;
 	}
 	m->n_curves++;
+	m->n_rows += c->n_points;
 	return SC_OK;
 }
 
@@ -94,9 +101,14 @@ enum sc_status cal_curve_add_point(struct cal_curve *c, const struct cal_coll_po
 #define ADD_POINT(fn, type, arr, n, cap) \
 	enum sc_status fn(struct cal_measurements *m, const type *p, struct sc_error *err) \
 	{ \
+		if (m->n_rows >= CAL_MAX_ROWS) \
+			return sc_error_set(err, SC_EINVAL, NULL, NULL, \
+					    "more than %d measurement rows in one set: split the input", \
+					    CAL_MAX_ROWS); \
 		if (!grow((void **)&m->arr, &m->cap, m->n, sizeof(*m->arr))) \
 			return sc_error_set(err, SC_ENOMEM, NULL, NULL, "out of memory"); \
 		m->arr[m->n++] = *p; \
+		m->n_rows++; \
 		return SC_OK; \
 	}
 
@@ -132,9 +144,17 @@ enum sc_status cal_measurements_merge(struct cal_measurements *dst,
 	}
 	for (int i = 0; i < src->n_curves && st == SC_OK; i++) {
 		/* move the points array instead of copying it */
+		if (src->curves[i].n_points > CAL_MAX_ROWS - dst->n_rows ||
+		    dst->n_curves >= CAL_MAX_CURVES) {
+			st = sc_error_set(err, SC_EINVAL, NULL, NULL,
+					  "more than %d measurement rows or %d collective curves in one set: "
+					  "split the input", CAL_MAX_ROWS, CAL_MAX_CURVES);
+			break;
+		}
 		if (!grow((void **)&dst->curves, &dst->cap_curves, dst->n_curves, sizeof(*dst->curves)))
 			return sc_error_set(err, SC_ENOMEM, NULL, NULL, "out of memory");
 		dst->curves[dst->n_curves++] = src->curves[i];
+		dst->n_rows += src->curves[i].n_points;
 		src->curves[i].points = NULL;
 		src->curves[i].n_points = 0;
 	}

@@ -7,6 +7,7 @@
 #include <cjson/cJSON.h>
 
 #include "../models/uncertainty.h"
+#include "rpt_num.h" /* after cJSON: output numbers checked */
 
 /* The data-stall, checkpoint and straggler parts exist only for scenarios
  * with a "storage" or "stragglers" object: without one the report is what it

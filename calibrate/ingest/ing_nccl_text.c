@@ -421,7 +421,14 @@ static enum sc_status data_row(struct parser *p, char **tok, int n)
 			*wrong = v;
 		}
 	}
-	return cal_curve_add_point(&p->cur, &pt, p->err);
+	if (cal_curve_add_point(&p->cur, &pt, p->err) != SC_OK) {
+		char msg[SC_ERROR_MSG_MAX];
+
+		/* the plausibility check names the value; say its line */
+		snprintf(msg, sizeof(msg), "%s", p->err->message);
+		return p->err->status == SC_ENOMEM ? SC_ENOMEM : fail(p, "%s", msg);
+	}
+	return SC_OK;
 }
 
 static enum sc_status comment_line(struct parser *p, char *s)

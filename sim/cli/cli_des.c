@@ -93,10 +93,9 @@ bool cli_des_budget_given(const struct des_options *o)
 	return o->max_flows > 0 || o->max_memory_bytes > 0 || o->max_events > 0;
 }
 
-void cli_des_fidelity_note(const char *what, const struct des_result *r,
+void cli_des_fidelity_note(const char *what, const struct des_estimate *e,
 			   const struct des_options *o)
 {
-	const struct des_estimate *e = &r->stats.estimate;
 	double budget = o && o->fidelity > 0 ? o->fidelity : DES_DEFAULT_FIDELITY;
 
 	if (o && o->fidelity < 0)
@@ -104,7 +103,7 @@ void cli_des_fidelity_note(const char *what, const struct des_result *r,
 	if ((double)e->flows <= budget)
 		return;
 	fprintf(stderr,
-		"stepcast: warning: des: %s%s%lld flows simulated, more than the --fidelity target of %.0f: "
+		"stepcast: warning: des: %s%sabout %lld flows to simulate, more than the --fidelity target of %.0f: "
 		"coarsening cannot merge the %lld pipeline, CP and EP flows (one per block)\n",
 		what ? what : "", what ? ": " : "", e->flows, budget, e->flows_fixed);
 }

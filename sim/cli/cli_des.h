@@ -31,9 +31,10 @@ bool cli_des_budget_option(const char *cmd, int c, const char *arg, struct des_o
 /* True when any budget option was given. */
 bool cli_des_budget_given(const struct des_options *o);
 
-/* Say on stderr when a simulation ran above its --fidelity target: the
- * pipeline, CP and EP flows are one per block and cannot be merged. */
-void cli_des_fidelity_note(const char *what, const struct des_result *r,
+/* Say on stderr when a simulation runs above its --fidelity target (the
+ * pipeline, CP and EP flows are one per block and cannot be merged), from
+ * its estimate. */
+void cli_des_fidelity_note(const char *what, const struct des_estimate *e,
 			   const struct des_options *o);
 
 #endif

@@ -202,6 +202,15 @@ int cmd_predict(int argc, char **argv)
 	if (des) {
 		/* the discrete-event engine: the same result structure */
 		dopt.trace = trace != NULL;
+		{
+			/* before a long run: its cost, when above the target */
+			struct des_estimate e;
+
+			if (des_estimate(&sc, &dopt, &e, &err) == SC_OK &&
+			    des_estimate_check(&e, &dopt, &err) == SC_OK)
+				cli_des_fidelity_note(NULL, &e, &dopt);
+			sc_error_clear(&err);
+		}
 		if (des_predict(&sc, &dopt, &dr, &err) != SC_OK) {
 			if (!err.file[0])
 				snprintf(err.file, sizeof(err.file), "%s", path);
@@ -209,7 +218,6 @@ int cmd_predict(int argc, char **argv)
 		}
 		r = dr.step;
 		rpt_des_cost_line(stderr, &dr);
-		cli_des_fidelity_note(NULL, &dr, &dopt);
 		if (trace) {
 			struct cli_output o;
 			int wc = cli_output_open(&o, trace);

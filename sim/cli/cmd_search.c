@@ -145,7 +145,7 @@ static int rerank_des(const struct scenario *sc, const struct search_opts *so,
 			char what[48];
 
 			snprintf(what, sizeof(what), "layout %lld", row->index);
-			cli_des_fidelity_note(what, &dr[i], dopt);
+			cli_des_fidelity_note(what, &dr[i].stats.estimate, dopt);
 		}
 		usd_mtok = usd_per_h / 3600.0 / r->tokens_per_s * 1e6;
 		memset(&tr, 0, sizeof(tr));

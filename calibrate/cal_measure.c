@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../sim/config/cfg_json.h"
+#include "../reports/rpt_num.h" /* after cJSON: output numbers checked */
 
 #define NONNEG CFG_NONNEG
 #define REQ CFG_REQUIRED
@@ -26,6 +27,33 @@ void cal_measurements_free(struct cal_measurements *m)
 	free(m->hbm);
 	free(m->storage);
 	memset(m, 0, sizeof(*m));
+}
+
+static const char coll_point_kind[] = "collective point";
+
+static const struct cfg_field coll_point_fields[], gemm_fields[], hbm_fields[], storage_fields[];
+
+/* Every measurement, whichever reader made it, inside the plausibility
+ * ranges of its field table (below): the one owner of "a measured value is
+ * plausible", so what an ingester accepts the strict JSON reader reads
+ * back.  what names the kind. */
+static enum sc_status check_ranges(const struct cfg_field *fields, const void *elem, const char *what,
+				   struct sc_error *err)
+{
+	for (const struct cfg_field *f = fields; f->key; f++) {
+		double v;
+
+		if (f->type != CFG_DOUBLE || !(f->flags & CFG_BOUNDED))
+			continue;
+		memcpy(&v, (const char *)elem + f->offset, sizeof(v));
+		if (what == coll_point_kind && v == -1 && strstr(f->key, "wrong"))
+			continue; /* N/A */
+		if (!(v >= f->min && v <= f->max))
+			return sc_error_set(err, SC_EINVAL, NULL, NULL,
+					    "%s %s (%s) %.15g is outside the plausible range %.15g to %.15g",
+					    what, f->key, f->description, v, f->min, f->max);
+	}
+	return SC_OK;
 }
 
 /* Grow *arr (of elem bytes each) to hold one more than *n; *cap doubles. */
@@ -50,6 +78,18 @@ enum sc_status cal_add_curve(struct cal_measurements *m, const struct cal_curve 
 {
 	struct cal_curve *d;
 
+	if (c->n_points > CAL_MAX_ROWS - m->n_rows)
+		return sc_error_set(err, SC_EINVAL, NULL, NULL,
+				    "more than %d measurement rows in one set: split the input", CAL_MAX_ROWS);
+	if (m->n_curves >= CAL_MAX_CURVES)
+		return sc_error_set(err, SC_EINVAL, NULL, NULL,
+				    "more than %d collective curves in one set: split the input", CAL_MAX_CURVES);
+	for (int i = 0; i < c->n_points; i++) {
+		enum sc_status st = check_ranges(coll_point_fields, &c->points[i], coll_point_kind, err);
+
+		if (st != SC_OK)
+			return st;
+	}
 	if (!grow((void **)&m->curves, &m->cap_curves, m->n_curves, sizeof(*m->curves)))
 		return sc_error_set(err, SC_ENOMEM, NULL, NULL, "out of memory");
 	d = &m->curves[m->n_curves];
@@ -68,6 +108,7 @@ enum sc_status cal_add_curve(struct cal_measurements *m, const struct cal_curve 
 		d->n_points = c->n_points;
 	}
 	m->n_curves++;
+	m->n_rows += c->n_points;
 	return SC_OK;
 }
 
@@ -77,7 +118,10 @@ enum sc_status cal_curve_add_point(struct cal_curve *c, const struct cal_coll_po
 	/* Curves grow one row at a time while a log is parsed: double as
 	 * needed (the capacity is the next power of two above n_points). */
 	int cap = 8;
+	enum sc_status st = check_ranges(coll_point_fields, p, coll_point_kind, err);
 
+	if (st != SC_OK)
+		return st;
 	while (cap < c->n_points)
 		cap *= 2;
 	if (c->n_points == 0 || c->n_points == cap) {
@@ -91,18 +135,27 @@ enum sc_status cal_curve_add_point(struct cal_curve *c, const struct cal_coll_po
 	return SC_OK;
 }
 
-#define ADD_POINT(fn, type, arr, n, cap) \
+#define ADD_POINT(fn, type, arr, n, cap, fields, what) \
 	enum sc_status fn(struct cal_measurements *m, const type *p, struct sc_error *err) \
 	{ \
+		enum sc_status st_ = check_ranges(fields, p, what, err); \
+		if (st_ != SC_OK) \
+			return st_; \
+		if (m->n_rows >= CAL_MAX_ROWS) \
+			return sc_error_set(err, SC_EINVAL, NULL, NULL, \
+					    "more than %d measurement rows in one set: split the input", \
+					    CAL_MAX_ROWS); \
 		if (!grow((void **)&m->arr, &m->cap, m->n, sizeof(*m->arr))) \
 			return sc_error_set(err, SC_ENOMEM, NULL, NULL, "out of memory"); \
 		m->arr[m->n++] = *p; \
+		m->n_rows++; \
 		return SC_OK; \
 	}
 
-ADD_POINT(cal_add_gemm, struct cal_gemm_point, gemm, n_gemm, cap_gemm)
-ADD_POINT(cal_add_hbm, struct cal_hbm_point, hbm, n_hbm, cap_hbm)
-ADD_POINT(cal_add_storage, struct cal_storage_point, storage, n_storage, cap_storage)
+ADD_POINT(cal_add_gemm, struct cal_gemm_point, gemm, n_gemm, cap_gemm, gemm_fields, "GEMM")
+ADD_POINT(cal_add_hbm, struct cal_hbm_point, hbm, n_hbm, cap_hbm, hbm_fields, "HBM")
+ADD_POINT(cal_add_storage, struct cal_storage_point, storage, n_storage, cap_storage, storage_fields,
+	  "storage")
 
 static void take_str(char *dst, const char *src, size_t n)
 {
@@ -132,9 +185,17 @@ enum sc_status cal_measurements_merge(struct cal_measurements *dst,
 	}
 	for (int i = 0; i < src->n_curves && st == SC_OK; i++) {
 		/* move the points array instead of copying it */
+		if (src->curves[i].n_points > CAL_MAX_ROWS - dst->n_rows ||
+		    dst->n_curves >= CAL_MAX_CURVES) {
+			st = sc_error_set(err, SC_EINVAL, NULL, NULL,
+					  "more than %d measurement rows or %d collective curves in one set: "
+					  "split the input", CAL_MAX_ROWS, CAL_MAX_CURVES);
+			break;
+		}
 		if (!grow((void **)&dst->curves, &dst->cap_curves, dst->n_curves, sizeof(*dst->curves)))
 			return sc_error_set(err, SC_ENOMEM, NULL, NULL, "out of memory");
 		dst->curves[dst->n_curves++] = src->curves[i];
+		dst->n_rows += src->curves[i].n_points;
 		src->curves[i].points = NULL;
 		src->curves[i].n_points = 0;
 	}
@@ -174,37 +235,60 @@ static const struct cfg_field curve_fields[] = {
 	CFG_END
 };
 
+/* Plausibility ranges of measured quantities: a value outside is a
+ * corrupt or hand-edited file, not a measurement (a 1e294 s collective made
+ * the fit's r2 NaN).  The same bounds as the nccl-tests text reader
+ * (ingest/ing_nccl_text.c: sizes to 2^48 bytes, no GPU holds more; times
+ * to 1000 s, no collective takes longer); bandwidths to 10^5 GB/s, 50x
+ * the fastest GPU link (NVLink 5: 1.8 TB/s); GEMM rates to 10^17 FLOP/s
+ * (6x B300's dense FP4 peak); HBM to 10^14 B/s (12x B300's 8 TB/s);
+ * storage to 10^13 B/s and 10^10 IOPS (an aggregate far above FSx for
+ * Lustre's largest); times from 1 ns (below any kernel's launch). */
+#define MEAS_MAX_BYTES 281474976710656.0 /* 2^48 */
+#define MEAS_MAX_TIME_S 1000.0
+#define MEAS_MIN_TIME_S 1e-9
+#define MEAS_MAX_GBPS 1e5
+#define MEAS_MAX_FLOPS 1e17
+#define MEAS_MAX_HBM_BPS 1e14
+#define MEAS_MAX_GEMM_DIM 16777216.0 /* 2^24 */
+#define MEAS_MAX_STORAGE_BPS 1e13
+#define MEAS_MAX_IOPS 1e10
+#define MEAS_MAX_RUN_S 1e7 /* a fio run of 116 days */
+#define MEAS_MAX_IO_BYTES 1e20 /* 10^13 B/s for 10^7 s */
+
 /* "wrong" and "inplace_wrong" are absent when the tool printed N/A. */
 static const struct cfg_field coll_point_fields[] = {
-	CFG_F_NUM(struct cal_coll_point, bytes, REQ | NONNEG, "nccl-tests size, bytes"),
-	CFG_F_NUM(struct cal_coll_point, count, NONNEG, "elements"),
-	CFG_F_NUM(struct cal_coll_point, time_s, REQ | NONNEG, "out-of-place time, s"),
-	CFG_F_NUM(struct cal_coll_point, algbw_GBps, NONNEG, "algorithm bandwidth"),
-	CFG_F_NUM(struct cal_coll_point, busbw_GBps, NONNEG, "bus bandwidth"),
-	CFG_F_NUM(struct cal_coll_point, wrong, NONNEG, "wrong elements"),
-	CFG_F_NUM(struct cal_coll_point, inplace_time_s, NONNEG, "in-place time, s"),
-	CFG_F_NUM(struct cal_coll_point, inplace_algbw_GBps, NONNEG, "in-place algorithm bandwidth"),
-	CFG_F_NUM(struct cal_coll_point, inplace_busbw_GBps, NONNEG, "in-place bus bandwidth"),
-	CFG_F_NUM(struct cal_coll_point, inplace_wrong, NONNEG, "in-place wrong elements"),
+	CFG_F_NUM_RANGE(struct cal_coll_point, bytes, REQ, 0, MEAS_MAX_BYTES, "nccl-tests size, bytes"),
+	CFG_F_NUM_RANGE(struct cal_coll_point, count, 0, 0, MEAS_MAX_BYTES, "elements"),
+	CFG_F_NUM_RANGE(struct cal_coll_point, time_s, REQ, 0, MEAS_MAX_TIME_S, "out-of-place time, s"),
+	CFG_F_NUM_RANGE(struct cal_coll_point, algbw_GBps, 0, 0, MEAS_MAX_GBPS, "algorithm bandwidth"),
+	CFG_F_NUM_RANGE(struct cal_coll_point, busbw_GBps, 0, 0, MEAS_MAX_GBPS, "bus bandwidth"),
+	CFG_F_NUM_RANGE(struct cal_coll_point, wrong, 0, 0, MEAS_MAX_BYTES, "wrong elements"),
+	CFG_F_NUM_RANGE(struct cal_coll_point, inplace_time_s, 0, 0, MEAS_MAX_TIME_S, "in-place time, s"),
+	CFG_F_NUM_RANGE(struct cal_coll_point, inplace_algbw_GBps, 0, 0, MEAS_MAX_GBPS,
+			"in-place algorithm bandwidth"),
+	CFG_F_NUM_RANGE(struct cal_coll_point, inplace_busbw_GBps, 0, 0, MEAS_MAX_GBPS,
+			"in-place bus bandwidth"),
+	CFG_F_NUM_RANGE(struct cal_coll_point, inplace_wrong, 0, 0, MEAS_MAX_BYTES, "in-place wrong elements"),
 	CFG_END
 };
 
 static const struct cfg_field gemm_fields[] = {
 	CFG_F_STR(struct cal_gemm_point, dtype, REQ, "bf16 or fp8"),
 	CFG_F_STR(struct cal_gemm_point, label, 0, "shape's origin"),
-	CFG_F_NUM(struct cal_gemm_point, m, REQ | CFG_POSITIVE, "M"),
-	CFG_F_NUM(struct cal_gemm_point, n, REQ | CFG_POSITIVE, "N"),
-	CFG_F_NUM(struct cal_gemm_point, k, REQ | CFG_POSITIVE, "K"),
-	CFG_F_NUM(struct cal_gemm_point, time_s, REQ | CFG_POSITIVE, "median time, s"),
-	CFG_F_NUM(struct cal_gemm_point, flops_per_s, NONNEG, "2 m n k / time"),
+	CFG_F_NUM_RANGE(struct cal_gemm_point, m, REQ, 1, MEAS_MAX_GEMM_DIM, "M"),
+	CFG_F_NUM_RANGE(struct cal_gemm_point, n, REQ, 1, MEAS_MAX_GEMM_DIM, "N"),
+	CFG_F_NUM_RANGE(struct cal_gemm_point, k, REQ, 1, MEAS_MAX_GEMM_DIM, "K"),
+	CFG_F_NUM_RANGE(struct cal_gemm_point, time_s, REQ, MEAS_MIN_TIME_S, MEAS_MAX_TIME_S, "median time, s"),
+	CFG_F_NUM_RANGE(struct cal_gemm_point, flops_per_s, 0, 0, MEAS_MAX_FLOPS, "2 m n k / time"),
 	CFG_END
 };
 
 static const struct cfg_field hbm_fields[] = {
 	CFG_F_STR(struct cal_hbm_point, kernel, REQ, "copy or read-write"),
-	CFG_F_NUM(struct cal_hbm_point, bytes, REQ | CFG_POSITIVE, "bytes read plus written"),
-	CFG_F_NUM(struct cal_hbm_point, time_s, REQ | CFG_POSITIVE, "median time, s"),
-	CFG_F_NUM(struct cal_hbm_point, Bps, NONNEG, "bytes / time"),
+	CFG_F_NUM_RANGE(struct cal_hbm_point, bytes, REQ, 1, MEAS_MAX_BYTES, "bytes read plus written"),
+	CFG_F_NUM_RANGE(struct cal_hbm_point, time_s, REQ, MEAS_MIN_TIME_S, MEAS_MAX_TIME_S, "median time, s"),
+	CFG_F_NUM_RANGE(struct cal_hbm_point, Bps, 0, 0, MEAS_MAX_HBM_BPS, "bytes / time"),
 	CFG_END
 };
 
@@ -212,14 +296,14 @@ static const struct cfg_field storage_fields[] = {
 	CFG_F_STR(struct cal_storage_point, job, REQ, "fio job name"),
 	CFG_F_STR(struct cal_storage_point, rw, 0, "fio rw="),
 	CFG_F_STR(struct cal_storage_point, direction, REQ, "read, write or trim"),
-	CFG_F_NUM(struct cal_storage_point, bs_bytes, NONNEG, "block size"),
+	CFG_F_NUM_RANGE(struct cal_storage_point, bs_bytes, 0, 0, MEAS_MAX_BYTES, "block size"),
 	CFG_F_INT(struct cal_storage_point, numjobs, NONNEG, "jobs"),
 	CFG_F_INT(struct cal_storage_point, iodepth, NONNEG, "queue depth"),
-	CFG_F_NUM(struct cal_storage_point, bw_Bps, REQ | NONNEG, "bandwidth"),
-	CFG_F_NUM(struct cal_storage_point, iops, NONNEG, "I/O per second"),
-	CFG_F_NUM(struct cal_storage_point, lat_mean_s, NONNEG, "mean latency"),
-	CFG_F_NUM(struct cal_storage_point, runtime_s, NONNEG, "run time"),
-	CFG_F_NUM(struct cal_storage_point, io_bytes, NONNEG, "bytes moved"),
+	CFG_F_NUM_RANGE(struct cal_storage_point, bw_Bps, REQ, 0, MEAS_MAX_STORAGE_BPS, "bandwidth"),
+	CFG_F_NUM_RANGE(struct cal_storage_point, iops, 0, 0, MEAS_MAX_IOPS, "I/O per second"),
+	CFG_F_NUM_RANGE(struct cal_storage_point, lat_mean_s, 0, 0, MEAS_MAX_TIME_S, "mean latency"),
+	CFG_F_NUM_RANGE(struct cal_storage_point, runtime_s, 0, 0, MEAS_MAX_RUN_S, "run time"),
+	CFG_F_NUM_RANGE(struct cal_storage_point, io_bytes, 0, 0, MEAS_MAX_IO_BYTES, "bytes moved"),
 	CFG_END
 };
 
@@ -314,6 +398,17 @@ cJSON *cal_measurements_to_json(const struct cal_measurements *m)
 	return root;
 }
 
+/* An error of a value the reader took from rd's file at where: say where
+ * (the add and range checks know the value, not its place). */
+static enum sc_status at(struct cfg_reader *rd, const char *where, enum sc_status st)
+{
+	if (rd->err && !rd->err->pointer[0]) {
+		snprintf(rd->err->file, sizeof(rd->err->file), "%s", rd->file ? rd->file : "");
+		snprintf(rd->err->pointer, sizeof(rd->err->pointer), "%s", where);
+	}
+	return st;
+}
+
 /* Read each object of the array root[key] with fields into a scratch
  * element and hand it to add(). */
 typedef enum sc_status (*add_fn)(struct cal_measurements *m, const void *elem,
@@ -340,7 +435,7 @@ static enum sc_status read_array(struct cfg_reader *rd, const cJSON *root, const
 		if ((st = cfg_read_object(rd, it, fields, scratch, w)) != SC_OK)
 			return st;
 		if ((st = add(m, scratch, rd->err)) != SC_OK)
-			return st;
+			return at(rd, w, st);
 	}
 	return SC_OK;
 }
@@ -428,7 +523,7 @@ static enum sc_status read_curves(struct cfg_reader *rd, const cJSON *root,
 			return sc_error_set(rd->err, SC_EINVAL, rd->file, w,
 					    "expected an array, got %s", cfg_json_type_name(pts));
 		if ((st = cal_add_curve(m, &c, rd->err)) != SC_OK)
-			return st;
+			return at(rd, where, st);
 		cJSON_ArrayForEach(pt, pts) {
 			struct cal_coll_point p;
 
@@ -437,9 +532,14 @@ static enum sc_status read_curves(struct cfg_reader *rd, const cJSON *root,
 			cfg_pointer_index(pw, sizeof(pw), w, j++);
 			if ((st = cfg_read_object(rd, pt, coll_point_fields, &p, pw)) != SC_OK)
 				return st;
+			if (m->n_rows >= CAL_MAX_ROWS)
+				return sc_error_set(rd->err, SC_EINVAL, rd->file, pw,
+						    "more than %d measurement rows in one set: split the input",
+						    CAL_MAX_ROWS);
 			st = cal_curve_add_point(&m->curves[m->n_curves - 1], &p, rd->err);
 			if (st != SC_OK)
-				return st;
+				return at(rd, pw, st);
+			m->n_rows++;
 		}
 		if (j == 0)
 			return sc_error_set(rd->err, SC_EINVAL, rd->file, w, "no points");

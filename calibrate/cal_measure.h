@@ -96,9 +96,23 @@ struct cal_storage_point {
 	double io_bytes;
 };
 
+/* Rows (collective points, GEMM, HBM and storage measurements) and
+ * collective curves of one measurement set.  A full nccl-tests sweep (8 B
+ * to 16 GiB, factor 2) is one curve of 32 rows; a fleet's sweeps of 8
+ * collectives at 100 scales are 800 curves, 25,600 rows.  Each row costs
+ * about 2 KB to ingest and write as JSON (99,968 rows: 188 MB peak) and 21
+ * JSON values written, a curve about 20 more: at these limits what ingest
+ * writes stays below the readers' 2,000,000 values (CFG_MAX_VALUES), so
+ * fit reads it back, and one ingest stays below about 200 MB whatever the
+ * input's size (README "Limits").  Past them the readers fail (SC_EINVAL,
+ * with the line or JSON pointer). */
+#define CAL_MAX_ROWS 80000
+#define CAL_MAX_CURVES 4096
+
 struct cal_measurements {
 	struct cal_provenance prov;
 	int n_curves, n_gemm, n_hbm, n_storage;
+	int n_rows;               /* all rows held (<= CAL_MAX_ROWS) */
 	struct cal_curve *curves;
 	struct cal_gemm_point *gemm;
 	struct cal_hbm_point *hbm;

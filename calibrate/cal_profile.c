@@ -9,6 +9,7 @@
 
 #include "../reports/rpt_catalog.h"
 #include "fit/fit.h"
+#include "../reports/rpt_num.h" /* after cJSON: output numbers checked */
 
 enum sc_status cal_cluster_of(const struct catalog *cat, const char *instance,
 			      const char *fabric, struct cluster *out, struct sc_error *err)
@@ -33,12 +34,12 @@ enum sc_status cal_cluster_of(const struct catalog *cat, const char *instance,
 	return SC_OK;
 }
 
-static cJSON *numbers(const double *v, int n)
+static cJSON *numbers(const double *v, int n, const char *quantity)
 {
 	cJSON *a = cJSON_CreateArray();
 
 	for (int i = 0; a && i < n; i++) {
-		cJSON *x = cJSON_CreateNumber(v[i]);
+		cJSON *x = rpt_json_number(v[i], quantity);
 		if (!x || !cJSON_AddItemToArray(a, x)) {
 			cJSON_Delete(x);
 			cJSON_Delete(a);
@@ -70,8 +71,8 @@ cJSON *cal_profile_json(const struct calibration *cal, const struct calib_fit *f
 			return NULL;
 		}
 		if (fits[i].n_residuals > 0) {
-			cJSON_AddItemToObject(f, "x", numbers(fits[i].x, fits[i].n_residuals));
-			cJSON_AddItemToObject(f, "residuals", numbers(fits[i].residual, fits[i].n_residuals));
+			cJSON_AddItemToObject(f, "x", numbers(fits[i].x, fits[i].n_residuals, "fit x"));
+			cJSON_AddItemToObject(f, "residuals", numbers(fits[i].residual, fits[i].n_residuals, "fit residual"));
 		}
 	}
 	return o;

@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include "rpt_num.h" /* after cJSON: output numbers checked */
 
 const char *const rpt_catalog_kinds[] = { "gpus", "instances", "fabrics", "storage",
 					  "models", "calibrations", "failures", NULL };

@@ -1,5 +1,6 @@
 /* rpt_des.c: renderers of the discrete-event engine's additions (see rpt_des.h). */
 #include "rpt_des.h"
+#include "rpt_num.h" /* after cJSON: output numbers checked */
 
 void rpt_des_text(FILE *out, const struct des_result *r)
 {
@@ -30,10 +31,11 @@ void rpt_des_cost_line(FILE *out, const struct des_result *r)
 {
 	const struct des_stats *s = &r->stats;
 
-	fprintf(out, "stepcast: des: %d of %d GPUs, %d actors, %lld flows: %.2f s wall "
-		"(platform %.2f s, run %.2f s), %.0f MiB peak\n",
-		s->simulated_gpus, s->gpus, s->actors, s->messages, s->wall_s, s->platform_s, s->run_s,
-		s->child_maxrss_bytes / (1024.0 * 1024.0));
+	fprintf(out, "stepcast: des: %d of %d GPUs, %d actors, %lld flows (estimate %lld): %.2f s wall "
+		"(platform %.2f s, run %.2f s), %.0f MiB peak (estimate %.0f MiB)\n",
+		s->simulated_gpus, s->gpus, s->actors, s->messages, s->estimate.flows, s->wall_s,
+		s->platform_s, s->run_s, s->child_maxrss_bytes / (1024.0 * 1024.0),
+		s->estimate.memory_bytes / (1024.0 * 1024.0));
 }
 
 cJSON *rpt_des_json_object(const struct des_result *r)
@@ -53,6 +55,18 @@ cJSON *rpt_des_json_object(const struct des_result *r)
 	cJSON_AddNumberToObject(o, "flows_exact", (double)s->messages_exact);
 	cJSON_AddNumberToObject(o, "max_steps_per_collective", s->coll_steps);
 	cJSON_AddNumberToObject(o, "buckets_merged", s->bucket_merge);
+	{
+		/* what was known before it ran (des_estimate) */
+		cJSON *e = cJSON_AddObjectToObject(o, "estimate");
+
+		if (e) {
+			cJSON_AddNumberToObject(e, "flows", (double)s->estimate.flows);
+			cJSON_AddNumberToObject(e, "flows_fixed", (double)s->estimate.flows_fixed);
+			cJSON_AddNumberToObject(e, "timeline_slices", (double)s->estimate.events);
+			cJSON_AddNumberToObject(e, "routes", (double)s->estimate.routes);
+			cJSON_AddNumberToObject(e, "memory_bytes", s->estimate.memory_bytes);
+		}
+	}
 	links = cJSON_AddArrayToObject(o, "busiest_links");
 	for (int i = 0; links && i < r->n_links; i++) {
 		cJSON *l = cJSON_CreateObject();

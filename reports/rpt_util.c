@@ -87,8 +87,10 @@ const char *rpt_duration(double s, char *buf, size_t n)
 		snprintf(buf, n, "%.1f min", s / 60);
 	else if (s < 2 * 86400)
 		snprintf(buf, n, "%.1f h", s / 3600);
-	else
+	else if (s < 1e6 * 86400)
 		snprintf(buf, n, "%.1f days", s / 86400);
+	else
+		snprintf(buf, n, "%.3g days", s / 86400); /* no 300-digit day counts */
 	return buf;
 }
 
@@ -104,8 +106,10 @@ const char *rpt_usd(double usd, char *buf, size_t n)
 		snprintf(buf, n, "$%.1fk", usd / 1e3);
 	else if (a < 1e9)
 		snprintf(buf, n, "$%.2fM", usd / 1e6);
-	else
+	else if (a < 1e15)
 		snprintf(buf, n, "$%.2fB", usd / 1e9);
+	else
+		snprintf(buf, n, "$%.3g", usd); /* no 300-digit amounts */
 	return buf;
 }
 
@@ -115,6 +119,11 @@ const char *rpt_thousands(double v, char *buf, size_t n)
 	size_t len, k = 0;
 	int neg = v < 0;
 
+	if (!(fabs(v) < 1e15)) {
+		/* fixed notation only where it is exact and short */
+		snprintf(buf, n, "%.4g", v);
+		return buf;
+	}
 	snprintf(digits, sizeof(digits), "%.0f", fabs(v));
 	len = strlen(digits);
 	if (n == 0)

@@ -614,6 +614,8 @@ enum sc_status cal_ingest_buffer(const char *name, const char *buf, size_t len,
 			    "stepcast measurements): pass --format");
 }
 
+#define STREAM_PROBE_BYTES ((size_t)1 << 20)
+
 enum sc_status cal_ingest_file(const char *path, enum cal_format fmt,
 			       const struct cal_ingest_opts *opts,
 			       struct cal_measurements *out, struct sc_error *err)
@@ -621,7 +623,7 @@ enum sc_status cal_ingest_file(const char *path, enum cal_format fmt,
 	struct stat sb;
 	FILE *f;
 	char *buf;
-	size_t n;
+	size_t n, head_len;
 	enum sc_status st;
 
 	if (stat(path, &sb) != 0)
@@ -634,20 +636,53 @@ enum sc_status cal_ingest_file(const char *path, enum cal_format fmt,
 				    (long long)sb.st_size, CAL_INGEST_MAX_BYTES);
 	if (!(f = fopen(path, "rb")))
 		return sc_error_set(err, SC_EIO, path, NULL, "cannot read: %s", strerror(errno));
-	buf = malloc((size_t)sb.st_size + 1);
+	/* A text log is parsed as it is read, so that its memory is its rows
+	 * (CAL_MAX_ROWS), not its bytes: a 128 MiB log of NCCL INFO chatter
+	 * costs a line buffer.  The format is told from the first
+	 * STREAM_PROBE_BYTES (a log whose first table comes later, or a JSON
+	 * text, is read whole as before). */
+	head_len = (size_t)sb.st_size < STREAM_PROBE_BYTES ? (size_t)sb.st_size : STREAM_PROBE_BYTES;
+	buf = malloc(head_len + 1);
 	if (!buf) {
 		fclose(f);
 		return sc_error_set(err, SC_ENOMEM, path, NULL, "out of memory");
 	}
-	n = fread(buf, 1, (size_t)sb.st_size, f);
+	n = fread(buf, 1, head_len, f);
 	if (ferror(f)) {
 		free(buf);
 		fclose(f);
 		return sc_error_set(err, SC_EIO, path, NULL, "read error");
 	}
+	if ((size_t)sb.st_size > head_len &&
+	    (fmt == CAL_FMT_NCCL_TEXT ||
+	     (fmt == CAL_FMT_AUTO && first_object_line(buf, n) >= n &&
+	      cal_detect_format(buf, n) == CAL_FMT_NCCL_TEXT))) {
+		free(buf);
+		rewind(f);
+		st = cal_ingest_nccl_text_stream(path, f, opts, out, err);
+		fclose(f);
+		goto done;
+	}
+	if ((size_t)sb.st_size > head_len) {
+		char *whole = realloc(buf, (size_t)sb.st_size + 1);
+
+		if (!whole) {
+			free(buf);
+			fclose(f);
+			return sc_error_set(err, SC_ENOMEM, path, NULL, "out of memory");
+		}
+		buf = whole;
+		n += fread(buf + n, 1, (size_t)sb.st_size - n, f);
+		if (ferror(f)) {
+			free(buf);
+			fclose(f);
+			return sc_error_set(err, SC_EIO, path, NULL, "read error");
+		}
+	}
 	fclose(f);
 	st = cal_ingest_buffer(path, buf, n, fmt, opts, out, err);
 	free(buf);
+done:
 	if (st == SC_OK) {
 		size_t len = strlen(out->prov.inputs);
 		if (!strstr(out->prov.inputs, path))

@@ -283,6 +283,11 @@ static enum sc_status close_table(struct parser *p, bool at_eof)
 	p->in_table = false;
 	p->ranks_closed = true;
 	p->line = p->table_line;
+	if (p->out->n_curves >= CAL_MAX_CURVES) {
+		st = fail(p, "more than %d result tables in one measurement set: split the log",
+			  CAL_MAX_CURVES);
+		goto out;
+	}
 	if (c->n_points == 0) {
 		st = fail(p, "the table has no rows%s", at_eof ? " (truncated log?)" : "");
 		goto out;
@@ -358,6 +363,9 @@ static enum sc_status data_row(struct parser *p, char **tok, int n)
 
 	if (n < L->n_cols)
 		return fail(p, "truncated row: %d fields where the header has %d", n, L->n_cols);
+	if (p->out->n_rows + p->cur.n_points >= CAL_MAX_ROWS)
+		return fail(p, "more than %d result rows in one measurement set (each costs about 2 KB of "
+			    "memory to ingest and write): split the log", CAL_MAX_ROWS);
 	memset(&pt, 0, sizeof(pt));
 	pt.wrong = pt.inplace_wrong = -1;
 	if (!parse_int(tok[L->size], &size) || size < 0)
@@ -413,7 +421,14 @@ static enum sc_status data_row(struct parser *p, char **tok, int n)
 			*wrong = v;
 		}
 	}
-	return cal_curve_add_point(&p->cur, &pt, p->err);
+	if (cal_curve_add_point(&p->cur, &pt, p->err) != SC_OK) {
+		char msg[SC_ERROR_MSG_MAX];
+
+		/* the plausibility check names the value; say its line */
+		snprintf(msg, sizeof(msg), "%s", p->err->message);
+		return p->err->status == SC_ENOMEM ? SC_ENOMEM : fail(p, "%s", msg);
+	}
+	return SC_OK;
 }
 
 static enum sc_status comment_line(struct parser *p, char *s)
@@ -556,13 +571,57 @@ static enum sc_status one_line(struct parser *p, char *s)
 	return SC_OK;
 }
 
-enum sc_status cal_ingest_nccl_text(const char *name, const char *buf, size_t len,
-				    const struct cal_ingest_opts *opts,
-				    struct cal_measurements *out, struct sc_error *err)
+/* Where the lines come from: a buffer, or a stream read as it is parsed
+ * (cal_ingest_file: a log's memory is its rows, not its bytes). */
+struct line_src {
+	const char *buf;
+	size_t len, i;
+	FILE *f;
+};
+
+/* The next line of src into line (without its newline and trailing CRs,
+ * NUL-terminated): 1, or 0 at the end, or -1 for a NUL byte, -2 for a
+ * line of LINE_MAX_BYTES or more (src is left inside the line). */
+static int next_line(struct line_src *src, char *line)
+{
+	size_t n = 0;
+	int c;
+
+	if (src->f) {
+		c = getc(src->f);
+		if (c == EOF)
+			return 0;
+		for (; c != EOF && c != '\n'; c = getc(src->f)) {
+			if (c == '\0')
+				return -1;
+			if (n + 1 >= LINE_MAX_BYTES)
+				return -2;
+			line[n++] = (char)c;
+		}
+	} else {
+		if (src->i >= src->len)
+			return 0;
+		while (src->i < src->len && src->buf[src->i] != '\n') {
+			if (src->buf[src->i] == '\0')
+				return -1;
+			if (n + 1 >= LINE_MAX_BYTES)
+				return -2;
+			line[n++] = src->buf[src->i++];
+		}
+		src->i++; /* the newline */
+	}
+	while (n > 0 && line[n - 1] == '\r')
+		n--;
+	line[n] = '\0';
+	return 1;
+}
+
+static enum sc_status ingest_lines(const char *name, struct line_src *src,
+				   const struct cal_ingest_opts *opts, struct cal_measurements *out,
+				   struct sc_error *err)
 {
 	struct parser *p = calloc(1, sizeof(*p));
 	char line[LINE_MAX_BYTES];
-	size_t i = 0;
 	int curves_before = out->n_curves;
 	enum sc_status st = SC_OK;
 
@@ -572,29 +631,24 @@ enum sc_status cal_ingest_nccl_text(const char *name, const char *buf, size_t le
 	p->opts = opts;
 	p->out = out;
 	p->err = err;
-	while (i < len && st == SC_OK) {
-		size_t n = 0;
+	while (st == SC_OK) {
+		int got;
 
 		p->line++;
-		while (i < len && buf[i] != '\n') {
-			if (buf[i] == '\0') {
-				st = fail(p, "binary data (a NUL byte) in a text log");
-				break;
-			}
-			if (n + 1 >= sizeof(line)) {
-				st = fail(p, "line longer than %d bytes", LINE_MAX_BYTES - 1);
-				break;
-			}
-			line[n++] = buf[i++];
-		}
-		if (st != SC_OK)
+		got = next_line(src, line);
+		if (got == 0) {
+			p->line--; /* the last line read is the last line */
 			break;
-		i++; /* the newline */
-		while (n > 0 && line[n - 1] == '\r')
-			n--;
-		line[n] = '\0';
-		st = one_line(p, line);
+		}
+		if (got == -1)
+			st = fail(p, "binary data (a NUL byte) in a text log");
+		else if (got == -2)
+			st = fail(p, "line longer than %d bytes", LINE_MAX_BYTES - 1);
+		else
+			st = one_line(p, line);
 	}
+	if (st == SC_OK && src->f && ferror(src->f))
+		st = sc_error_set(err, SC_EIO, name, NULL, "read error");
 	if (st == SC_OK)
 		st = close_table(p, true);
 	else
@@ -605,4 +659,22 @@ enum sc_status cal_ingest_nccl_text(const char *name, const char *buf, size_t le
 				  "header followed by rows)");
 	free(p);
 	return st;
+}
+
+enum sc_status cal_ingest_nccl_text(const char *name, const char *buf, size_t len,
+				    const struct cal_ingest_opts *opts,
+				    struct cal_measurements *out, struct sc_error *err)
+{
+	struct line_src src = { buf, len, 0, NULL };
+
+	return ingest_lines(name, &src, opts, out, err);
+}
+
+enum sc_status cal_ingest_nccl_text_stream(const char *name, FILE *f,
+					   const struct cal_ingest_opts *opts,
+					   struct cal_measurements *out, struct sc_error *err)
+{
+	struct line_src src = { NULL, 0, 0, f };
+
+	return ingest_lines(name, &src, opts, out, err);
 }

@@ -27,6 +27,7 @@
 #define SC_CAL_INGEST_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "../cal_measure.h"
 
@@ -62,6 +63,11 @@ enum cal_format cal_detect_format(const char *buf, size_t len);
 enum sc_status cal_ingest_nccl_text(const char *name, const char *buf, size_t len,
 				    const struct cal_ingest_opts *opts,
 				    struct cal_measurements *out, struct sc_error *err);
+/* The same, reading f line by line as it parses (memory: the rows, not
+ * the bytes of the log). */
+enum sc_status cal_ingest_nccl_text_stream(const char *name, FILE *f,
+					   const struct cal_ingest_opts *opts,
+					   struct cal_measurements *out, struct sc_error *err);
 enum sc_status cal_ingest_nccl_json(const char *name, const char *buf, size_t len,
 				    const struct cal_ingest_opts *opts,
 				    struct cal_measurements *out, struct sc_error *err);

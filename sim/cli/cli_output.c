@@ -19,6 +19,7 @@
 
 #include "cli.h"
 #include "../config/catalog_load.h"
+#include "../../reports/rpt_num.h"
 
 /* Follow symlinks in path's last component (up to 40, as the kernel) into
  * out: the file a write must replace.  A dangling link names a file to
@@ -156,6 +157,12 @@ static int close_in_place(struct cli_output *o, bool ok)
 	bool bad = fflush(o->f) != 0 || ferror(o->f);
 
 	bad |= fclose(o->f) != 0;
+	if (ok && rpt_num_failure()) {
+		/* written in place (a device, a pipe): it cannot be taken back */
+		fprintf(stderr, "stepcast: internal error: %s: %s, not a finite number (please report it)\n",
+			o->path, rpt_num_failure());
+		return EXIT_INTERNAL;
+	}
 	if (bad && ok) {
 		fprintf(stderr, "stepcast: error: %s: could not write the output\n", o->path);
 		return EXIT_IO;
@@ -163,9 +170,48 @@ static int close_in_place(struct cli_output *o, bool ok)
 	return ok ? EXIT_OK : EXIT_INTERNAL;
 }
 
+static bool nonfinite_reported;
+
+bool cli_nonfinite_reported(void)
+{
+	return nonfinite_reported;
+}
+
+int cli_nonfinite_error(const char *where, const char *what)
+{
+	nonfinite_reported = true;
+	fprintf(stderr, "stepcast: internal error: %s%s%s, not a finite number or one of sensible "
+		"precision; nothing was written (please report it)\n", where ? where : "",
+		where ? ": " : "", what);
+	return EXIT_INTERNAL;
+}
+
+/* rpt_num's check of a written file: what was recorded while it was
+ * rendered, then its text. */
+static int check_finite_file(const struct cli_output *o)
+{
+	struct rpt_num_scan sc;
+	char buf[65536];
+	size_t n;
+	FILE *f;
+
+	if (rpt_num_failure())
+		return cli_nonfinite_error(o->path, rpt_num_failure());
+	if (!(f = fopen(o->tmp, "rb")))
+		return EXIT_OK; /* the rename reports it */
+	rpt_num_scan_init(&sc);
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0 && rpt_num_scan_feed(&sc, buf, n))
+		;
+	fclose(f);
+	if (!rpt_num_scan_end(&sc))
+		return cli_nonfinite_error(o->path, sc.what);
+	return EXIT_OK;
+}
+
 int cli_output_close(struct cli_output *o, bool ok)
 {
 	struct sc_error err;
+	int fc;
 
 	if (!o->path)
 		return ok ? cli_finish(EXIT_OK) : EXIT_INTERNAL;
@@ -185,6 +231,12 @@ int cli_output_close(struct cli_output *o, bool ok)
 	if (!ok) {
 		unlink(o->tmp);
 		return EXIT_IO;
+	}
+	if ((fc = check_finite_file(o)) != EXIT_OK) {
+		if (o->existed)
+			fprintf(stderr, "stepcast: %s is unchanged\n", o->path);
+		unlink(o->tmp);
+		return fc;
 	}
 	if (o->check) {
 		sc_error_clear(&err);

@@ -45,6 +45,12 @@ int cli_output_open(struct cli_output *o, const char *path);
  * was false. */
 int cli_output_close(struct cli_output *o, bool ok);
 
+/* Print the internal error of a non-finite number in the output (where:
+ * the file, or NULL for stdout; what: rpt_num's finding) and return
+ * EXIT_INTERNAL.  cli_output_close checks every file it writes (rpt_num.h). */
+int cli_nonfinite_error(const char *where, const char *what);
+bool cli_nonfinite_reported(void);
+
 /* A check for calibration profiles: the temporary file must load with the
  * strict loader the catalogue uses (calibration_load_file); ctx is the
  * target path (const char *), named in the error.  A profile that did not

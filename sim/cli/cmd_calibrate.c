@@ -31,6 +31,7 @@
 #include "../../calibrate/ingest/ingest.h"
 #include "cli.h"
 #include "cli_output.h"
+#include "../../reports/rpt_num.h" /* after cJSON: output numbers checked */
 
 extern char **environ;
 

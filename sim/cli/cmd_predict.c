@@ -19,6 +19,7 @@
 #include "../analytic/mem_advice.h"
 #include "cli.h"
 #include "cli_progress.h"
+#include "cli_des.h"
 #include "cli_output.h"
 #include "cli_set.h"
 
@@ -28,7 +29,8 @@ static void predict_usage(FILE *out)
 		"usage: stepcast predict SCENARIO [--format text|json|csv|prom]\n"
 		"                        [--calibration NAME|FILE] [--config-dir DIR]\n"
 		"                        [--engine analytic|des] [--fidelity FLOWS|exact]\n"
-		"                        [--trace FILE]\n"
+		"                        [--trace FILE] [--max-flows N] [--max-memory SIZE]\n"
+		"                        [--max-events N]\n"
 		"\n"
 		"Predict one training step of SCENARIO (a JSON file, see scenarios/): step time,\n"
 		"throughput, MFU, a breakdown that sums to the step time, memory per GPU with an\n"
@@ -54,6 +56,7 @@ static void predict_usage(FILE *out)
 		);
 	cli_set_usage(out, "cluster.instance", true);
 	cli_progress_usage(out);
+	cli_des_budget_usage(out);
 	fprintf(out,
 		"  -h, --help              show this help\n");
 }
@@ -101,6 +104,8 @@ int cmd_predict(int argc, char **argv)
 		{ "instance", required_argument, NULL, CLI_OPT_INSTANCE },
 		{ "nodes", required_argument, NULL, CLI_OPT_NODES },
 		{ "quiet", no_argument, NULL, CLI_OPT_QUIET },
+		CLI_DES_BUDGET_OPTIONS,
+		CLI_DES_EVENTS_OPTION,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -124,6 +129,13 @@ int cmd_predict(int argc, char **argv)
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":f:k:c:h", opts, NULL)) != -1) {
+		bool ok;
+
+		if (cli_des_budget_option("predict", c, optarg, &dopt, &ok)) {
+			if (!ok)
+				return EXIT_USAGE;
+			continue;
+		}
 		switch (c) {
 		case 'E':
 			if (strcmp(optarg, "des") != 0 && strcmp(optarg, "analytic") != 0)
@@ -182,8 +194,13 @@ int cmd_predict(int argc, char **argv)
 	path = argv[optind++];
 	if (optind < argc)
 		return cli_usage_error("predict", "unexpected argument '%s'", argv[optind]);
-	if ((trace || dopt.fidelity != 0) && !des)
-		return cli_usage_error("predict", "%s needs --engine des", trace ? "--trace" : "--fidelity");
+	if ((trace || dopt.fidelity != 0 || cli_des_budget_given(&dopt)) && !des)
+		return cli_usage_error("predict", "%s needs --engine des",
+				       trace ? "--trace" : dopt.fidelity != 0 ? "--fidelity"
+				       : dopt.max_flows > 0 ? "--max-flows"
+				       : dopt.max_memory_bytes > 0 ? "--max-memory" : "--max-events");
+	if (dopt.max_events > 0 && !trace)
+		return cli_usage_error("predict", "--max-events bounds the timeline of --trace");
 
 	if ((code = cli_load_catalog(dir, &cat)) != EXIT_OK)
 		return code;
@@ -210,6 +227,15 @@ int cmd_predict(int argc, char **argv)
 		dopt.trace = trace != NULL;
 		enum sc_status st;
 
+		{
+			/* before a long run: its cost, when above the target */
+			struct des_estimate e;
+
+			if (des_estimate(&sc, &dopt, &e, &err) == SC_OK &&
+			    des_estimate_check(&e, &dopt, &err) == SC_OK)
+				cli_des_fidelity_note(NULL, &e, &dopt);
+			sc_error_clear(&err);
+		}
 		cli_progress_begin("predict --engine des");
 		st = des_predict(&sc, &dopt, &dr, &err);
 		cli_progress_end();

@@ -19,6 +19,7 @@
 #include "cli.h"
 #include "cli_progress.h"
 #include "cli_set.h"
+#include "cli_des.h"
 #include "cli_search.h"
 #include "../../models/limits.h"
 
@@ -69,6 +70,10 @@ static void search_usage(FILE *out)
 		"      --rerank K          re-time the best K layouts with the discrete-event engine\n"
 		"                          (as 'predict --engine des': sees contention) and re-rank\n"
 		"                          them among themselves; not with --shard\n"
+		"      --max-flows N       --rerank: refuse a layout's simulation estimated to\n"
+		"                          need more than N flows (it keeps its analytical time;\n"
+		"                          default 10000000)\n"
+		"      --max-memory SIZE   --rerank: the same for memory, e.g. 16GiB (default 4GiB)\n"
 		"  -v, --verbose           print the layouts searched per second on stderr\n"
 		"  -k, --calibration NAME|FILE\n"
 		"                          use this profile instead of the scenario's: a\n"
@@ -107,7 +112,7 @@ enum {
  * the DES does not cover keeps its analytical time (said on stderr).
  * Returns an exit code. */
 static int rerank_des(const struct scenario *sc, const struct search_opts *so,
-		      struct search_result *res, int k)
+		      const struct des_options *dopt, struct search_result *res, int k)
 {
 	int n = k < res->n_rows ? k : res->n_rows, kept = res->n_rows;
 	struct scenario *scs = calloc((size_t)n + 1, sizeof(*scs));
@@ -130,7 +135,7 @@ static int rerank_des(const struct scenario *sc, const struct search_opts *so,
 		search_row_scenario(sc, &res->rows[i], &scs[i]);
 		ptr[i] = &scs[i];
 	}
-	des_predict_many(ptr, n, NULL, 0, dr, st, errs);
+	des_predict_many(ptr, n, dopt, 0, dr, st, errs);
 	for (int i = 0; i < n; i++) {
 		struct search_row *row = &res->rows[i];
 		const struct step_result *r = &dr[i].step;
@@ -144,6 +149,12 @@ static int rerank_des(const struct scenario *sc, const struct search_opts *so,
 		}
 		fprintf(stderr, "stepcast: search: --rerank: layout %lld: %.4g s analytical, %.4g s des\n",
 			row->index, row->step_time_s, r->step_time_s);
+		{
+			char what[48];
+
+			snprintf(what, sizeof(what), "layout %lld", row->index);
+			cli_des_fidelity_note(what, &dr[i].stats.estimate, dopt);
+		}
 		usd_mtok = usd_per_h / 3600.0 / r->tokens_per_s * 1e6;
 		memset(&tr, 0, sizeof(tr));
 		if (so->tokens > 0)
@@ -194,6 +205,7 @@ int cmd_search(int argc, char **argv)
 		{ "schedules", required_argument, NULL, OPT_SCHEDULES },
 		{ "rerank", required_argument, NULL, OPT_RERANK },
 		{ "min-headroom", required_argument, NULL, OPT_HEADROOM },
+		CLI_DES_BUDGET_OPTIONS,
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "calibration", required_argument, NULL, 'k' },
 		{ "config-dir", required_argument, NULL, 'c' },
@@ -210,6 +222,7 @@ int cmd_search(int argc, char **argv)
 	int gpus = 0, nodes = 0, rerank = 0, c, code;
 	bool pricing_given = false;
 	struct search_opts so;
+	struct des_options dopt;
 	struct search_meta meta;
 	struct search_result res;
 	static struct scenario sc;
@@ -221,7 +234,15 @@ int cmd_search(int argc, char **argv)
 	search_opts_default(&so);
 	optind = 1;
 	opterr = 0;
+	memset(&dopt, 0, sizeof(dopt));
 	while ((c = getopt_long(argc, argv, ":o:n:f:g:N:t:p:s:O:vk:c:h", opts, NULL)) != -1) {
+		bool ok;
+
+		if (cli_des_budget_option("search", c, optarg, &dopt, &ok)) {
+			if (!ok)
+				return EXIT_USAGE;
+			continue;
+		}
 		switch (c) {
 		case 'o':
 			if (!search_objective_parse(optarg, &so.objective))
@@ -352,6 +373,8 @@ int cmd_search(int argc, char **argv)
 		return cli_usage_error("search", "give --gpus or --nodes, not both");
 	if (!shard_given && (code = cli_slurm_shard("search", &so.shard, &so.shards)) != EXIT_OK)
 		return code;
+	if (cli_des_budget_given(&dopt) && rerank == 0)
+		return cli_usage_error("search", "--max-flows and --max-memory bound --rerank's simulations");
 	if (rerank > 0 && so.shards > 1)
 		return cli_usage_error("search", "--rerank re-times a whole search's best layouts, not a shard's");
 	if (so.shards > 1) {
@@ -407,7 +430,7 @@ int cmd_search(int argc, char **argv)
 			res.stats.layouts, res.stats.predicted, res.stats.shapes, dt,
 			dt > 0 ? res.stats.layouts / dt : 0, dt > 0 ? res.stats.predicted / dt : 0);
 	}
-	if (rerank > 0 && (code = rerank_des(&sc, &so, &res, rerank)) != EXIT_OK) {
+	if (rerank > 0 && (code = rerank_des(&sc, &so, &dopt, &res, rerank)) != EXIT_OK) {
 		search_result_free(&res);
 		return code;
 	}

@@ -11,8 +11,10 @@
 
 #include <gsl/gsl_errno.h>
 
+#include "../../reports/rpt_num.h"
 #include "cli.h"
 #include "cli_set.h"
+#include "cli_output.h"
 
 static const struct cli_command commands[] = {
 	{ "predict", cmd_predict, "predict one training step of a scenario" },
@@ -155,20 +157,74 @@ int cli_finish(int code)
 	return code;
 }
 
+/* stdout as the user sees it; the command's stdout is a memory stream
+ * (collect_stdout) until its exit code is known. */
+static FILE *real_stdout;
+
 bool cli_color(FILE *stream)
 {
 	const char *no = getenv("NO_COLOR");
 
 	if (no && no[0])
 		return false;
-	return isatty(fileno(stream));
+	return isatty(stream == stdout && real_stdout ? fileno(real_stdout) : fileno(stream));
 }
 
-int main(int argc, char **argv)
-{
-	setlocale(LC_ALL, "C");
-	gsl_set_error_handler_off();
+/* What a command prints on stdout is held in memory and checked before
+ * it is written (reports/rpt_num.h: no NaN, infinity or 300-digit number
+ * reaches the user; exit 70 instead, naming the quantity or the line).
+ * Diagnostics on stderr go out at once. */
+static char *held;
+static size_t held_len;
 
+static void collect_stdout(void)
+{
+	FILE *mem = open_memstream(&held, &held_len);
+
+	if (!mem)
+		return; /* unchecked but working */
+	real_stdout = stdout;
+	stdout = mem;
+}
+
+static int release_stdout(int code)
+{
+	struct rpt_num_scan sc;
+	FILE *mem = stdout;
+	bool bad;
+
+	if (!real_stdout)
+		return code;
+	bad = fflush(mem) != 0 || ferror(mem);
+	stdout = real_stdout;
+	real_stdout = NULL;
+	fclose(mem);
+	if (bad || (!held && held_len > 0)) {
+		free(held);
+		fprintf(stderr, "stepcast: error: out of memory for the output\n");
+		return EXIT_INTERNAL;
+	}
+	if (!cli_nonfinite_reported() && rpt_num_failure()) {
+		free(held);
+		return cli_nonfinite_error(NULL, rpt_num_failure());
+	}
+	rpt_num_scan_init(&sc);
+	if (!rpt_num_scan_feed(&sc, held, held_len) || !rpt_num_scan_end(&sc)) {
+		free(held);
+		return cli_nonfinite_error(NULL, sc.what);
+	}
+	if (held_len > 0)
+		fwrite(held, 1, held_len, stdout);
+	free(held);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "stepcast: error: could not write the output\n");
+		return EXIT_IO;
+	}
+	return code;
+}
+
+static int run(int argc, char **argv)
+{
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;
@@ -188,4 +244,12 @@ int main(int argc, char **argv)
 	fprintf(stderr, "stepcast: '%s' is not a stepcast command\n", argv[1]);
 	fprintf(stderr, "Try 'stepcast --help' for the list of commands.\n");
 	return EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+	setlocale(LC_ALL, "C");
+	gsl_set_error_handler_off();
+	collect_stdout();
+	return release_stdout(run(argc, argv));
 }

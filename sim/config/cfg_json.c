@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "../../reports/rpt_num.h" /* after cJSON: output numbers checked */
 
 /* Deepest nesting of arrays and objects, ignoring brackets inside strings. */
 static size_t nesting_depth(const char *buf, size_t len)
@@ -720,7 +721,7 @@ cJSON *cfg_to_json(const struct cfg_field *fields, const void *src)
 		case CFG_DOUBLE:
 			if (optional && *(const double *)slot == 0)
 				continue;
-			item = cJSON_CreateNumber(*(const double *)slot);
+			item = rpt_json_number(*(const double *)slot, f->key);
 			break;
 		case CFG_BOOL:
 			item = cJSON_CreateBool(*(const bool *)slot);

@@ -10,6 +10,7 @@
  */
 #include "des_internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,8 +57,8 @@ static int child_run(void *argp, int fd)
 	return 0;
 }
 
-static enum sc_status parse_answer(const struct des_child_out *o, struct des_result *out,
-				   struct sc_error *err)
+static enum sc_status parse_answer(const struct des_child_out *o, const struct des_program *prog,
+				   struct des_result *out, struct sc_error *err)
 {
 	struct wire_head h;
 	size_t need;
@@ -85,6 +86,7 @@ static enum sc_status parse_answer(const struct des_child_out *o, struct des_res
 	out->stats.wall_s = o->wall_s;
 	out->stats.child_maxrss_bytes = o->maxrss_bytes;
 	out->stats.child_cpu_s = o->cpu_s;
+	out->stats.estimate = prog->est;
 	return SC_OK;
 bad:
 	return sc_error_set(err, SC_EINTERNAL, NULL, NULL,
@@ -122,6 +124,8 @@ enum sc_status des_predict_many(const struct scenario *const *sc, int n,
 	}
 	for (int i = 0; i < n; i++) {
 		status[i] = des_program_build(sc[i], opt, &prog[i], &errs[i]);
+		if (status[i] == SC_OK)
+			status[i] = des_estimate_check(&prog[i].est, opt, &errs[i]);
 		if (status[i] != SC_OK)
 			continue;
 		args[nrun].prog = &prog[i];
@@ -138,7 +142,7 @@ enum sc_status des_predict_many(const struct scenario *const *sc, int n,
 		if (co[k].status != SC_OK)
 			status[i] = sc_error_set(&errs[i], co[k].status, NULL, NULL, "%s", co[k].message);
 		else
-			status[i] = parse_answer(&co[k], &out[i], &errs[i]);
+			status[i] = parse_answer(&co[k], &prog[i], &out[i], &errs[i]);
 		des_child_out_free(&co[k]);
 	}
 	for (int i = 0; i < n; i++) {
@@ -153,6 +157,53 @@ out:
 	free(co);
 	free(map);
 	return first;
+}
+
+enum sc_status des_estimate(const struct scenario *sc, const struct des_options *opt,
+			    struct des_estimate *est, struct sc_error *err)
+{
+	struct des_program p;
+	enum sc_status rc = des_program_build(sc, opt, &p, err);
+
+	memset(est, 0, sizeof(*est));
+	if (rc != SC_OK)
+		return rc;
+	*est = p.est;
+	des_program_free(&p);
+	return SC_OK;
+}
+
+static double budget_of(double given, double def)
+{
+	return given > 0 ? given : def;
+}
+
+enum sc_status des_estimate_check(const struct des_estimate *est, const struct des_options *opt,
+				  struct sc_error *err)
+{
+	static const struct des_options none;
+	double max_flows, max_mem, max_ev;
+
+	if (!opt)
+		opt = &none;
+	max_flows = budget_of(opt->max_flows, DES_DEFAULT_MAX_FLOWS);
+	max_mem = budget_of(opt->max_memory_bytes, DES_DEFAULT_MAX_MEMORY_BYTES);
+	max_ev = budget_of(opt->max_events, DES_DEFAULT_MAX_EVENTS);
+	if (est->memory_bytes > max_mem)
+		return sc_error_set(err, SC_EUNSUPPORTED, NULL, NULL,
+				    "des: simulating %d GPUs (%d actors, %lld routes) needs about %.2f GiB, more than the budget of %.2f GiB; raise it with --max-memory %.0fGiB, or use the analytical engine",
+				    est->simulated_gpus, est->actors, est->routes,
+				    est->memory_bytes / 1073741824.0, max_mem / 1073741824.0,
+				    ceil(est->memory_bytes / 1073741824.0));
+	if ((double)est->flows > max_flows)
+		return sc_error_set(err, SC_EUNSUPPORTED, NULL, NULL,
+				    "des: the step needs about %lld flows after coarsening (%lld of them pipeline, CP and EP flows, one per block), more than the budget of %.0f; raise it with --max-flows %lld, or use the analytical engine",
+				    est->flows, est->flows_fixed, max_flows, est->flows);
+	if (opt->trace && (double)est->events > max_ev)
+		return sc_error_set(err, SC_EUNSUPPORTED, NULL, NULL,
+				    "des: the timeline would hold up to %lld slices (about %.0f MB of trace JSON), more than the budget of %.0f; raise it with --max-events %lld, or leave out --trace",
+				    est->events, est->events * 110e-6, max_ev, est->events);
+	return SC_OK;
 }
 
 enum sc_status des_predict(const struct scenario *sc, const struct des_options *opt,

@@ -30,11 +30,25 @@
 #define DES_DEFAULT_FIDELITY 1000000.0
 /* Default wall-clock limit of one simulation child. */
 #define DES_DEFAULT_TIME_LIMIT_S 900.0
+/* Default cost budgets of one simulation (README "The discrete-event
+ * engine", Cost): known from the program before any child starts
+ * (struct des_estimate), past them des_predict() refuses with the estimate
+ * (SC_EUNSUPPORTED) and names the option that raises it.  Flows cost about
+ * 5-35 us each here (README's cost table), so 10^7 flows stay below the
+ * 900 s time limit; 4 GiB is what a laptop or a CI runner can give one
+ * child (search --rerank runs one per CPU).  Timeline slices (--trace) cost
+ * about 40 bytes in memory and 110 bytes of JSON each. */
+#define DES_DEFAULT_MAX_FLOWS 1e7
+#define DES_DEFAULT_MAX_MEMORY_BYTES (4.0 * 1024 * 1024 * 1024)
+#define DES_DEFAULT_MAX_EVENTS 2e7
 
 struct des_options {
 	double fidelity;      /* message budget; 0 = DES_DEFAULT_FIDELITY; < 0 = exact
 				 (every ring step and bucket its own message) */
 	double time_limit_s;  /* 0 = DES_DEFAULT_TIME_LIMIT_S */
+	double max_flows;     /* refuse past this many flows; 0 = DES_DEFAULT_MAX_FLOWS */
+	double max_memory_bytes; /* refuse past this peak memory estimate; 0 = default */
+	double max_events;    /* with trace: refuse past this many timeline slices; 0 = default */
 	bool trace;           /* record the timeline for des_trace_write() */
 	bool no_fold;         /* simulate every TP replica even where they are
 				 symmetric (tests) */
@@ -52,6 +66,20 @@ struct des_link_use {
 	double utilisation;       /* bytes / (capacity * step time) */
 };
 
+/* What one simulation will cost, from its program, before it runs
+ * (des_estimate(); test_des_estimate checks the counts bound what the
+ * simulation then does, and the memory model the child's peak RSS). */
+struct des_estimate {
+	int simulated_gpus;       /* SimGrid hosts with programs */
+	int actors;               /* exact */
+	long long routes;         /* platform routes (NVLink pairs inside a domain, NIC legs) */
+	long long flows;          /* after coarsening; >= the flows simulated */
+	long long flows_exact;    /* without coarsening */
+	long long flows_fixed;    /* pipeline, CP and EP flows: coarsening cannot merge them */
+	long long events;         /* timeline slices; >= those recorded with --trace */
+	double memory_bytes;      /* peak memory of the child (model: see des_program.c) */
+};
+
 struct des_stats {
 	int gpus;                 /* in the cluster */
 	int simulated_gpus;       /* hosts with an actor program */
@@ -67,6 +95,7 @@ struct des_stats {
 	double wall_s;            /* parent wall time, fork to result */
 	double child_maxrss_bytes; /* peak RSS of the child (getrusage) */
 	double child_cpu_s;       /* CPU time of the child (user + system) */
+	struct des_estimate estimate; /* what was known before it ran */
 };
 
 /* A slice of a simulated GPU's timeline. */
@@ -100,6 +129,19 @@ struct des_result {
  * to free. */
 enum sc_status des_predict(const struct scenario *sc, const struct des_options *opt,
 			   struct des_result *out, struct sc_error *err);
+
+/* The cost of simulating sc with opt (may be NULL), without simulating it:
+ * fills est; fails as des_predict() would before it starts a child (a
+ * layout the DES does not cover), but not on the budgets.  des_predict()
+ * checks est against opt's budgets (des_estimate_check). */
+enum sc_status des_estimate(const struct scenario *sc, const struct des_options *opt,
+			    struct des_estimate *est, struct sc_error *err);
+
+/* SC_OK when est fits opt's budgets (opt may be NULL: the defaults), else
+ * SC_EUNSUPPORTED with the estimate and the option that raises the budget
+ * (--max-flows, --max-memory, --max-events) in err. */
+enum sc_status des_estimate_check(const struct des_estimate *est, const struct des_options *opt,
+				  struct sc_error *err);
 
 /* Simulate n scenarios, up to jobs children at once (jobs <= 0: the number
  * of online CPUs).  status[i] and errs[i] per scenario; returns SC_OK when

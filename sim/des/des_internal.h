@@ -131,7 +131,8 @@ struct des_program {
 	double budget;
 	int max_steps;            /* macro-steps per DP collective (0 = exact) */
 	int merge;                /* DP buckets per merged job */
-	long long messages_estimate, messages_exact;
+	long long messages_estimate, messages_exact, messages_fixed;
+	struct des_estimate est;  /* the cost of running it (des_program_estimate) */
 };
 
 /* Build the program of sc's step.  opt may be NULL.  Fails with
@@ -140,6 +141,9 @@ struct des_program {
 enum sc_status des_program_build(const struct scenario *sc, const struct des_options *opt,
 				 struct des_program *p, struct sc_error *err);
 void des_program_free(struct des_program *p);
+
+/* The cost of simulating p (fills p->est; des_program_build calls it). */
+void des_program_estimate(struct des_program *p, const struct des_options *opt);
 
 /* Member i of the group of rank r. */
 static inline int des_member(const struct des_gdef *g, int r, int i)

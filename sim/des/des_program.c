@@ -537,13 +537,22 @@ static long long stage_fixed(const struct des_program *p, const struct des_stage
 	return n;
 }
 
-static long long stage_dp(const struct des_stage *st, bool exact)
+static long long stage_dp(const struct des_program *p, const struct des_stage *st, bool exact)
 {
 	long long n = 0;
 
 	for (int k = 0; k < st->n_jobs; k++) {
 		const struct des_job *j = &st->jobs[k];
-		int streams = (j->fl.nvlink_bytes > 0) + (j->fl.efa_bytes > 0);
+		const struct des_gdef *g = &p->g[j->group];
+		/* a tier carries flows when the ring has a peer on it (the
+		 * engine's ring_peers: the next member in the NVLink domain,
+		 * the member at the same position in the next domain) */
+		int rpd = g->span.ranks_per_domain > 0 ? g->span.ranks_per_domain : 1;
+		int streams;
+
+		if (rpd > g->n)
+			rpd = g->n;
+		streams = (j->fl.nvlink_bytes > 0 && rpd > 1) + (j->fl.efa_bytes > 0 && g->n > rpd);
 
 		n += (long long)(exact ? job_exact_steps(j) : j->steps) * streams;
 	}
@@ -556,7 +565,7 @@ static long long program_messages(const struct des_program *p, bool exact, bool 
 	int per_stage = p->nsim / p->pp;
 
 	for (int s = 0; s < p->pp; s++)
-		n += (stage_dp(&p->stages[s], exact) + (dp_only ? 0 : stage_fixed(p, &p->stages[s]))) *
+		n += (stage_dp(p, &p->stages[s], exact) + (dp_only ? 0 : stage_fixed(p, &p->stages[s]))) *
 		     per_stage;
 	return n;
 }
@@ -594,10 +603,11 @@ static enum sc_status fit_budget(struct des_program *p, const double *pd, const 
 	if (rc != SC_OK)
 		return rc;
 	p->messages_exact = program_messages(p, true, false);
+	p->messages_fixed = p->messages_exact - program_messages(p, true, true);
 	p->messages_estimate = p->messages_exact;
 	if (p->budget < 0 || p->messages_exact <= p->budget)
 		return SC_OK;
-	fixed = p->messages_exact - program_messages(p, true, true);
+	fixed = p->messages_fixed;
 	target = (long long)p->budget - fixed;
 	if (target < (long long)(p->budget / 4))
 		target = (long long)(p->budget / 4);
@@ -623,6 +633,88 @@ static enum sc_status fit_budget(struct des_program *p, const double *pd, const 
 done:
 	p->messages_estimate = program_messages(p, false, false);
 	return SC_OK;
+}
+
+/* ---- what it costs ------------------------------------------------------------------ */
+
+/* Timeline slices one rank of stage st can record (event() in
+ * des_engine.c, which skips empty ones: this counts every one it may
+ * record): per block its pieces, the bubble and pipeline wait before it,
+ * its CP/EP flows and their exposed part (or FSDP's), the exposed part of
+ * its pipeline send; one per pipeline send and per DP job on their
+ * streams; the DP wait, interference, optimizer and overhead at the end. */
+static long long stage_events(const struct des_stage *st)
+{
+	long long n = (long long)st->n_sends + st->n_jobs + 4;
+
+	for (int i = 0; i < st->n_ops; i++) {
+		const struct des_op *o = &st->ops[i];
+		const struct des_cost *c = &st->cost[o->chunk * 2 + (o->dir ? 1 : 0)];
+		bool flows = o->dir != 2 && (c->cp_bytes > 0 || c->ep_nv_bytes > 0 || c->ep_efa_bytes > 0);
+		int pieces = 1;
+
+		if (o->jobs_mode == DES_JOBS_ISSUE && o->job_count > 0)
+			pieces = st->jobs[o->job_first + o->job_count - 1].piece + 1;
+		n += pieces + (o->recv ? 2 : 0) + (o->send ? 1 : 0);
+		if (flows)
+			n += 2;
+		else if (o->jobs_mode == DES_JOBS_OVERLAP && o->job_count > 0)
+			n += 1;
+	}
+	return n;
+}
+
+/* The memory model of a simulation child, fitted to its peak RSS (wait4)
+ * on runs from 4 to 16,384 simulated GPUs on the 2-core CI machine kind
+ * (README "The discrete-event engine", Cost; test_des_estimate checks that
+ * it bounds the measured peak):
+ *   DES_MEM_BASE: the parent's pages the child inherits, SimGrid's engine
+ *     and the catalogue (9-20 MiB measured on small runs);
+ *   per simulated GPU: its host, NVLink link, NIC links, rank state and
+ *     mailboxes;
+ *   per simulated GPU squared: SimGrid's cost grows faster than the hosts
+ *     (measured with tp 1 on p5: 2,048 hosts 76 MiB, 4,096 140 MiB, 8,192
+ *     655 MiB, 16,384 2,803 MiB, whatever the domains: 4,096 hosts in 512
+ *     or 1,024 domains both 140 MiB), about 11 bytes per pair;
+ *   per route: SimGrid's full zone holds one for every ordered pair of
+ *     hosts in an NVLink domain and two NIC legs per host;
+ *   per actor: its context and the touched pages of its 128 KiB stack;
+ *   per timeline slice (--trace): 40 bytes, twice while the array grows. */
+#define DES_MEM_BASE (64.0 * 1024 * 1024)
+#define DES_MEM_PER_GPU (24.0 * 1024)
+#define DES_MEM_PER_GPU_PAIR 12.0
+#define DES_MEM_PER_ROUTE 320.0
+#define DES_MEM_PER_ACTOR (8.0 * 1024)
+#define DES_MEM_PER_EVENT (2.0 * sizeof(struct des_event))
+
+void des_program_estimate(struct des_program *p, const struct des_options *opt)
+{
+	struct des_estimate *e = &p->est;
+	int per_stage = p->nsim / p->pp;
+	int gpd = p->topo.domain_gpus > 0 ? p->topo.domain_gpus : 1;
+	long long full = p->gpus / gpd, rem = p->gpus % gpd;
+	long long k_full = gpd / p->fold, k_rem = (rem + p->fold - 1) / p->fold;
+	bool nic = p->topo.nic_links > 0;
+
+	memset(e, 0, sizeof(*e));
+	e->simulated_gpus = p->nsim;
+	e->flows = p->messages_estimate;
+	e->flows_exact = p->messages_exact;
+	e->flows_fixed = p->messages_fixed;
+	for (int s = 0; s < p->pp; s++) {
+		const struct des_stage *st = &p->stages[s];
+		int actors = 1 + (st->n_sends > 0) + (st->n_jobs > 0) + (p->cp_flows || p->ep_flows);
+
+		e->actors += actors * per_stage;
+		e->events += stage_events(st) * per_stage;
+	}
+	e->routes = full * (k_full * (k_full - 1) + (nic ? 2 * k_full : 0)) +
+		    k_rem * (k_rem > 0 ? k_rem - 1 : 0) + (nic ? 2 * k_rem : 0);
+	e->memory_bytes = DES_MEM_BASE + DES_MEM_PER_GPU * e->simulated_gpus +
+			  DES_MEM_PER_GPU_PAIR * (double)e->simulated_gpus * e->simulated_gpus +
+			  DES_MEM_PER_ROUTE * (double)e->routes + DES_MEM_PER_ACTOR * e->actors;
+	if (opt && opt->trace)
+		e->memory_bytes += DES_MEM_PER_EVENT * (double)e->events;
 }
 
 /* ---- the program ----------------------------------------------------------------------- */
@@ -779,6 +871,8 @@ enum sc_status des_program_build(const struct scenario *sc, const struct des_opt
 	free(pe);
 	if (rc != SC_OK)
 		des_program_free(p);
+	else
+		des_program_estimate(p, opt);
 	return rc;
 oom:
 	free(pd);

@@ -45,6 +45,16 @@ dump("serve_requests.json", r)
 r = dict(s); r["speculative"] = {"draft_tokens": 256, "acceptance_rate": 0.9}; dump("serve_draft.json", r)
 open(f"{w}/values.json", "w").write('{"a":[' + ",".join(["0"] * 1999990) + "]}")
 open(f"{w}/zeros.json", "w").write("[" + ",".join(["0"] * 33554431) + "]")
+# nccl-tests logs: 80,000 rows (the measurement-set maximum) in 2,500 runs,
+# and 128 MiB of NCCL INFO lines around one table (streamed)
+src = open("tests/calibrate/nccl-allreduce-p5-2nodes.log").read()
+lines = src.split("\n")
+run = "\n".join(lines[1:]) + "\n"
+with open(f"{w}/rows.log", "w") as f:
+    f.write(lines[0] + "\n" + run * 2500)
+chat = "0: ip-10-1-34-117:42117:42300 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read\n"
+with open(f"{w}/chatter.log", "w") as f:
+    f.write(src + chat * ((128 * 1024 * 1024 - len(src)) // len(chat)))
 PY
 
 failed=0
@@ -74,6 +84,11 @@ run serve-requests serve "$work/serve_requests.json"
 run serve-draft serve "$work/serve_draft.json"
 run json-2M-values predict "$work/values.json"
 run json-64MiB predict "$work/zeros.json"
+# the DES: 1M GPUs refused by its memory estimate before any simulation
+run des-1M-gpus predict "$work/max_gpus.json" --engine des
+run ingest-rows calibrate ingest "$work/rows.log" --output "$work/rows.json"
+run fit-rows calibrate fit "$work/rows.json" --instance p5.48xlarge --name x --output "$work/x.json"
+run ingest-128MiB calibrate ingest "$work/chatter.log" --output "$work/chatter.json"
 
 ((failed == 0)) && echo "run_resource: all cases within ${kb} KB and ${secs} s"
 exit "$failed"

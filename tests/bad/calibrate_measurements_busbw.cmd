@@ -1,0 +1,1 @@
+calibrate ingest @TMP@/m.json

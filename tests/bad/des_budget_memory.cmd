@@ -1,0 +1,1 @@
+predict @TMP@/max_gpus.json --engine des

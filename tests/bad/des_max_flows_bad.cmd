@@ -1,0 +1,1 @@
+predict scenarios/quickstart.json --engine des --max-flows 0

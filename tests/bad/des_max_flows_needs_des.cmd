@@ -1,0 +1,1 @@
+predict scenarios/quickstart.json --max-flows 1e6

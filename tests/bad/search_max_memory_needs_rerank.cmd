@@ -1,0 +1,1 @@
+search scenarios/quickstart.json --max-memory 8GiB

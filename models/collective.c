@@ -92,6 +92,72 @@ static double efa_a2a_Bps(const struct net_span *s)
 	return net_efa_Bps_leaving(s, a2a_leaving(s));
 }
 
+/* The parameters of the scale-out tier of span s.  Where the instance
+ * describes its AWS EFA transport (s->aws_efa), the awsefa_* parameters
+ * (priors from the aws-ofi-nccl tuner, fitted to the p5 nccl-tests curves
+ * at 2 to 32 nodes); elsewhere (the DGX InfiniBand systems of the training
+ * validation, an instance without an efa object) the generic efa_* ones.
+ * On EFA the ring and tree bandwidth falls with the number of NVLink
+ * domains, eff / (1 + awsefa_scale_decay log2(N / 2)) beyond 2: the p5
+ * all-reduce and all-gather bus bandwidth at 8 GiB drops from 2 to 32
+ * nodes while the all-to-all's per-GPU EFA rate stays flat (crazyguitar
+ * aws-gpu-communication-benchmark, validation/efa-collective-cases.json),
+ * which is why the decay is not applied to the all-to-all.  An all-to-all
+ * across EFA also pays the start-up (the 32 MiB points' intercept). */
+struct efa_tier {
+	double ring_alpha, tree_alpha, startup;
+	double ring_eff, tree_eff;
+	double a2a_eff, a2a_peer_alpha, a2a_startup;
+};
+
+static struct efa_tier efa_tier_of(const struct calibration *cal, const struct net_span *s)
+{
+	struct efa_tier t;
+
+	if (!s->aws_efa) {
+		t.ring_alpha = cal->efa_ring_alpha_s;
+		t.tree_alpha = cal->efa_tree_alpha_s;
+		t.startup = cal->efa_startup_s;
+		t.ring_eff = cal->efa_ring_bw_eff;
+		t.tree_eff = cal->efa_tree_bw_eff;
+		t.a2a_eff = cal->efa_a2a_bw_eff;
+		t.a2a_peer_alpha = cal->a2a_alpha_s;
+		t.a2a_startup = 0;
+		return t;
+	}
+	{
+		double N = s->domains > 2 ? s->domains : 2;
+		double decay = 1.0 / (1.0 + cal->awsefa_scale_decay * log2(N / 2.0));
+
+		t.ring_alpha = cal->awsefa_step_alpha_s;
+		t.tree_alpha = cal->awsefa_tree_alpha_s;
+		t.startup = cal->awsefa_startup_s;
+		t.ring_eff = cal->awsefa_ring_bw_eff * decay;
+		t.tree_eff = cal->awsefa_tree_bw_eff * decay;
+		t.a2a_eff = cal->awsefa_a2a_bw_eff;
+		t.a2a_peer_alpha = cal->awsefa_a2a_peer_alpha_s;
+		t.a2a_startup = cal->awsefa_startup_s;
+	}
+	return t;
+}
+
+/* All-to-all latency of span s: one send/recv per peer (a2a_alpha_s inside
+ * a domain; across EFA the tier's per-peer cost and start-up). */
+static double a2a_latency(const struct calibration *cal, const struct net_span *s)
+{
+	struct efa_tier e;
+
+	if (!s->inter)
+		return (s->ranks - 1) * cal->a2a_alpha_s;
+	e = efa_tier_of(cal, s);
+	return e.a2a_startup + (s->ranks - 1) * e.a2a_peer_alpha;
+}
+
+static double efa_a2a_eff_Bps(const struct calibration *cal, const struct net_span *s)
+{
+	return efa_a2a_Bps(s) * efa_tier_of(cal, s).a2a_eff;
+}
+
 /* One protocol's parameters: latencies and bandwidths after efficiency. */
 struct proto {
 	double start_efa;   /* once per collective that crosses EFA */
@@ -105,14 +171,15 @@ static struct proto proto_of(const struct calibration *cal,
 	struct proto p;
 	double fa = ll ? cal->ll_alpha_fraction : 1.0;
 	double fb = ll ? cal->ll_bw_fraction : 1.0;
+	struct efa_tier e = efa_tier_of(cal, s);
 
 	p.a_nv = cal->nvlink_ring_alpha_s * fa;
-	p.a_efa_ring = cal->efa_ring_alpha_s * fa + s->extra_latency_s;
-	p.a_efa_tree = cal->efa_tree_alpha_s * fa + s->extra_latency_s;
-	p.start_efa = s->inter ? cal->efa_startup_s * fa : 0.0;
+	p.a_efa_ring = e.ring_alpha * fa + s->extra_latency_s;
+	p.a_efa_tree = e.tree_alpha * fa + s->extra_latency_s;
+	p.start_efa = s->inter ? e.startup * fa : 0.0;
 	p.b_nv = s->nvlink_Bps * cal->nvlink_ring_bw_eff * fb;
-	p.b_efa_ring = efa_ring_Bps(s) * cal->efa_ring_bw_eff * fb;
-	p.b_efa_tree = efa_ring_Bps(s) * cal->efa_tree_bw_eff * fb;
+	p.b_efa_ring = efa_ring_Bps(s) * e.ring_eff * fb;
+	p.b_efa_tree = efa_ring_Bps(s) * e.tree_eff * fb;
 	return p;
 }
 
@@ -260,8 +327,8 @@ static void all_to_all(const struct calibration *cal, const struct net_span *s,
 {
 	int n = s->ranks, r = s->ranks_per_domain;
 	double bnv = s->nvlink_Bps * cal->nvlink_a2a_bw_eff;
-	double befa = efa_a2a_Bps(s) * cal->efa_a2a_bw_eff;
-	double lat = (n - 1) * cal->a2a_alpha_s;
+	double befa = efa_a2a_eff_Bps(cal, s);
+	double lat = a2a_latency(cal, s);
 
 	if (!s->inter) {
 		consider(b, lat + (double)(n - 1) / n * S / bnv, "direct");
@@ -280,7 +347,7 @@ static void send_recv(const struct calibration *cal, const struct net_span *s,
 			 S / (s->nvlink_Bps * cal->nvlink_ring_bw_eff), "p2p");
 	else
 		consider(b, cal->p2p_alpha_s + s->extra_latency_s +
-			 S / (efa_ring_Bps(s) * cal->efa_ring_bw_eff), "p2p");
+			 S / (efa_ring_Bps(s) * efa_tier_of(cal, s).ring_eff), "p2p");
 }
 
 static void fill_choice(const struct net_span *s, const struct best *b, struct coll_choice *out)
@@ -303,11 +370,10 @@ double coll_all_to_all_split(const struct calibration *cal, const struct net_spa
 	if (s->ranks <= 1 || nvlink_bytes + efa_bytes <= 0) {
 		b.t = 0;
 	} else {
-		double t = (s->ranks - 1) * cal->a2a_alpha_s +
-			   nvlink_bytes / (s->nvlink_Bps * cal->nvlink_a2a_bw_eff);
+		double lat = a2a_latency(cal, s);
+		double t = lat + nvlink_bytes / (s->nvlink_Bps * cal->nvlink_a2a_bw_eff);
 		if (s->inter && efa_bytes > 0)
-			t = dmax(t, (s->ranks - 1) * cal->a2a_alpha_s + s->extra_latency_s +
-				 efa_bytes / (efa_a2a_Bps(s) * cal->efa_a2a_bw_eff));
+			t = dmax(t, lat + s->extra_latency_s + efa_bytes / efa_a2a_eff_Bps(cal, s));
 		consider(&b, t, s->inter ? "node-dedup" : "direct");
 	}
 	if (out)
@@ -364,6 +430,22 @@ double coll_busbw_factor(enum coll_op op, int n)
 	case COLL_SEND_RECV: return 1.0;
 	}
 	return 1.0;
+}
+
+enum calib_param coll_scaleout_param(const struct net_span *s, enum calib_param p)
+{
+	if (!s->aws_efa)
+		return p;
+	switch (p) {
+	case CALIB_efa_ring_alpha_s: return CALIB_awsefa_step_alpha_s;
+	case CALIB_efa_tree_alpha_s: return CALIB_awsefa_tree_alpha_s;
+	case CALIB_efa_startup_s: return CALIB_awsefa_startup_s;
+	case CALIB_efa_ring_bw_eff: return CALIB_awsefa_ring_bw_eff;
+	case CALIB_efa_tree_bw_eff: return CALIB_awsefa_tree_bw_eff;
+	case CALIB_efa_a2a_bw_eff: return CALIB_awsefa_a2a_bw_eff;
+	case CALIB_a2a_alpha_s: return s->inter ? CALIB_awsefa_a2a_peer_alpha_s : p;
+	default: return p;
+	}
 }
 
 const char *coll_op_name(enum coll_op op)
@@ -430,8 +512,8 @@ static void flows_by_name(const struct calibration *cal, const struct net_span *
 
 	if (op == COLL_ALL_TO_ALL) {
 		double bnv = s->nvlink_Bps * cal->nvlink_a2a_bw_eff;
-		double befa = efa_a2a_Bps(s) * cal->efa_a2a_bw_eff;
-		double lat = (n - 1) * cal->a2a_alpha_s;
+		double befa = efa_a2a_eff_Bps(cal, s);
+		double lat = a2a_latency(cal, s);
 
 		if (!s->inter)
 			flows_set(s, o, COLL_PATTERN_ALL_TO_ALL, lat, 0, fn * S, bnv, 1, 0, 1, 0);
@@ -446,7 +528,7 @@ static void flows_by_name(const struct calibration *cal, const struct net_span *
 				  s->nvlink_Bps * cal->nvlink_ring_bw_eff, 1, 0, 1, 0);
 		else
 			flows_set(s, o, COLL_PATTERN_P2P, cal->p2p_alpha_s + s->extra_latency_s, 0,
-				  0, 1, 0, S, efa_ring_Bps(s) * cal->efa_ring_bw_eff, 1);
+				  0, 1, 0, S, efa_ring_Bps(s) * efa_tier_of(cal, s).ring_eff, 1);
 		return;
 	}
 	if (strncmp(a, "ring/", 5) == 0) {
@@ -525,7 +607,7 @@ double coll_flows_of_a2a_split(const struct calibration *cal, const struct net_s
 			       double nvlink_bytes, double efa_bytes, struct coll_flows *out)
 {
 	int n = s->ranks;
-	double lat = (n - 1) * cal->a2a_alpha_s;
+	double lat = n > 1 ? a2a_latency(cal, s) : 0;
 	bool efa = s->inter && efa_bytes > 0;
 
 	memset(out, 0, sizeof(*out));
@@ -534,6 +616,6 @@ double coll_flows_of_a2a_split(const struct calibration *cal, const struct net_s
 		return 0;
 	flows_set(s, out, COLL_PATTERN_ALL_TO_ALL, lat, s->extra_latency_s,
 		  nvlink_bytes, s->nvlink_Bps * cal->nvlink_a2a_bw_eff, 1,
-		  efa ? efa_bytes : 0, efa_a2a_Bps(s) * cal->efa_a2a_bw_eff, 1);
+		  efa ? efa_bytes : 0, efa_a2a_eff_Bps(cal, s), 1);
 	return out->time_s;
 }

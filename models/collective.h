@@ -122,4 +122,9 @@ double coll_busbw_factor(enum coll_op op, int n);
 
 const char *coll_op_name(enum coll_op op);
 
+/* The parameter that plays generic scale-out parameter p (an efa_* or
+ * a2a_alpha_s) on span s: its awsefa_* counterpart where s->aws_efa, else
+ * p itself (for fits that name the generic parameters: calibrate fit). */
+enum calib_param coll_scaleout_param(const struct net_span *s, enum calib_param p);
+
 #endif

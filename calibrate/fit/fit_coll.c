@@ -45,6 +45,9 @@ static const int collective_params[] = {
 	CALIB_efa_tree_alpha_s, CALIB_efa_startup_s, CALIB_efa_tree_bw_eff,
 	CALIB_nvlink_a2a_bw_eff, CALIB_efa_a2a_bw_eff, CALIB_a2a_alpha_s, CALIB_p2p_alpha_s,
 	CALIB_ll_alpha_fraction, CALIB_ll_bw_fraction,
+	CALIB_awsefa_step_alpha_s, CALIB_awsefa_tree_alpha_s, CALIB_awsefa_startup_s,
+	CALIB_awsefa_ring_bw_eff, CALIB_awsefa_tree_bw_eff, CALIB_awsefa_a2a_bw_eff,
+	CALIB_awsefa_a2a_peer_alpha_s, CALIB_awsefa_scale_decay,
 };
 
 bool cal_is_collective_param(enum calib_param p)
@@ -347,6 +350,14 @@ enum sc_status fit_collectives(const struct cal_measurements *m, const struct cl
 		goto out;
 	if (o.n_params == 0)
 		default_params(&c, &o);
+	/* on an instance with an AWS EFA transport the model reads the
+	 * awsefa_* counterparts of the generic scale-out parameters */
+	for (int i = 0; i < o.n_params; i++)
+		for (int k = 0; k < c.n_curves; k++)
+			if (c.span[k].inter) {
+				o.params[i] = coll_scaleout_param(&c.span[k], (enum calib_param)o.params[i]);
+				break;
+			}
 	memset(&prob, 0, sizeof(prob));
 	prob.n_points = c.n;
 	prob.residuals = coll_residuals;
@@ -404,13 +415,16 @@ enum sc_status fit_collectives(const struct cal_measurements *m, const struct cl
 				if (pt->x >= SMALL_BYTES)
 					cv->max_rel_from_1MiB = fmax(cv->max_rel_from_1MiB, fabs(rel));
 				for (int p = 0; p < CALIB_COUNT; p++) {
+					int q;
+
 					if (!cal_algorithm_uses(ch.algorithm, ch.tier, (enum calib_param)p))
 						continue;
-					used_by[p]++;
-					bmin[p] = fmin(bmin[p], pt->x);
-					bmax[p] = fmax(bmax[p], pt->x);
-					rmin[p] = src->ranks < rmin[p] ? src->ranks : rmin[p];
-					rmax[p] = src->ranks > rmax[p] ? src->ranks : rmax[p];
+					q = (int)coll_scaleout_param(&c.span[k], (enum calib_param)p);
+					used_by[q]++;
+					bmin[q] = fmin(bmin[q], pt->x);
+					bmax[q] = fmax(bmax[q], pt->x);
+					rmin[q] = src->ranks < rmin[q] ? src->ranks : rmin[q];
+					rmax[q] = src->ranks > rmax[q] ? src->ranks : rmax[q];
 				}
 				cv->n++;
 			}

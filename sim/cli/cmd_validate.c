@@ -11,6 +11,7 @@
 #include "../validate/fit.h"
 #include "../validate/validate.h"
 #include "cli.h"
+#include "cli_coll.h"
 #include "cli_output.h"
 #include "cli_serve.h"
 
@@ -200,6 +201,15 @@ static void validate_usage(FILE *out)
 		"                          serving-cases.json) with `stepcast serve`'s model and\n"
 		"                          report throughput, TTFT and TPOT errors separately;\n"
 		"                          --max-mape then applies to each of the three\n"
+		"      --collectives       validate collectives instead: predict every curve of\n"
+		"                          FILE (default: the shipped collective-cases.json and\n"
+		"                          efa-collective-cases.json) point by point (time where\n"
+		"                          published, else bus bandwidth) and report APE per curve,\n"
+		"                          source group, system, collective and node count; with\n"
+		"                          --fit P1,.. --calibration NAME --output FILE it fits\n"
+		"                          those parameters to the curves (--cross-validate: leave\n"
+		"                          one source group out)\n"
+		"      --min-bytes B       with --collectives: count only points of >= B bytes\n"
 		"  -h, --help              show this help\n");
 }
 
@@ -217,6 +227,8 @@ int cmd_validate(int argc, char **argv)
 		{ "explain", required_argument, NULL, 'e' },
 		{ "cross-validate", no_argument, NULL, 'x' },
 		{ "serving", no_argument, NULL, 'S' },
+		{ "collectives", no_argument, NULL, 'C' },
+		{ "min-bytes", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -232,7 +244,8 @@ int cmd_validate(int argc, char **argv)
 	const struct calibration *cal = NULL;
 	int c, code, n_fit = 0;
 	int fit_params[VAL_FIT_MAX_PARAMS];
-	bool val_run_keep_calibration = false, cross = false, serving = false;
+	bool val_run_keep_calibration = false, cross = false, serving = false, collectives = false;
+	double min_bytes = 0;
 	char *end;
 
 	optind = 1;
@@ -276,6 +289,14 @@ int cmd_validate(int argc, char **argv)
 		case 'S':
 			serving = true;
 			break;
+		case 'C':
+			collectives = true;
+			break;
+		case 'B':
+			min_bytes = strtod(optarg, &end);
+			if (end == optarg || *end || !(min_bytes >= 0) || min_bytes > 1e15)
+				return cli_usage_error("validate", "--min-bytes needs a size >= 0, got '%s'", optarg);
+			break;
 		case 'h':
 			validate_usage(stdout);
 			return cli_finish(EXIT_OK);
@@ -288,6 +309,18 @@ int cmd_validate(int argc, char **argv)
 	path = optind < argc ? argv[optind++] : val_default_cases_path();
 	if (optind < argc)
 		return cli_usage_error("validate", "unexpected argument '%s'", argv[optind]);
+	if (min_bytes > 0 && !collectives)
+		return cli_usage_error("validate", "--min-bytes is only used with --collectives");
+	if (collectives) {
+		struct cli_cv_opts co = {
+			optind > 1 && path != val_default_cases_path() ? path : NULL, fmt, max_mape,
+			summary_only, calib, dir, fit, output, cross, min_bytes
+		};
+
+		if (serving || systems || explain)
+			return cli_usage_error("validate", "--collectives takes none of --serving, --systems, --explain");
+		return cli_finish(cli_validate_collectives(&co));
+	}
 	if (serving) {
 		struct cli_serve_validate_opts so = {
 			optind > 1 && path != val_default_cases_path() ? path : NULL, fmt, max_mape,

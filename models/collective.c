@@ -27,14 +27,17 @@
  * and 2 x p4de.24xlarge (derivation in the calibration profiles' sources).
  */
 #include "collective.h"
+#include "efa_tuner.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 struct best {
 	double t;
 	const char *name;
 	struct coll_candidates *all; /* NULL, or where every candidate is listed */
+	const char *selected_by;
 };
 
 static void consider(struct best *b, double t, const char *name)
@@ -165,12 +168,16 @@ struct proto {
 	double b_nv, b_efa_ring, b_efa_tree;
 };
 
+enum { P_SIMPLE, P_LL, P_LL128, P_N };
+
 static struct proto proto_of(const struct calibration *cal,
-			     const struct net_span *s, bool ll)
+			     const struct net_span *s, int pi)
 {
 	struct proto p;
-	double fa = ll ? cal->ll_alpha_fraction : 1.0;
-	double fb = ll ? cal->ll_bw_fraction : 1.0;
+	double fa = pi == P_LL ? cal->ll_alpha_fraction :
+		    pi == P_LL128 ? cal->awsefa_ll128_alpha_fraction : 1.0;
+	double fb = pi == P_LL ? cal->ll_bw_fraction :
+		    pi == P_LL128 ? cal->awsefa_ll128_bw_fraction : 1.0;
 	struct efa_tier e = efa_tier_of(cal, s);
 
 	p.a_nv = cal->nvlink_ring_alpha_s * fa;
@@ -185,13 +192,24 @@ static struct proto proto_of(const struct calibration *cal,
 
 /* Names, one static string per algorithm x protocol, so that choosing costs
  * no formatting in the hot path. */
-enum { P_SIMPLE, P_LL, P_N };
-static const char *const n_ring[P_N] = { "ring/simple", "ring/ll" };
-static const char *const n_tree[P_N] = { "tree/simple", "tree/ll" };
+static const char *const n_ring[P_N] = { "ring/simple", "ring/ll", "ring/ll128" };
+static const char *const n_tree[P_N] = { "tree/simple", "tree/ll", "tree/ll128" };
 static const char *const n_h_ring_ring[P_N] = {
-	"hierarchical(ring+efa-ring)/simple", "hierarchical(ring+efa-ring)/ll" };
+	"hierarchical(ring+efa-ring)/simple", "hierarchical(ring+efa-ring)/ll",
+	"hierarchical(ring+efa-ring)/ll128" };
 static const char *const n_h_ring_tree[P_N] = {
-	"hierarchical(ring+efa-tree)/simple", "hierarchical(ring+efa-tree)/ll" };
+	"hierarchical(ring+efa-tree)/simple", "hierarchical(ring+efa-tree)/ll",
+	"hierarchical(ring+efa-tree)/ll128" };
+
+/* Protocols weighed on span s: Simple and LL everywhere; LL128 where the
+ * aws-ofi-nccl region tuner can choose it (an AWS EFA span across domains).
+ * NCCL also runs LL128 on InfiniBand, but the generic scale-out parameters
+ * were fitted without it; weighing it there would move every fitted DGX
+ * prediction with a parameter no curve constrains. */
+static int n_protocols(const struct net_span *s)
+{
+	return s->aws_efa && s->inter ? P_N : P_LL128;
+}
 
 /* NVLS (NVLink SHARP, multimem loads and stores that the NVSwitch reduces
  * and multicasts) as NCCL runs it inside a domain of r GPUs, in the bytes
@@ -218,14 +236,26 @@ static double nvls_Bps(const struct calibration *cal, const struct net_span *s)
 	return s->nvlink_Bps * cal->nvlink_nvls_bw_eff;
 }
 
+/* On an AWS EFA span across domains only NCCL's own algorithms are weighed
+ * (ring, tree, NVLS_TREE = hierarchical(nvls+efa-tree); ring alone for
+ * all-gather and reduce-scatter, NCCL's PAT being for one rank per node):
+ * the aws-ofi-nccl regions choose among them, and the p5 curves at 2 to 32
+ * nodes follow them (an all-gather over 256 ranks pays 255 ring steps:
+ * 2.7 ms at 32 MiB, crazyguitar cg-p5-nccl-allgather-32n).  Elsewhere the
+ * hierarchical compositions stay candidates, as fitted. */
+static bool nccl_only(const struct net_span *s)
+{
+	return s->aws_efa && s->inter;
+}
+
 static void all_reduce(const struct calibration *cal, const struct net_span *s,
 		       double S, struct best *b)
 {
 	int n = s->ranks, r = s->ranks_per_domain, N = s->domains;
 	double fn = (double)(n - 1) / n;
 
-	for (int pi = 0; pi < P_N; pi++) {
-		struct proto p = proto_of(cal, s, pi == P_LL);
+	for (int pi = 0; pi < n_protocols(s); pi++) {
+		struct proto p = proto_of(cal, s, pi);
 
 		if (!s->inter) {
 			consider(b, 2.0 * (n - 1) * p.a_nv + 2.0 * fn * S / p.b_nv,
@@ -247,7 +277,7 @@ static void all_reduce(const struct calibration *cal, const struct net_span *s,
 		double inter_tree = 2.0 * fN * S / (r * p.b_efa_tree);
 		consider(b, p.start_efa + 2.0 * (lg * p.a_efa_tree + (r - 1) * p.a_nv) +
 			 dmax(intra_chain, inter_tree), n_tree[pi]);
-		if (r > 1) {
+		if (r > 1 && !nccl_only(s)) {
 			double intra = 2.0 * fr * S / p.b_nv;
 			double lat_in = p.start_efa + 2.0 * (r - 1) * p.a_nv;
 			double inter_ring = 2.0 * fN * S / (r * p.b_efa_ring);
@@ -258,7 +288,7 @@ static void all_reduce(const struct calibration *cal, const struct net_span *s,
 		}
 	}
 	if (s->nvls && r > 1) {
-		struct proto p = proto_of(cal, s, false);
+		struct proto p = proto_of(cal, s, P_SIMPLE);
 		double intra = nvls_wire_bytes(COLL_ALL_REDUCE, r, S) / nvls_Bps(cal, s);
 
 		if (!s->inter) {
@@ -268,9 +298,10 @@ static void all_reduce(const struct calibration *cal, const struct net_span *s,
 			double fN = (double)(N_ - 1) / N_;
 			double lg = ceil_log2(N_);
 
-			consider(b, p.start_efa + cal->nvlink_nvls_alpha_s + 2.0 * (N_ - 1) * p.a_efa_ring +
-				 dmax(intra, 2.0 * fN * S / (r * p.b_efa_ring)),
-				 "hierarchical(nvls+efa-ring)/simple");
+			if (!nccl_only(s))
+				consider(b, p.start_efa + cal->nvlink_nvls_alpha_s + 2.0 * (N_ - 1) * p.a_efa_ring +
+					 dmax(intra, 2.0 * fN * S / (r * p.b_efa_ring)),
+					 "hierarchical(nvls+efa-ring)/simple");
 			consider(b, p.start_efa + cal->nvlink_nvls_alpha_s + 2.0 * lg * p.a_efa_tree +
 				 dmax(intra, 2.0 * fN * S / (r * p.b_efa_tree)),
 				 "hierarchical(nvls+efa-tree)/simple");
@@ -287,8 +318,8 @@ static void half_collective(const struct calibration *cal,
 	double fn = (double)(n - 1) / n;
 	double fr = (double)(r - 1) / r;
 
-	for (int pi = 0; pi < P_N; pi++) {
-		struct proto p = proto_of(cal, s, pi == P_LL);
+	for (int pi = 0; pi < n_protocols(s); pi++) {
+		struct proto p = proto_of(cal, s, pi);
 
 		if (!s->inter) {
 			consider(b, (n - 1) * p.a_nv + fn * S / p.b_nv, n_ring[pi]);
@@ -298,13 +329,13 @@ static void half_collective(const struct calibration *cal,
 		double bring = dmin(p.b_nv, r * p.b_efa_ring);
 
 		consider(b, p.start_efa + (n - 1) * p.a_efa_ring + fn * S / bring, n_ring[pi]);
-		if (r > 1)
+		if (r > 1 && !nccl_only(s))
 			consider(b, p.start_efa + (r - 1) * p.a_nv + (N - 1) * p.a_efa_ring +
 				 dmax(fr * S / p.b_nv, fN * S / (r * p.b_efa_ring)),
 				 n_h_ring_ring[pi]);
 	}
-	if (s->nvls && r > 1) {
-		struct proto p = proto_of(cal, s, false);
+	if (s->nvls && r > 1 && !(s->inter && nccl_only(s))) {
+		struct proto p = proto_of(cal, s, P_SIMPLE);
 		double intra = nvls_wire_bytes(COLL_REDUCE_SCATTER, r, S) / nvls_Bps(cal, s);
 
 		if (!s->inter) {
@@ -360,12 +391,13 @@ static void fill_choice(const struct net_span *s, const struct best *b, struct c
 	out->algorithm[len] = '\0';
 	out->time_s = b->t;
 	out->tier = net_tier_name(s);
+	out->selected_by = b->selected_by ? b->selected_by : "fastest";
 }
 
 double coll_all_to_all_split(const struct calibration *cal, const struct net_span *s,
 			     double nvlink_bytes, double efa_bytes, struct coll_choice *out)
 {
-	struct best b = { INFINITY, "none", NULL };
+	struct best b = { INFINITY, "none", NULL, NULL };
 
 	if (s->ranks <= 1 || nvlink_bytes + efa_bytes <= 0) {
 		b.t = 0;
@@ -381,12 +413,56 @@ double coll_all_to_all_split(const struct calibration *cal, const struct net_spa
 	return b.t;
 }
 
+/* The candidate the aws-ofi-nccl region tuner names for op on s (models/
+ * efa_tuner.h), as this model's algorithm name: TREE -> tree (NCCL's tree:
+ * a chain in the node, a double binary tree across), RING -> ring,
+ * NVLS_TREE -> hierarchical(nvls+efa-tree); PAT and names with no
+ * candidate leave the choice to the fastest one. */
+static void region_select(const struct net_span *s, enum coll_op op, double bytes, struct best *b)
+{
+	static char by[128];
+	const char *table;
+	const struct efa_region *r = efa_tuner_choice(s->efa_tuner, op, bytes, s->ranks, s->nodes, &table);
+	char name[64];
+	const char *proto;
+
+	if (!r || !b->all)
+		return;
+	proto = strcmp(r->protocol, "LL") == 0 ? "ll" : strcmp(r->protocol, "LL128") == 0 ? "ll128" : "simple";
+	if (strcmp(r->algorithm, "TREE") == 0)
+		snprintf(name, sizeof(name), "tree/%s", proto);
+	else if (strcmp(r->algorithm, "RING") == 0)
+		snprintf(name, sizeof(name), "ring/%s", proto);
+	else if (strcmp(r->algorithm, "NVLS_TREE") == 0)
+		snprintf(name, sizeof(name), "hierarchical(nvls+efa-tree)/%s", proto);
+	else
+		return;
+	for (int i = 0; i < b->all->n; i++)
+		if (strcmp(b->all->c[i].algorithm, name) == 0) {
+			b->t = b->all->c[i].time_s;
+			b->name = b->all->c[i].algorithm;
+			/* one static buffer: the table ids are few and fixed */
+			snprintf(by, sizeof(by), "aws-ofi-nccl region %s", table ? table : "");
+			b->selected_by = by;
+			return;
+		}
+}
+
 static void run(const struct calibration *cal, const struct net_span *s,
 		enum coll_op op, double bytes, struct best *b)
 {
+	struct coll_candidates local;
+	bool tuned = s->aws_efa && s->inter && s->efa_tuner != EFA_TUNER_NONE &&
+		     (op == COLL_ALL_REDUCE || op == COLL_ALL_GATHER || op == COLL_REDUCE_SCATTER);
+	struct coll_candidates *keep = b->all;
+
 	if (s->ranks <= 1 || bytes <= 0) {
 		b->t = 0;
 		return;
+	}
+	if (tuned && !b->all) {
+		local.n = 0;
+		b->all = &local;
 	}
 	switch (op) {
 	case COLL_ALL_REDUCE: all_reduce(cal, s, bytes, b); break;
@@ -395,12 +471,15 @@ static void run(const struct calibration *cal, const struct net_span *s,
 	case COLL_ALL_TO_ALL: all_to_all(cal, s, bytes, b); break;
 	case COLL_SEND_RECV: send_recv(cal, s, bytes, b); break;
 	}
+	if (tuned)
+		region_select(s, op, bytes, b);
+	b->all = keep;
 }
 
 double coll_time(const struct calibration *cal, const struct net_span *s,
 		 enum coll_op op, double bytes, struct coll_choice *out)
 {
-	struct best b = { INFINITY, "none", NULL };
+	struct best b = { INFINITY, "none", NULL, NULL };
 
 	run(cal, s, op, bytes, &b);
 	if (out)
@@ -411,7 +490,7 @@ double coll_time(const struct calibration *cal, const struct net_span *s,
 int coll_candidates_of(const struct calibration *cal, const struct net_span *s,
 		       enum coll_op op, double bytes, struct coll_candidates *out)
 {
-	struct best b = { INFINITY, "none", out };
+	struct best b = { INFINITY, "none", out, NULL };
 
 	out->n = 0;
 	run(cal, s, op, bytes, &b);
@@ -504,9 +583,9 @@ static void flows_by_name(const struct calibration *cal, const struct net_span *
 	int n = s->ranks, r = s->ranks_per_domain, N = s->domains;
 	double fn = (double)(n - 1) / n, fr = (double)(r - 1) / r, fN = (double)(N - 1) / N;
 	double lg = ceil_log2(N);
-	bool ll = ends_with(a, "/ll");
-	struct proto p = proto_of(cal, s, ll);
-	struct proto ps = proto_of(cal, s, false);
+	int pi = ends_with(a, "/ll") ? P_LL : ends_with(a, "/ll128") ? P_LL128 : P_SIMPLE;
+	struct proto p = proto_of(cal, s, pi);
+	struct proto ps = proto_of(cal, s, P_SIMPLE);
 	double bnvls = nvls_Bps(cal, s);
 	double half = op == COLL_ALL_REDUCE ? 2.0 : 1.0; /* all-reduce = RS + AG */
 
@@ -587,7 +666,7 @@ double coll_flows_of_algorithm(const struct calibration *cal, const struct net_s
 			      struct coll_flows *out)
 {
 	struct coll_candidates all;
-	struct best b = { INFINITY, "none", NULL };
+	struct best b = { INFINITY, "none", NULL, NULL };
 
 	memset(out, 0, sizeof(*out));
 	coll_candidates_of(cal, s, op, bytes, &all);

@@ -29,6 +29,9 @@ struct coll_choice {
 	double time_s;
 	char algorithm[COLL_NAME_MAX]; /* e.g. "ring/simple", "hierarchical(nvls+efa-tree)/simple" */
 	const char *tier;              /* "nvlink" or "efa" (static) */
+	const char *selected_by;       /* "aws-ofi-nccl region <record id>" where the
+					  plugin's region tuner chose, else "fastest"
+					  (NCCL's own tuner rule) (static) */
 };
 
 /* Time of one collective of `bytes` on group span s.  bytes follows

@@ -36,12 +36,12 @@ bool moe_backend_cpu_proxy(enum moe_backend b)
 	return b == MOE_BACKEND_UCCL_EP || b == MOE_BACKEND_PPLX_GARDEN;
 }
 
-/* Distinct remote NVLink domains a token's top_k experts reach when they
- * are drawn evenly over N domains: N (1 - (1 - 1/N)^k) domains, (N-1)/N of
- * them remote (DeepSeek-V3 report, section 3.2.2). */
-static double remote_domains_hit(double N, int k)
+/* Distinct parties (NVLink domains, or GPUs of one domain) a token's top_k
+ * experts reach when they are drawn evenly over N of them:
+ * N (1 - (1 - 1/N)^k) (DeepSeek-V3 report, section 3.2.2). */
+static double parties_hit(double N, int k)
 {
-	return N * (1.0 - pow(1.0 - 1.0 / N, k)) * (N - 1) / N;
+	return N * (1.0 - pow(1.0 - 1.0 / N, k));
 }
 
 double moe_dispatch_time(const struct calibration *cal, const struct net_span *s,
@@ -50,38 +50,57 @@ double moe_dispatch_time(const struct calibration *cal, const struct net_span *s
 {
 	struct moe_call c;
 	double n = s->ranks, r = s->ranks_per_domain, N = s->domains;
-	double copies = tokens * token_bytes * (top_k > 0 ? top_k : 1);
 	int k = top_k > 0 ? top_k : 1;
+	double copies = tokens * token_bytes * k;
 
 	memset(&c, 0, sizeof(c));
 	if (s->ranks <= 1 || copies <= 0) {
 		snprintf(c.algorithm, sizeof(c.algorithm), "none");
-	} else if (b == MOE_BACKEND_ALLTOALL || !s->inter) {
-		/* NCCL all-to-all of the top_k copies (inside one domain every
-		 * backend is an NVLink all-to-all of them) */
+	} else if (b == MOE_BACKEND_ALLTOALL) {
+		/* Megatron's all-to-all: an NCCL all-to-all of the top_k copies */
 		struct coll_choice ch;
 
 		c.time_s = coll_time(cal, s, COLL_ALL_TO_ALL, copies, &ch);
 		c.nvlink_bytes = copies * (r - 1) / n;
 		c.efa_bytes = copies * (n - r) / n;
 		snprintf(c.algorithm, sizeof(c.algorithm), "%s/%s", moe_backend_name(b), ch.algorithm);
-	} else {
-		double efa, nvl, bnv, befa, peers;
+	} else if (!s->inter) {
+		/* inside one NVLink domain DeepEP-style kernels send a token once
+		 * to each other GPU holding one of its experts */
+		struct coll_choice ch;
+		double nvl = tokens * token_bytes * parties_hit(r, k) * (r - 1) / r;
 
-		if (low_latency) {
+		c.time_s = coll_all_to_all_split(cal, s, nvl, 0, &ch);
+		c.nvlink_bytes = nvl;
+		snprintf(c.algorithm, sizeof(c.algorithm), "%s/nvlink", moe_backend_name(b));
+	} else {
+		double efa, nvl, bnv, befa;
+
+		if (b == MOE_BACKEND_PPLX_GARDEN) {
+			/* NVLink inside the node, one RDMA write per remote expert
+			 * rank across (pplx-garden fabric-lib) */
 			efa = copies * (n - r) / n;
 			nvl = copies * (r - 1) / n;
+		} else if (low_latency) {
+			/* DeepEP/UCCL-EP low-latency kernels: "pure RDMA", every
+			 * copy to its expert's rank, the node's own included */
+			efa = copies * (n - 1) / n;
+			nvl = 0;
 		} else {
-			efa = tokens * token_bytes * remote_domains_hit(N, k);
-			nvl = copies * (r - 1) / r;
+			/* normal kernels: one copy per NVLink domain the token hits,
+			 * through the RDMA ranks' buffers (the local domain's too:
+			 * DeepEP internode layout), then NVLink fan-out; the UCCL-EP
+			 * README's ~50 GB/s "RDMA bottleneck bandwidth" times its
+			 * latency gives these bytes at EP16-32 */
+			efa = tokens * token_bytes * parties_hit(N, k);
+			nvl = tokens * token_bytes * parties_hit(r, k) * (r - 1) / r;
 		}
 		c.nvlink_bytes = nvl;
 		c.efa_bytes = efa;
+		bnv = s->nvlink_Bps * cal->nvlink_a2a_bw_eff;
 		if (moe_backend_cpu_proxy(b)) {
-			peers = n - r;
-			bnv = s->nvlink_Bps * cal->nvlink_a2a_bw_eff;
 			befa = net_efa_Bps_leaving(s, 0) * cal->ep_proxy_bw_eff;
-			c.fixed_s = cal->ep_proxy_call_s + peers * cal->ep_proxy_peer_s;
+			c.fixed_s = cal->ep_proxy_call_s + (n - 1) * cal->ep_proxy_peer_s;
 			c.time_s = c.fixed_s + fmax(nvl / bnv, efa / befa);
 			snprintf(c.algorithm, sizeof(c.algorithm), "%s/%s+cpu-proxy", moe_backend_name(b),
 				 low_latency ? "low-latency" : "normal");

@@ -24,6 +24,7 @@ struct net_span {
 	bool aws_efa;         /* the scale-out tier is the instance's described AWS
 				 EFA transport (instance efa.generation > 0): the
 				 collective model takes its awsefa_* parameters */
+	int efa_tuner;        /* enum efa_tuner_platform of the instance */
 	bool nvls;            /* NVLink SHARP available (Hopper/Blackwell NVSwitch) */
 	bool crosses_spine;   /* has members under more than one leaf switch */
 	int leaf_domains;     /* g: the group's NVLink domains under one leaf

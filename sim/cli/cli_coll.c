@@ -57,7 +57,7 @@ static double group_mape(struct cv_set *set, const struct calibration *cal, cons
 			const struct cv_point *p = &c->points[j];
 			double y;
 
-			if (!p->used || p->bytes < min_bytes)
+			if (!cv_point_selected(p, min_bytes))
 				continue;
 			y = cv_predict_point(c, cal, p, NULL, 0);
 			if (!(y > 0) || !isfinite(y))
@@ -101,7 +101,7 @@ static void print_group_nodes(struct cv_set *set, const struct calibration *in,
 				const struct cv_point *p = &c->points[j];
 				double a, b;
 
-				if (!p->used || p->bytes < min_bytes)
+				if (!cv_point_selected(p, min_bytes))
 					continue;
 				a = cv_predict_point(c, in, p, NULL, 0);
 				b = cv_predict_point(c, out, p, NULL, 0);

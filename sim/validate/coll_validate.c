@@ -261,6 +261,7 @@ static enum sc_status read_curve(const cJSON *item, const char *file, const char
 		}
 		q->bytes = bytes;
 		q->used = true;
+		q->call = c->kind == CV_KIND_EP;
 		if (!isnan(t) && t > 0 && !time_derived) {
 			q->metric = CV_TIME;
 			q->measured = t * 1e-6;
@@ -348,7 +349,12 @@ enum sc_status cv_load(const char *path, const struct catalog *cat, struct cv_se
 
 bool cv_point_counts(const struct cv_point *p, double min_bytes)
 {
-	return p->used && p->bytes >= min_bytes && isfinite(p->predicted) && p->predicted > 0;
+	return cv_point_selected(p, min_bytes) && isfinite(p->predicted) && p->predicted > 0;
+}
+
+bool cv_point_selected(const struct cv_point *p, double min_bytes)
+{
+	return p->used && p->measured > 0 && (p->call || p->bytes >= min_bytes);
 }
 
 static bool op_of(const char *name, enum coll_op *op)
@@ -417,7 +423,8 @@ double cv_predict_point(const struct cv_curve *c, const struct calibration *cal,
 
 		t = coll_time(cal, &s, op, p->bytes, &ch);
 		if (algorithm)
-			snprintf(algorithm, (size_t)algorithm_size, "%s", ch.algorithm);
+			snprintf(algorithm, (size_t)algorithm_size, "%s%s", ch.algorithm,
+				 strncmp(ch.selected_by, "aws", 3) == 0 ? " [aws-ofi-nccl region]" : "");
 	}
 	switch (p->metric) {
 	case CV_TIME: return t;
@@ -513,7 +520,7 @@ enum sc_status cv_fit(struct cv_set *set, struct calibration *cal, const int *pa
 		    (exclude_group && strcmp(c->source_group, exclude_group) == 0))
 			continue;
 		for (int j = 0; j < c->n_points; j++)
-			if (c->points[j].used && c->points[j].bytes >= min_bytes && c->points[j].measured > 0) {
+			if (cv_point_selected(&c->points[j], min_bytes)) {
 				curve[n] = i;
 				point[n++] = j;
 			}

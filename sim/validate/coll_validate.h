@@ -35,8 +35,9 @@ struct cv_point {
 	double measured;        /* s (time) or GB/s */
 	double predicted;
 	double err_rel;         /* (predicted - measured) / measured */
-	char algorithm[48];
+	char algorithm[96];     /* chosen algorithm/protocol, " [aws-ofi-nccl region]" when the plugin chose */
 	bool used;              /* has a comparable measurement */
+	bool call;              /* an EP dispatch/combine call: --min-bytes does not apply */
 };
 
 /* What a curve measures. */
@@ -93,8 +94,12 @@ void cv_run(struct cv_set *set, const struct catalog *cat, const struct calibrat
 double cv_predict_point(const struct cv_curve *c, const struct calibration *cal,
 			const struct cv_point *p, char *algorithm, int algorithm_size);
 
-/* Points counted by the statistics: used, and bytes >= min_bytes. */
+/* Points counted by the statistics: used, predicted, and bytes >= min_bytes
+ * (EP calls regardless of their size). */
 bool cv_point_counts(const struct cv_point *p, double min_bytes);
+
+/* used, measured and in the size range (the fit's selection). */
+bool cv_point_selected(const struct cv_point *p, double min_bytes);
 
 /* Fit params of *cal to the counted points of the curves on a GPU of cal's
  * family (least squares of log(predicted / measured), calibrate fit's

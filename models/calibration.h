@@ -42,6 +42,7 @@
 	X(awsefa_startup_s, "s", 0.0, 2e-3, "AWS EFA transport: fixed start-up of one NCCL collective across EFA (proxy pipeline fill), ring, tree and all-to-all") \
 	X(awsefa_ring_bw_eff, "fraction", 0.3, 1.0, "AWS EFA transport: ring bus bandwidth over the per-GPU share of EFA line rate, at 2 NVLink domains") \
 	X(awsefa_tree_bw_eff, "fraction", 0.3, 1.0, "AWS EFA transport: tree (and NVLS-tree) bus bandwidth over the per-GPU share of EFA line rate, at 2 NVLink domains") \
+	X(awsefa_nvlstree_bw_eff, "fraction", 0.3, 1.0, "AWS EFA transport: bandwidth of the inter-node tree of NCCL's NVLS_TREE over the per-GPU share of EFA line rate, at 2 NVLink domains") \
 	X(awsefa_a2a_bw_eff, "fraction", 0.3, 1.0, "AWS EFA transport: rail-aligned all-to-all (NCCL PXN) EFA throughput over the per-GPU share of line rate") \
 	X(awsefa_a2a_peer_alpha_s, "s", 1e-8, 1e-4, "AWS EFA transport: cost per peer of an all-to-all across EFA (one send/recv pair per peer)") \
 	X(awsefa_scale_decay, "fraction", 0.0, 0.5, "AWS EFA transport: loss of ring/tree bandwidth per doubling of the NVLink domains beyond 2 (achieved = eff / (1 + decay log2(N/2)))") \

@@ -109,7 +109,7 @@ static double efa_a2a_Bps(const struct net_span *s)
  * across EFA also pays the start-up (the 32 MiB points' intercept). */
 struct efa_tier {
 	double ring_alpha, tree_alpha, startup;
-	double ring_eff, tree_eff;
+	double ring_eff, tree_eff, nvlstree_eff;
 	double a2a_eff, a2a_peer_alpha, a2a_startup;
 };
 
@@ -123,6 +123,7 @@ static struct efa_tier efa_tier_of(const struct calibration *cal, const struct n
 		t.startup = cal->efa_startup_s;
 		t.ring_eff = cal->efa_ring_bw_eff;
 		t.tree_eff = cal->efa_tree_bw_eff;
+		t.nvlstree_eff = cal->efa_tree_bw_eff;
 		t.a2a_eff = cal->efa_a2a_bw_eff;
 		t.a2a_peer_alpha = cal->a2a_alpha_s;
 		t.a2a_startup = 0;
@@ -137,6 +138,7 @@ static struct efa_tier efa_tier_of(const struct calibration *cal, const struct n
 		t.startup = cal->awsefa_startup_s;
 		t.ring_eff = cal->awsefa_ring_bw_eff * decay;
 		t.tree_eff = cal->awsefa_tree_bw_eff * decay;
+		t.nvlstree_eff = cal->awsefa_nvlstree_bw_eff * decay;
 		t.a2a_eff = cal->awsefa_a2a_bw_eff;
 		t.a2a_peer_alpha = cal->awsefa_a2a_peer_alpha_s;
 		t.a2a_startup = cal->awsefa_startup_s;
@@ -166,6 +168,7 @@ struct proto {
 	double start_efa;   /* once per collective that crosses EFA */
 	double a_nv, a_efa_ring, a_efa_tree;
 	double b_nv, b_efa_ring, b_efa_tree;
+	double b_efa_nvlstree; /* the tree part of NVLS_TREE */
 };
 
 enum { P_SIMPLE, P_LL, P_LL128, P_N };
@@ -187,6 +190,7 @@ static struct proto proto_of(const struct calibration *cal,
 	p.b_nv = s->nvlink_Bps * cal->nvlink_ring_bw_eff * fb;
 	p.b_efa_ring = efa_ring_Bps(s) * e.ring_eff * fb;
 	p.b_efa_tree = efa_ring_Bps(s) * e.tree_eff * fb;
+	p.b_efa_nvlstree = efa_ring_Bps(s) * e.nvlstree_eff * fb;
 	return p;
 }
 
@@ -303,7 +307,7 @@ static void all_reduce(const struct calibration *cal, const struct net_span *s,
 					 dmax(intra, 2.0 * fN * S / (r * p.b_efa_ring)),
 					 "hierarchical(nvls+efa-ring)/simple");
 			consider(b, p.start_efa + cal->nvlink_nvls_alpha_s + 2.0 * lg * p.a_efa_tree +
-				 dmax(intra, 2.0 * fN * S / (r * p.b_efa_tree)),
+				 dmax(intra, 2.0 * fN * S / (r * p.b_efa_nvlstree)),
 				 "hierarchical(nvls+efa-tree)/simple");
 		}
 	}
@@ -645,7 +649,7 @@ static void flows_by_name(const struct calibration *cal, const struct net_span *
 		flows_set(s, o, COLL_PATTERN_RING,
 			  ps.start_efa + cal->nvlink_nvls_alpha_s + 2.0 * lg * ps.a_efa_tree, 0,
 			  nvls_wire_bytes(op, r, S), bnvls, 2,
-			  2.0 * fN * S / r, ps.b_efa_tree, (int)(2 * lg));
+			  2.0 * fN * S / r, ps.b_efa_nvlstree, (int)(2 * lg));
 	}
 }
 

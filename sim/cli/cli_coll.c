@@ -192,7 +192,8 @@ static int run_fit(struct cv_set *set, struct calibration *cal, const int *param
 		snprintf(prior, sizeof(prior), "%s", src);
 		snprintf(src, SC_CALIB_SOURCE_MAX,
 			 "fitted (stepcast validate --collectives --fit) to %d points >= %.0f B: MAPE "
-			 "%.1f%% -> %.1f%%; prior: %s", pts, min_bytes, 100 * before, 100 * after, prior);
+			 "%.1f%% -> %.1f%%; prior: %s", pts, min_bytes, 100 * before, 100 * after,
+			 strncmp(prior, "prior: ", 7) == 0 ? prior + 7 : prior);
 		fprintf(stderr, "  %-28s %.6g\n", calib_params[params[i]].name,
 			calib_get(cal, (enum calib_param)params[i]));
 	}

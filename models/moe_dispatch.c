@@ -17,6 +17,8 @@ int moe_backend_of_name(const char *name)
 		return MOE_BACKEND_UCCL_EP;
 	if (strcmp(name, "pplx-garden") == 0)
 		return MOE_BACKEND_PPLX_GARDEN;
+	if (strcmp(name, "allgather") == 0)
+		return MOE_BACKEND_ALLGATHER;
 	return -1;
 }
 
@@ -27,6 +29,7 @@ const char *moe_backend_name(enum moe_backend b)
 	case MOE_BACKEND_FLEX: return "flex";
 	case MOE_BACKEND_UCCL_EP: return "uccl-ep";
 	case MOE_BACKEND_PPLX_GARDEN: return "pplx-garden";
+	case MOE_BACKEND_ALLGATHER: return "allgather";
 	}
 	return "unknown";
 }
@@ -63,6 +66,18 @@ double moe_dispatch_time(const struct calibration *cal, const struct net_span *s
 		c.time_s = coll_time(cal, s, COLL_ALL_TO_ALL, copies, &ch);
 		c.nvlink_bytes = copies * (r - 1) / n;
 		c.efa_bytes = copies * (n - r) / n;
+		snprintf(c.algorithm, sizeof(c.algorithm), "%s/%s", moe_backend_name(b), ch.algorithm);
+	} else if (b == MOE_BACKEND_ALLGATHER) {
+		/* all-gather of every rank's tokens: nccl-tests size n x tokens */
+		struct coll_choice ch;
+		double S = tokens * token_bytes * n;
+
+		c.time_s = coll_time(cal, s, COLL_ALL_GATHER, S, &ch);
+		/* the least an all-gather moves per GPU: a domain receives the
+		 * other domains' (N-1)/N S once, through its r NIC shares, and
+		 * fans it out over NVLink */
+		c.nvlink_bytes = S * (r - 1) / r / N;
+		c.efa_bytes = s->inter ? S * (N - 1) / N / r : 0;
 		snprintf(c.algorithm, sizeof(c.algorithm), "%s/%s", moe_backend_name(b), ch.algorithm);
 	} else if (!s->inter) {
 		/* inside one NVLink domain DeepEP-style kernels send a token once
@@ -114,4 +129,40 @@ double moe_dispatch_time(const struct calibration *cal, const struct net_span *s
 	if (out)
 		*out = c;
 	return c.time_s;
+}
+
+double moe_dispatch_flows(const struct calibration *cal, const struct net_span *s,
+			  enum moe_backend b, double tokens, double token_bytes, int top_k,
+			  bool low_latency, struct coll_flows *out)
+{
+	struct moe_call c;
+	double t = moe_dispatch_time(cal, s, b, tokens, token_bytes, top_k, low_latency, &c);
+	int k = top_k > 0 ? top_k : 1;
+
+	memset(out, 0, sizeof(*out));
+	if (s->ranks <= 1 || !(t > 0))
+		return t;
+	if (b == MOE_BACKEND_ALLTOALL)
+		return coll_flows_of(cal, s, COLL_ALL_TO_ALL, tokens * token_bytes * k, out);
+	if (b == MOE_BACKEND_ALLGATHER)
+		return coll_flows_of(cal, s, COLL_ALL_GATHER, tokens * token_bytes * s->ranks, out);
+	if (!moe_backend_cpu_proxy(b) || !s->inter)
+		return coll_flows_of_a2a_split(cal, s, c.nvlink_bytes, s->inter ? c.efa_bytes : 0, out);
+	{
+		double raw = net_efa_Bps_leaving(s, 0);
+
+		out->pattern = COLL_PATTERN_ALL_TO_ALL;
+		out->latency_s = c.fixed_s;
+		out->nvlink_bytes = c.nvlink_bytes / cal->nvlink_a2a_bw_eff;
+		out->efa_bytes = c.efa_bytes / cal->ep_proxy_bw_eff;
+		out->efa_Bps = raw;
+		out->nvlink_steps = c.nvlink_bytes > 0;
+		out->efa_steps = c.efa_bytes > 0;
+		out->time_s = t;
+		out->choice.time_s = t;
+		snprintf(out->choice.algorithm, sizeof(out->choice.algorithm), "%s", c.algorithm);
+		out->choice.tier = net_tier_name(s);
+		out->choice.selected_by = "backend";
+	}
+	return t;
 }

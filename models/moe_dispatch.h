@@ -12,7 +12,11 @@
  *              RDMA writes on EFA (EFA has no IBGDA): the flex volume rule,
  *              plus the proxy's per-call and per-peer costs;
  *   pplx-garden  pplx-garden fabric-lib on EFA: NVLink inside the node,
- *              RDMA (CPU proxy) across nodes, the flex volume rule.
+ *              one RDMA write (CPU proxy) per remote expert rank;
+ *   allgather  Megatron-Core's all-gather dispatcher: every EP rank gathers
+ *              all ranks' tokens (an NCCL all-gather of n x tokens) and
+ *              keeps those of its experts; the combine is the matching
+ *              reduce-scatter.  One copy per token, whatever top_k.
  * Low-latency kernels (128-token decode batches) send every copy
  * directly over RDMA (no NVLink forwarding): top_k copies, (n - r)/n of
  * them remote.  Sources: DeepEP README (normal vs low-latency kernels);
@@ -26,16 +30,18 @@
 #include <stdbool.h>
 
 #include "calibration.h"
+#include "collective.h"
 #include "network.h"
 
 enum moe_backend {
 	MOE_BACKEND_ALLTOALL,
 	MOE_BACKEND_FLEX,
 	MOE_BACKEND_UCCL_EP,
-	MOE_BACKEND_PPLX_GARDEN
+	MOE_BACKEND_PPLX_GARDEN,
+	MOE_BACKEND_ALLGATHER
 };
 
-/* "alltoall", "flex", "uccl-ep", "pplx-garden"; -1 for an unknown name
+/* "alltoall", "flex", "uccl-ep", "pplx-garden", "allgather"; -1 for an unknown name
  * ("deepep" and "hybridep" are flex). */
 int moe_backend_of_name(const char *name);
 const char *moe_backend_name(enum moe_backend b);
@@ -58,5 +64,14 @@ struct moe_call {
 double moe_dispatch_time(const struct calibration *cal, const struct net_span *s,
 			 enum moe_backend b, double tokens, double token_bytes, int top_k,
 			 bool low_latency, struct moe_call *out);
+
+/* The call as flows for the discrete-event engine (models/collective.h,
+ * struct coll_flows): the NCCL backends' own flows; a CPU-proxy backend as
+ * an all-to-all pattern whose latency is the proxy's fixed cost and whose
+ * bytes run at the raw link speeds (scaled by the backend's efficiencies).
+ * Returns the same time as moe_dispatch_time(). */
+double moe_dispatch_flows(const struct calibration *cal, const struct net_span *s,
+			  enum moe_backend b, double tokens, double token_bytes, int top_k,
+			  bool low_latency, struct coll_flows *out);
 
 #endif

@@ -487,7 +487,9 @@ int cmd_collective(int argc, char **argv)
 			       in->efa_nics / in->gpus_per_node > 0 ? in->efa_nics / in->gpus_per_node : 1,
 			       in->efa_nic_Gbps / 8, 1e6 * cal.awsefa_step_alpha_s,
 			       1e6 * in->efa.nccl_net_latency_s);
-		printf("# algorithm/protocol: the fastest of the model's candidates (NCCL's own tuner rule)\n");
+		printf("# algorithm/protocol: * = chosen by the aws-ofi-nccl region tuner (TUNER_TYPE=REGION, more than\n"
+		       "# 2 nodes, a region for the size and ranks); else the fastest of the model's candidates\n"
+		       "# (NCCL's own tuner)\n");
 		printf("#\n#  %12s %12s %8s %6s %6s %10s %9s %9s  %s\n", "size", "count", "type", "redop",
 		       "root", "time(us)", "algbw", "busbw", "algorithm");
 		printf("#  %12s %12s %8s %6s %6s %10s %9s %9s\n", "(B)", "(elements)", "", "", "", "",
@@ -522,9 +524,11 @@ int cmd_collective(int argc, char **argv)
 			cJSON_AddNumberToObject(r, "algbw_GBps", alg);
 			cJSON_AddNumberToObject(r, "busbw_GBps", bus);
 			cJSON_AddStringToObject(r, "algorithm", ch.algorithm);
+			cJSON_AddStringToObject(r, "selected_by", ch.selected_by ? ch.selected_by : "fastest");
 		} else {
-			printf("   %12.0f %12lld %8s %6s %6d %10.2f %9.2f %9.2f  %s\n", bytes, count, "float",
-			       coll_ops[opi].redop, coll_ops[opi].root, t * 1e6, alg, bus, ch.algorithm);
+			printf("   %12.0f %12lld %8s %6s %6d %10.2f %9.2f %9.2f  %s%s\n", bytes, count, "float",
+			       coll_ops[opi].redop, coll_ops[opi].root, t * 1e6, alg, bus, ch.algorithm,
+			       ch.selected_by && strncmp(ch.selected_by, "aws", 3) == 0 ? " *" : "");
 		}
 	}
 	if (root) {

@@ -38,6 +38,7 @@ struct best {
 	const char *name;
 	struct coll_candidates *all; /* NULL, or where every candidate is listed */
 	const char *selected_by;
+	const char *region;
 };
 
 static void consider(struct best *b, double t, const char *name)
@@ -396,12 +397,13 @@ static void fill_choice(const struct net_span *s, const struct best *b, struct c
 	out->time_s = b->t;
 	out->tier = net_tier_name(s);
 	out->selected_by = b->selected_by ? b->selected_by : "fastest";
+	out->region = b->region;
 }
 
 double coll_all_to_all_split(const struct calibration *cal, const struct net_span *s,
 			     double nvlink_bytes, double efa_bytes, struct coll_choice *out)
 {
-	struct best b = { INFINITY, "none", NULL, NULL };
+	struct best b = { INFINITY, "none", NULL, NULL, NULL };
 
 	if (s->ranks <= 1 || nvlink_bytes + efa_bytes <= 0) {
 		b.t = 0;
@@ -424,30 +426,28 @@ double coll_all_to_all_split(const struct calibration *cal, const struct net_spa
  * candidate leave the choice to the fastest one. */
 static void region_select(const struct net_span *s, enum coll_op op, double bytes, struct best *b)
 {
-	static char by[128];
 	const char *table;
 	const struct efa_region *r = efa_tuner_choice(s->efa_tuner, op, bytes, s->ranks, s->nodes, &table);
-	char name[64];
-	const char *proto;
+	const char *name = NULL;
+	int pi;
 
 	if (!r || !b->all)
 		return;
-	proto = strcmp(r->protocol, "LL") == 0 ? "ll" : strcmp(r->protocol, "LL128") == 0 ? "ll128" : "simple";
+	pi = strcmp(r->protocol, "LL") == 0 ? P_LL : strcmp(r->protocol, "LL128") == 0 ? P_LL128 : P_SIMPLE;
 	if (strcmp(r->algorithm, "TREE") == 0)
-		snprintf(name, sizeof(name), "tree/%s", proto);
+		name = n_tree[pi];
 	else if (strcmp(r->algorithm, "RING") == 0)
-		snprintf(name, sizeof(name), "ring/%s", proto);
-	else if (strcmp(r->algorithm, "NVLS_TREE") == 0)
-		snprintf(name, sizeof(name), "hierarchical(nvls+efa-tree)/%s", proto);
-	else
+		name = n_ring[pi];
+	else if (strcmp(r->algorithm, "NVLS_TREE") == 0 && pi == P_SIMPLE)
+		name = "hierarchical(nvls+efa-tree)/simple";
+	if (!name)
 		return;
 	for (int i = 0; i < b->all->n; i++)
 		if (strcmp(b->all->c[i].algorithm, name) == 0) {
 			b->t = b->all->c[i].time_s;
 			b->name = b->all->c[i].algorithm;
-			/* one static buffer: the table ids are few and fixed */
-			snprintf(by, sizeof(by), "aws-ofi-nccl region %s", table ? table : "");
-			b->selected_by = by;
+			b->selected_by = "aws-ofi-nccl region";
+			b->region = table;
 			return;
 		}
 }
@@ -483,7 +483,7 @@ static void run(const struct calibration *cal, const struct net_span *s,
 double coll_time(const struct calibration *cal, const struct net_span *s,
 		 enum coll_op op, double bytes, struct coll_choice *out)
 {
-	struct best b = { INFINITY, "none", NULL, NULL };
+	struct best b = { INFINITY, "none", NULL, NULL, NULL };
 
 	run(cal, s, op, bytes, &b);
 	if (out)
@@ -494,7 +494,7 @@ double coll_time(const struct calibration *cal, const struct net_span *s,
 int coll_candidates_of(const struct calibration *cal, const struct net_span *s,
 		       enum coll_op op, double bytes, struct coll_candidates *out)
 {
-	struct best b = { INFINITY, "none", out, NULL };
+	struct best b = { INFINITY, "none", out, NULL, NULL };
 
 	out->n = 0;
 	run(cal, s, op, bytes, &b);
@@ -670,7 +670,7 @@ double coll_flows_of_algorithm(const struct calibration *cal, const struct net_s
 			      struct coll_flows *out)
 {
 	struct coll_candidates all;
-	struct best b = { INFINITY, "none", NULL, NULL };
+	struct best b = { INFINITY, "none", NULL, NULL, NULL };
 
 	memset(out, 0, sizeof(*out));
 	coll_candidates_of(cal, s, op, bytes, &all);

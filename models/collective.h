@@ -29,9 +29,11 @@ struct coll_choice {
 	double time_s;
 	char algorithm[COLL_NAME_MAX]; /* e.g. "ring/simple", "hierarchical(nvls+efa-tree)/simple" */
 	const char *tier;              /* "nvlink" or "efa" (static) */
-	const char *selected_by;       /* "aws-ofi-nccl region <record id>" where the
-					  plugin's region tuner chose, else "fastest"
-					  (NCCL's own tuner rule) (static) */
+	const char *selected_by;       /* "aws-ofi-nccl region" where the plugin's
+					  region tuner chose, else "fastest" (NCCL's
+					  own tuner rule) (static) */
+	const char *region;            /* the region table's record id
+					  (efa-tuner-priors.json), or NULL */
 };
 
 /* Time of one collective of `bytes` on group span s.  bytes follows

@@ -525,6 +525,8 @@ int cmd_collective(int argc, char **argv)
 			cJSON_AddNumberToObject(r, "busbw_GBps", bus);
 			cJSON_AddStringToObject(r, "algorithm", ch.algorithm);
 			cJSON_AddStringToObject(r, "selected_by", ch.selected_by ? ch.selected_by : "fastest");
+			if (ch.region)
+				cJSON_AddStringToObject(r, "region", ch.region);
 		} else {
 			printf("   %12.0f %12lld %8s %6s %6d %10.2f %9.2f %9.2f  %s%s\n", bytes, count, "float",
 			       coll_ops[opi].redop, coll_ops[opi].root, t * 1e6, alg, bus, ch.algorithm,

@@ -37,6 +37,21 @@
 	X(efa_a2a_bw_eff, "fraction", 0.01, 1.0, "all-to-all bus bandwidth over the per-GPU share of EFA bandwidth") \
 	X(a2a_alpha_s, "s", 0.0, 1e-2, "latency per peer of an all-to-all") \
 	X(p2p_alpha_s, "s", 0.0, 1e-2, "latency of one pipeline send/recv") \
+	X(awsefa_step_alpha_s, "s", 1e-6, 1e-4, "AWS EFA transport (instances with an efa object): latency per ring step across EFA (one SRD message through libfabric and aws-ofi-nccl)") \
+	X(awsefa_tree_alpha_s, "s", 1e-6, 1e-4, "AWS EFA transport: latency per tree level across EFA") \
+	X(awsefa_startup_s, "s", 0.0, 2e-3, "AWS EFA transport: fixed start-up of one NCCL collective across EFA (proxy pipeline fill), ring, tree and all-to-all") \
+	X(awsefa_ring_bw_eff, "fraction", 0.3, 1.0, "AWS EFA transport: ring bus bandwidth over the per-GPU share of EFA line rate, at 2 NVLink domains") \
+	X(awsefa_tree_bw_eff, "fraction", 0.3, 1.0, "AWS EFA transport: tree (and NVLS-tree) bus bandwidth over the per-GPU share of EFA line rate, at 2 NVLink domains") \
+	X(awsefa_nvlstree_bw_eff, "fraction", 0.3, 1.0, "AWS EFA transport: bandwidth of the inter-node tree of NCCL's NVLS_TREE over the per-GPU share of EFA line rate, at 2 NVLink domains") \
+	X(awsefa_a2a_bw_eff, "fraction", 0.3, 1.0, "AWS EFA transport: rail-aligned all-to-all (NCCL PXN) EFA throughput over the per-GPU share of line rate") \
+	X(awsefa_a2a_peer_alpha_s, "s", 1e-8, 1e-4, "AWS EFA transport: cost per peer of an all-to-all across EFA (one send/recv pair per peer)") \
+	X(awsefa_scale_decay, "fraction", 0.0, 0.5, "AWS EFA transport: loss of ring/tree bandwidth per doubling of the NVLink domains beyond 2 (achieved = eff / (1 + decay log2(N/2)))") \
+	X(awsefa_ll128_alpha_fraction, "fraction", 0.01, 1.0, "AWS EFA transport: latency of NCCL's LL128 protocol over that of Simple (LL128 is weighed only where the aws-ofi-nccl regions can choose it)") \
+	X(awsefa_ll128_bw_fraction, "fraction", 0.3, 1.0, "AWS EFA transport: bandwidth of NCCL's LL128 protocol over that of Simple") \
+	X(awsefa_cross_rail_eff, "fraction", 0.1, 1.0, "AWS EFA transport: throughput of cross-rail traffic (to a NIC of another rail) over rail-aligned traffic") \
+	X(ep_proxy_call_s, "s", 1e-6, 2e-3, "CPU-proxy expert-parallel dispatch/combine (UCCL-EP, pplx-garden on EFA): fixed cost per call (kernel launch, token-count exchange, proxy round trip)") \
+	X(ep_proxy_peer_s, "s", 0.0, 1e-4, "CPU-proxy EP dispatch/combine: cost per remote rank per call (one proxy work request and completion)") \
+	X(ep_proxy_bw_eff, "fraction", 0.05, 1.0, "CPU-proxy EP dispatch/combine: EFA throughput over the per-GPU share of line rate") \
 	X(dp_overlap, "fraction", 0.0, 1.0, "fraction of bucketed DP gradient communication hidden under backward") \
 	X(fsdp_prefetch_overlap, "fraction", 0.0, 1.0, "fraction of FSDP/ZeRO-3 parameter all-gathers hidden by prefetch") \
 	X(tp_overlap, "fraction", 0.0, 1.0, "fraction of TP/SP communication hidden under GEMMs") \

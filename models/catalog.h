@@ -63,6 +63,28 @@ struct instance_price {
 	char source[SC_SOURCE_MAX];
 };
 
+/* The instance's EFA as a transport (optional "efa" object of
+ * instances.json; generation 0: not described, the scale-out network is then
+ * modelled with the generic scale-out parameters, as for InfiniBand).  The
+ * NIC count and line rate stay in efa_nics / efa_nic_Gbps; what this adds
+ * is what the AWS OFI NCCL plugin (aws-ofi-nccl) and NCCL make of them:
+ * the tuner platform whose region tables choose the algorithm and protocol
+ * and the NCCL network latency the plugin's platform table reports. */
+enum efa_tuner_platform {
+	EFA_TUNER_NONE,    /* "none": NCCL's own tuner (NCCL_OFI_TUNER_UNKNOWN) */
+	EFA_TUNER_P5_P5E,  /* "P5_P5E" */
+	EFA_TUNER_P5EN,    /* "P5EN" */
+	EFA_TUNER_P6,      /* "P6" (p6-b200) */
+	EFA_TUNER_P6_B300  /* "P6_B300" */
+};
+
+struct efa_spec {
+	int generation;                 /* EFA generation (1, 2, 3, 4); 0 = not described */
+	int tuner_platform;             /* enum efa_tuner_platform */
+	double nccl_net_latency_s;      /* aws-ofi-nccl platform table latency given to NCCL's tuner */
+	char source[SC_SOURCE_MAX];
+};
+
 struct instance_spec {
 	char name[SC_NAME_MAX];          /* e.g. "p5.48xlarge" */
 	char gpu[SC_NAME_MAX];           /* key into the GPU catalogue */
@@ -75,6 +97,7 @@ struct instance_spec {
 	int vcpus;
 	double memory_GiB;
 	struct instance_price price;
+	struct efa_spec efa;             /* optional; generation 0 = not described */
 	char source[SC_SOURCE_MAX];
 };
 

@@ -27,14 +27,18 @@
  * and 2 x p4de.24xlarge (derivation in the calibration profiles' sources).
  */
 #include "collective.h"
+#include "efa_tuner.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 struct best {
 	double t;
 	const char *name;
 	struct coll_candidates *all; /* NULL, or where every candidate is listed */
+	const char *selected_by;
+	const char *region;
 };
 
 static void consider(struct best *b, double t, const char *name)
@@ -92,39 +96,125 @@ static double efa_a2a_Bps(const struct net_span *s)
 	return net_efa_Bps_leaving(s, a2a_leaving(s));
 }
 
+/* The parameters of the scale-out tier of span s.  Where the instance
+ * describes its AWS EFA transport (s->aws_efa), the awsefa_* parameters
+ * (priors from the aws-ofi-nccl tuner, fitted to the p5 nccl-tests curves
+ * at 2 to 32 nodes); elsewhere (the DGX InfiniBand systems of the training
+ * validation, an instance without an efa object) the generic efa_* ones.
+ * On EFA the ring and tree bandwidth falls with the number of NVLink
+ * domains, eff / (1 + awsefa_scale_decay log2(N / 2)) beyond 2: the p5
+ * all-reduce and all-gather bus bandwidth at 8 GiB drops from 2 to 32
+ * nodes while the all-to-all's per-GPU EFA rate stays flat (crazyguitar
+ * aws-gpu-communication-benchmark, validation/efa-collective-cases.json),
+ * which is why the decay is not applied to the all-to-all.  An all-to-all
+ * across EFA also pays the start-up (the 32 MiB points' intercept). */
+struct efa_tier {
+	double ring_alpha, tree_alpha, startup;
+	double ring_eff, tree_eff, nvlstree_eff;
+	double a2a_eff, a2a_peer_alpha, a2a_startup;
+};
+
+static struct efa_tier efa_tier_of(const struct calibration *cal, const struct net_span *s)
+{
+	struct efa_tier t;
+
+	if (!s->aws_efa) {
+		t.ring_alpha = cal->efa_ring_alpha_s;
+		t.tree_alpha = cal->efa_tree_alpha_s;
+		t.startup = cal->efa_startup_s;
+		t.ring_eff = cal->efa_ring_bw_eff;
+		t.tree_eff = cal->efa_tree_bw_eff;
+		t.nvlstree_eff = cal->efa_tree_bw_eff;
+		t.a2a_eff = cal->efa_a2a_bw_eff;
+		t.a2a_peer_alpha = cal->a2a_alpha_s;
+		t.a2a_startup = 0;
+		return t;
+	}
+	{
+		double N = s->domains > 2 ? s->domains : 2;
+		double decay = 1.0 / (1.0 + cal->awsefa_scale_decay * log2(N / 2.0));
+
+		t.ring_alpha = cal->awsefa_step_alpha_s;
+		t.tree_alpha = cal->awsefa_tree_alpha_s;
+		t.startup = cal->awsefa_startup_s;
+		t.ring_eff = cal->awsefa_ring_bw_eff * decay;
+		t.tree_eff = cal->awsefa_tree_bw_eff * decay;
+		t.nvlstree_eff = cal->awsefa_nvlstree_bw_eff * decay;
+		t.a2a_eff = cal->awsefa_a2a_bw_eff;
+		t.a2a_peer_alpha = cal->awsefa_a2a_peer_alpha_s;
+		t.a2a_startup = cal->awsefa_startup_s;
+	}
+	return t;
+}
+
+/* All-to-all latency of span s: one send/recv per peer (a2a_alpha_s inside
+ * a domain; across EFA the tier's per-peer cost and start-up). */
+static double a2a_latency(const struct calibration *cal, const struct net_span *s)
+{
+	struct efa_tier e;
+
+	if (!s->inter)
+		return (s->ranks - 1) * cal->a2a_alpha_s;
+	e = efa_tier_of(cal, s);
+	return e.a2a_startup + (s->ranks - 1) * e.a2a_peer_alpha;
+}
+
+static double efa_a2a_eff_Bps(const struct calibration *cal, const struct net_span *s)
+{
+	return efa_a2a_Bps(s) * efa_tier_of(cal, s).a2a_eff;
+}
+
 /* One protocol's parameters: latencies and bandwidths after efficiency. */
 struct proto {
 	double start_efa;   /* once per collective that crosses EFA */
 	double a_nv, a_efa_ring, a_efa_tree;
 	double b_nv, b_efa_ring, b_efa_tree;
+	double b_efa_nvlstree; /* the tree part of NVLS_TREE */
 };
 
+enum { P_SIMPLE, P_LL, P_LL128, P_N };
+
 static struct proto proto_of(const struct calibration *cal,
-			     const struct net_span *s, bool ll)
+			     const struct net_span *s, int pi)
 {
 	struct proto p;
-	double fa = ll ? cal->ll_alpha_fraction : 1.0;
-	double fb = ll ? cal->ll_bw_fraction : 1.0;
+	double fa = pi == P_LL ? cal->ll_alpha_fraction :
+		    pi == P_LL128 ? cal->awsefa_ll128_alpha_fraction : 1.0;
+	double fb = pi == P_LL ? cal->ll_bw_fraction :
+		    pi == P_LL128 ? cal->awsefa_ll128_bw_fraction : 1.0;
+	struct efa_tier e = efa_tier_of(cal, s);
 
 	p.a_nv = cal->nvlink_ring_alpha_s * fa;
-	p.a_efa_ring = cal->efa_ring_alpha_s * fa + s->extra_latency_s;
-	p.a_efa_tree = cal->efa_tree_alpha_s * fa + s->extra_latency_s;
-	p.start_efa = s->inter ? cal->efa_startup_s * fa : 0.0;
+	p.a_efa_ring = e.ring_alpha * fa + s->extra_latency_s;
+	p.a_efa_tree = e.tree_alpha * fa + s->extra_latency_s;
+	p.start_efa = s->inter ? e.startup * fa : 0.0;
 	p.b_nv = s->nvlink_Bps * cal->nvlink_ring_bw_eff * fb;
-	p.b_efa_ring = efa_ring_Bps(s) * cal->efa_ring_bw_eff * fb;
-	p.b_efa_tree = efa_ring_Bps(s) * cal->efa_tree_bw_eff * fb;
+	p.b_efa_ring = efa_ring_Bps(s) * e.ring_eff * fb;
+	p.b_efa_tree = efa_ring_Bps(s) * e.tree_eff * fb;
+	p.b_efa_nvlstree = efa_ring_Bps(s) * e.nvlstree_eff * fb;
 	return p;
 }
 
 /* Names, one static string per algorithm x protocol, so that choosing costs
  * no formatting in the hot path. */
-enum { P_SIMPLE, P_LL, P_N };
-static const char *const n_ring[P_N] = { "ring/simple", "ring/ll" };
-static const char *const n_tree[P_N] = { "tree/simple", "tree/ll" };
+static const char *const n_ring[P_N] = { "ring/simple", "ring/ll", "ring/ll128" };
+static const char *const n_tree[P_N] = { "tree/simple", "tree/ll", "tree/ll128" };
 static const char *const n_h_ring_ring[P_N] = {
-	"hierarchical(ring+efa-ring)/simple", "hierarchical(ring+efa-ring)/ll" };
+	"hierarchical(ring+efa-ring)/simple", "hierarchical(ring+efa-ring)/ll",
+	"hierarchical(ring+efa-ring)/ll128" };
 static const char *const n_h_ring_tree[P_N] = {
-	"hierarchical(ring+efa-tree)/simple", "hierarchical(ring+efa-tree)/ll" };
+	"hierarchical(ring+efa-tree)/simple", "hierarchical(ring+efa-tree)/ll",
+	"hierarchical(ring+efa-tree)/ll128" };
+
+/* Protocols weighed on span s: Simple and LL everywhere; LL128 where the
+ * aws-ofi-nccl region tuner can choose it (an AWS EFA span across domains).
+ * NCCL also runs LL128 on InfiniBand, but the generic scale-out parameters
+ * were fitted without it; weighing it there would move every fitted DGX
+ * prediction with a parameter no curve constrains. */
+static int n_protocols(const struct net_span *s)
+{
+	return s->aws_efa && s->inter ? P_N : P_LL128;
+}
 
 /* NVLS (NVLink SHARP, multimem loads and stores that the NVSwitch reduces
  * and multicasts) as NCCL runs it inside a domain of r GPUs, in the bytes
@@ -151,14 +241,26 @@ static double nvls_Bps(const struct calibration *cal, const struct net_span *s)
 	return s->nvlink_Bps * cal->nvlink_nvls_bw_eff;
 }
 
+/* On an AWS EFA span across domains only NCCL's own algorithms are weighed
+ * (ring, tree, NVLS_TREE = hierarchical(nvls+efa-tree); ring alone for
+ * all-gather and reduce-scatter, NCCL's PAT being for one rank per node):
+ * the aws-ofi-nccl regions choose among them, and the p5 curves at 2 to 32
+ * nodes follow them (an all-gather over 256 ranks pays 255 ring steps:
+ * 2.7 ms at 32 MiB, crazyguitar cg-p5-nccl-allgather-32n).  Elsewhere the
+ * hierarchical compositions stay candidates, as fitted. */
+static bool nccl_only(const struct net_span *s)
+{
+	return s->aws_efa && s->inter;
+}
+
 static void all_reduce(const struct calibration *cal, const struct net_span *s,
 		       double S, struct best *b)
 {
 	int n = s->ranks, r = s->ranks_per_domain, N = s->domains;
 	double fn = (double)(n - 1) / n;
 
-	for (int pi = 0; pi < P_N; pi++) {
-		struct proto p = proto_of(cal, s, pi == P_LL);
+	for (int pi = 0; pi < n_protocols(s); pi++) {
+		struct proto p = proto_of(cal, s, pi);
 
 		if (!s->inter) {
 			consider(b, 2.0 * (n - 1) * p.a_nv + 2.0 * fn * S / p.b_nv,
@@ -180,7 +282,7 @@ static void all_reduce(const struct calibration *cal, const struct net_span *s,
 		double inter_tree = 2.0 * fN * S / (r * p.b_efa_tree);
 		consider(b, p.start_efa + 2.0 * (lg * p.a_efa_tree + (r - 1) * p.a_nv) +
 			 dmax(intra_chain, inter_tree), n_tree[pi]);
-		if (r > 1) {
+		if (r > 1 && !nccl_only(s)) {
 			double intra = 2.0 * fr * S / p.b_nv;
 			double lat_in = p.start_efa + 2.0 * (r - 1) * p.a_nv;
 			double inter_ring = 2.0 * fN * S / (r * p.b_efa_ring);
@@ -191,7 +293,7 @@ static void all_reduce(const struct calibration *cal, const struct net_span *s,
 		}
 	}
 	if (s->nvls && r > 1) {
-		struct proto p = proto_of(cal, s, false);
+		struct proto p = proto_of(cal, s, P_SIMPLE);
 		double intra = nvls_wire_bytes(COLL_ALL_REDUCE, r, S) / nvls_Bps(cal, s);
 
 		if (!s->inter) {
@@ -201,11 +303,12 @@ static void all_reduce(const struct calibration *cal, const struct net_span *s,
 			double fN = (double)(N_ - 1) / N_;
 			double lg = ceil_log2(N_);
 
-			consider(b, p.start_efa + cal->nvlink_nvls_alpha_s + 2.0 * (N_ - 1) * p.a_efa_ring +
-				 dmax(intra, 2.0 * fN * S / (r * p.b_efa_ring)),
-				 "hierarchical(nvls+efa-ring)/simple");
+			if (!nccl_only(s))
+				consider(b, p.start_efa + cal->nvlink_nvls_alpha_s + 2.0 * (N_ - 1) * p.a_efa_ring +
+					 dmax(intra, 2.0 * fN * S / (r * p.b_efa_ring)),
+					 "hierarchical(nvls+efa-ring)/simple");
 			consider(b, p.start_efa + cal->nvlink_nvls_alpha_s + 2.0 * lg * p.a_efa_tree +
-				 dmax(intra, 2.0 * fN * S / (r * p.b_efa_tree)),
+				 dmax(intra, 2.0 * fN * S / (r * p.b_efa_nvlstree)),
 				 "hierarchical(nvls+efa-tree)/simple");
 		}
 	}
@@ -220,8 +323,8 @@ static void half_collective(const struct calibration *cal,
 	double fn = (double)(n - 1) / n;
 	double fr = (double)(r - 1) / r;
 
-	for (int pi = 0; pi < P_N; pi++) {
-		struct proto p = proto_of(cal, s, pi == P_LL);
+	for (int pi = 0; pi < n_protocols(s); pi++) {
+		struct proto p = proto_of(cal, s, pi);
 
 		if (!s->inter) {
 			consider(b, (n - 1) * p.a_nv + fn * S / p.b_nv, n_ring[pi]);
@@ -231,13 +334,13 @@ static void half_collective(const struct calibration *cal,
 		double bring = dmin(p.b_nv, r * p.b_efa_ring);
 
 		consider(b, p.start_efa + (n - 1) * p.a_efa_ring + fn * S / bring, n_ring[pi]);
-		if (r > 1)
+		if (r > 1 && !nccl_only(s))
 			consider(b, p.start_efa + (r - 1) * p.a_nv + (N - 1) * p.a_efa_ring +
 				 dmax(fr * S / p.b_nv, fN * S / (r * p.b_efa_ring)),
 				 n_h_ring_ring[pi]);
 	}
-	if (s->nvls && r > 1) {
-		struct proto p = proto_of(cal, s, false);
+	if (s->nvls && r > 1 && !(s->inter && nccl_only(s))) {
+		struct proto p = proto_of(cal, s, P_SIMPLE);
 		double intra = nvls_wire_bytes(COLL_REDUCE_SCATTER, r, S) / nvls_Bps(cal, s);
 
 		if (!s->inter) {
@@ -260,8 +363,8 @@ static void all_to_all(const struct calibration *cal, const struct net_span *s,
 {
 	int n = s->ranks, r = s->ranks_per_domain;
 	double bnv = s->nvlink_Bps * cal->nvlink_a2a_bw_eff;
-	double befa = efa_a2a_Bps(s) * cal->efa_a2a_bw_eff;
-	double lat = (n - 1) * cal->a2a_alpha_s;
+	double befa = efa_a2a_eff_Bps(cal, s);
+	double lat = a2a_latency(cal, s);
 
 	if (!s->inter) {
 		consider(b, lat + (double)(n - 1) / n * S / bnv, "direct");
@@ -280,7 +383,7 @@ static void send_recv(const struct calibration *cal, const struct net_span *s,
 			 S / (s->nvlink_Bps * cal->nvlink_ring_bw_eff), "p2p");
 	else
 		consider(b, cal->p2p_alpha_s + s->extra_latency_s +
-			 S / (efa_ring_Bps(s) * cal->efa_ring_bw_eff), "p2p");
+			 S / (efa_ring_Bps(s) * efa_tier_of(cal, s).ring_eff), "p2p");
 }
 
 static void fill_choice(const struct net_span *s, const struct best *b, struct coll_choice *out)
@@ -293,21 +396,22 @@ static void fill_choice(const struct net_span *s, const struct best *b, struct c
 	out->algorithm[len] = '\0';
 	out->time_s = b->t;
 	out->tier = net_tier_name(s);
+	out->selected_by = b->selected_by ? b->selected_by : "fastest";
+	out->region = b->region;
 }
 
 double coll_all_to_all_split(const struct calibration *cal, const struct net_span *s,
 			     double nvlink_bytes, double efa_bytes, struct coll_choice *out)
 {
-	struct best b = { INFINITY, "none", NULL };
+	struct best b = { INFINITY, "none", NULL, NULL, NULL };
 
 	if (s->ranks <= 1 || nvlink_bytes + efa_bytes <= 0) {
 		b.t = 0;
 	} else {
-		double t = (s->ranks - 1) * cal->a2a_alpha_s +
-			   nvlink_bytes / (s->nvlink_Bps * cal->nvlink_a2a_bw_eff);
+		double lat = a2a_latency(cal, s);
+		double t = lat + nvlink_bytes / (s->nvlink_Bps * cal->nvlink_a2a_bw_eff);
 		if (s->inter && efa_bytes > 0)
-			t = dmax(t, (s->ranks - 1) * cal->a2a_alpha_s + s->extra_latency_s +
-				 efa_bytes / (efa_a2a_Bps(s) * cal->efa_a2a_bw_eff));
+			t = dmax(t, lat + s->extra_latency_s + efa_bytes / efa_a2a_eff_Bps(cal, s));
 		consider(&b, t, s->inter ? "node-dedup" : "direct");
 	}
 	if (out)
@@ -315,12 +419,54 @@ double coll_all_to_all_split(const struct calibration *cal, const struct net_spa
 	return b.t;
 }
 
+/* The candidate the aws-ofi-nccl region tuner names for op on s (models/
+ * efa_tuner.h), as this model's algorithm name: TREE -> tree (NCCL's tree:
+ * a chain in the node, a double binary tree across), RING -> ring,
+ * NVLS_TREE -> hierarchical(nvls+efa-tree); PAT and names with no
+ * candidate leave the choice to the fastest one. */
+static void region_select(const struct net_span *s, enum coll_op op, double bytes, struct best *b)
+{
+	const char *table;
+	const struct efa_region *r = efa_tuner_choice(s->efa_tuner, op, bytes, s->ranks, s->nodes, &table);
+	const char *name = NULL;
+	int pi;
+
+	if (!r || !b->all)
+		return;
+	pi = strcmp(r->protocol, "LL") == 0 ? P_LL : strcmp(r->protocol, "LL128") == 0 ? P_LL128 : P_SIMPLE;
+	if (strcmp(r->algorithm, "TREE") == 0)
+		name = n_tree[pi];
+	else if (strcmp(r->algorithm, "RING") == 0)
+		name = n_ring[pi];
+	else if (strcmp(r->algorithm, "NVLS_TREE") == 0 && pi == P_SIMPLE)
+		name = "hierarchical(nvls+efa-tree)/simple";
+	if (!name)
+		return;
+	for (int i = 0; i < b->all->n; i++)
+		if (strcmp(b->all->c[i].algorithm, name) == 0) {
+			b->t = b->all->c[i].time_s;
+			b->name = b->all->c[i].algorithm;
+			b->selected_by = "aws-ofi-nccl region";
+			b->region = table;
+			return;
+		}
+}
+
 static void run(const struct calibration *cal, const struct net_span *s,
 		enum coll_op op, double bytes, struct best *b)
 {
+	struct coll_candidates local;
+	bool tuned = s->aws_efa && s->inter && s->efa_tuner != EFA_TUNER_NONE &&
+		     (op == COLL_ALL_REDUCE || op == COLL_ALL_GATHER || op == COLL_REDUCE_SCATTER);
+	struct coll_candidates *keep = b->all;
+
 	if (s->ranks <= 1 || bytes <= 0) {
 		b->t = 0;
 		return;
+	}
+	if (tuned && !b->all) {
+		local.n = 0;
+		b->all = &local;
 	}
 	switch (op) {
 	case COLL_ALL_REDUCE: all_reduce(cal, s, bytes, b); break;
@@ -329,12 +475,15 @@ static void run(const struct calibration *cal, const struct net_span *s,
 	case COLL_ALL_TO_ALL: all_to_all(cal, s, bytes, b); break;
 	case COLL_SEND_RECV: send_recv(cal, s, bytes, b); break;
 	}
+	if (tuned)
+		region_select(s, op, bytes, b);
+	b->all = keep;
 }
 
 double coll_time(const struct calibration *cal, const struct net_span *s,
 		 enum coll_op op, double bytes, struct coll_choice *out)
 {
-	struct best b = { INFINITY, "none", NULL };
+	struct best b = { INFINITY, "none", NULL, NULL, NULL };
 
 	run(cal, s, op, bytes, &b);
 	if (out)
@@ -345,7 +494,7 @@ double coll_time(const struct calibration *cal, const struct net_span *s,
 int coll_candidates_of(const struct calibration *cal, const struct net_span *s,
 		       enum coll_op op, double bytes, struct coll_candidates *out)
 {
-	struct best b = { INFINITY, "none", out };
+	struct best b = { INFINITY, "none", out, NULL, NULL };
 
 	out->n = 0;
 	run(cal, s, op, bytes, &b);
@@ -364,6 +513,22 @@ double coll_busbw_factor(enum coll_op op, int n)
 	case COLL_SEND_RECV: return 1.0;
 	}
 	return 1.0;
+}
+
+enum calib_param coll_scaleout_param(const struct net_span *s, enum calib_param p)
+{
+	if (!s->aws_efa)
+		return p;
+	switch (p) {
+	case CALIB_efa_ring_alpha_s: return CALIB_awsefa_step_alpha_s;
+	case CALIB_efa_tree_alpha_s: return CALIB_awsefa_tree_alpha_s;
+	case CALIB_efa_startup_s: return CALIB_awsefa_startup_s;
+	case CALIB_efa_ring_bw_eff: return CALIB_awsefa_ring_bw_eff;
+	case CALIB_efa_tree_bw_eff: return CALIB_awsefa_tree_bw_eff;
+	case CALIB_efa_a2a_bw_eff: return CALIB_awsefa_a2a_bw_eff;
+	case CALIB_a2a_alpha_s: return s->inter ? CALIB_awsefa_a2a_peer_alpha_s : p;
+	default: return p;
+	}
 }
 
 const char *coll_op_name(enum coll_op op)
@@ -422,16 +587,16 @@ static void flows_by_name(const struct calibration *cal, const struct net_span *
 	int n = s->ranks, r = s->ranks_per_domain, N = s->domains;
 	double fn = (double)(n - 1) / n, fr = (double)(r - 1) / r, fN = (double)(N - 1) / N;
 	double lg = ceil_log2(N);
-	bool ll = ends_with(a, "/ll");
-	struct proto p = proto_of(cal, s, ll);
-	struct proto ps = proto_of(cal, s, false);
+	int pi = ends_with(a, "/ll") ? P_LL : ends_with(a, "/ll128") ? P_LL128 : P_SIMPLE;
+	struct proto p = proto_of(cal, s, pi);
+	struct proto ps = proto_of(cal, s, P_SIMPLE);
 	double bnvls = nvls_Bps(cal, s);
 	double half = op == COLL_ALL_REDUCE ? 2.0 : 1.0; /* all-reduce = RS + AG */
 
 	if (op == COLL_ALL_TO_ALL) {
 		double bnv = s->nvlink_Bps * cal->nvlink_a2a_bw_eff;
-		double befa = efa_a2a_Bps(s) * cal->efa_a2a_bw_eff;
-		double lat = (n - 1) * cal->a2a_alpha_s;
+		double befa = efa_a2a_eff_Bps(cal, s);
+		double lat = a2a_latency(cal, s);
 
 		if (!s->inter)
 			flows_set(s, o, COLL_PATTERN_ALL_TO_ALL, lat, 0, fn * S, bnv, 1, 0, 1, 0);
@@ -446,7 +611,7 @@ static void flows_by_name(const struct calibration *cal, const struct net_span *
 				  s->nvlink_Bps * cal->nvlink_ring_bw_eff, 1, 0, 1, 0);
 		else
 			flows_set(s, o, COLL_PATTERN_P2P, cal->p2p_alpha_s + s->extra_latency_s, 0,
-				  0, 1, 0, S, efa_ring_Bps(s) * cal->efa_ring_bw_eff, 1);
+				  0, 1, 0, S, efa_ring_Bps(s) * efa_tier_of(cal, s).ring_eff, 1);
 		return;
 	}
 	if (strncmp(a, "ring/", 5) == 0) {
@@ -484,7 +649,7 @@ static void flows_by_name(const struct calibration *cal, const struct net_span *
 		flows_set(s, o, COLL_PATTERN_RING,
 			  ps.start_efa + cal->nvlink_nvls_alpha_s + 2.0 * lg * ps.a_efa_tree, 0,
 			  nvls_wire_bytes(op, r, S), bnvls, 2,
-			  2.0 * fN * S / r, ps.b_efa_tree, (int)(2 * lg));
+			  2.0 * fN * S / r, ps.b_efa_nvlstree, (int)(2 * lg));
 	}
 }
 
@@ -505,7 +670,7 @@ double coll_flows_of_algorithm(const struct calibration *cal, const struct net_s
 			      struct coll_flows *out)
 {
 	struct coll_candidates all;
-	struct best b = { INFINITY, "none", NULL };
+	struct best b = { INFINITY, "none", NULL, NULL, NULL };
 
 	memset(out, 0, sizeof(*out));
 	coll_candidates_of(cal, s, op, bytes, &all);
@@ -525,7 +690,7 @@ double coll_flows_of_a2a_split(const struct calibration *cal, const struct net_s
 			       double nvlink_bytes, double efa_bytes, struct coll_flows *out)
 {
 	int n = s->ranks;
-	double lat = (n - 1) * cal->a2a_alpha_s;
+	double lat = n > 1 ? a2a_latency(cal, s) : 0;
 	bool efa = s->inter && efa_bytes > 0;
 
 	memset(out, 0, sizeof(*out));
@@ -534,6 +699,6 @@ double coll_flows_of_a2a_split(const struct calibration *cal, const struct net_s
 		return 0;
 	flows_set(s, out, COLL_PATTERN_ALL_TO_ALL, lat, s->extra_latency_s,
 		  nvlink_bytes, s->nvlink_Bps * cal->nvlink_a2a_bw_eff, 1,
-		  efa ? efa_bytes : 0, efa_a2a_Bps(s) * cal->efa_a2a_bw_eff, 1);
+		  efa ? efa_bytes : 0, efa_a2a_eff_Bps(cal, s), 1);
 	return out->time_s;
 }

@@ -29,6 +29,11 @@ struct coll_choice {
 	double time_s;
 	char algorithm[COLL_NAME_MAX]; /* e.g. "ring/simple", "hierarchical(nvls+efa-tree)/simple" */
 	const char *tier;              /* "nvlink" or "efa" (static) */
+	const char *selected_by;       /* "aws-ofi-nccl region" where the plugin's
+					  region tuner chose, else "fastest" (NCCL's
+					  own tuner rule) (static) */
+	const char *region;            /* the region table's record id
+					  (efa-tuner-priors.json), or NULL */
 };
 
 /* Time of one collective of `bytes` on group span s.  bytes follows
@@ -121,5 +126,10 @@ double coll_flows_of_a2a_split(const struct calibration *cal, const struct net_s
 double coll_busbw_factor(enum coll_op op, int n);
 
 const char *coll_op_name(enum coll_op op);
+
+/* The parameter that plays generic scale-out parameter p (an efa_* or
+ * a2a_alpha_s) on span s: its awsefa_* counterpart where s->aws_efa, else
+ * p itself (for fits that name the generic parameters: calibrate fit). */
+enum calib_param coll_scaleout_param(const struct net_span *s, enum calib_param p);
 
 #endif

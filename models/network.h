@@ -21,6 +21,10 @@ struct net_span {
 	int domains;          /* N = ceil(n / r): NVLink domains spanned */
 	int nodes;            /* nodes spanned */
 	bool inter;           /* spans more than one NVLink domain: uses EFA */
+	bool aws_efa;         /* the scale-out tier is the instance's described AWS
+				 EFA transport (instance efa.generation > 0): the
+				 collective model takes its awsefa_* parameters */
+	int efa_tuner;        /* enum efa_tuner_platform of the instance */
 	bool nvls;            /* NVLink SHARP available (Hopper/Blackwell NVSwitch) */
 	bool crosses_spine;   /* has members under more than one leaf switch */
 	int leaf_domains;     /* g: the group's NVLink domains under one leaf

@@ -44,6 +44,9 @@ const char *moe_dispatcher_name(enum sc_moe_dispatcher d)
 	switch (d) {
 	case MOE_DISPATCH_ALLTOALL: return "alltoall";
 	case MOE_DISPATCH_FLEX: return "flex";
+	case MOE_DISPATCH_UCCL_EP: return "uccl-ep";
+	case MOE_DISPATCH_PPLX_GARDEN: return "pplx-garden";
+	case MOE_DISPATCH_ALLGATHER: return "allgather";
 	}
 	return "unknown";
 }

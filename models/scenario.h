@@ -59,7 +59,10 @@ enum sc_layer_split { SPLIT_AUTO, SPLIT_EVEN, SPLIT_SLOTS, SPLIT_BALANCED, SPLIT
 /* MoE token dispatch: Megatron's all-to-all (top_k copies of every token
  * to their experts' ranks), or the flex dispatcher (DeepEP, HybridEP) that
  * sends a token once to each remote NVLink domain and fans it out there. */
-enum sc_moe_dispatcher { MOE_DISPATCH_ALLTOALL, MOE_DISPATCH_FLEX };
+enum sc_moe_dispatcher { MOE_DISPATCH_ALLTOALL, MOE_DISPATCH_FLEX, MOE_DISPATCH_UCCL_EP,
+			 MOE_DISPATCH_PPLX_GARDEN, MOE_DISPATCH_ALLGATHER };
+/* (uccl-ep, pplx-garden: CPU-proxy EP over EFA; allgather: Megatron's
+ * all-gather dispatcher; models/moe_dispatch.h has each one's rules) */
 
 struct layout {
 	int tp;

@@ -45,6 +45,10 @@ static const int collective_params[] = {
 	CALIB_efa_tree_alpha_s, CALIB_efa_startup_s, CALIB_efa_tree_bw_eff,
 	CALIB_nvlink_a2a_bw_eff, CALIB_efa_a2a_bw_eff, CALIB_a2a_alpha_s, CALIB_p2p_alpha_s,
 	CALIB_ll_alpha_fraction, CALIB_ll_bw_fraction,
+	CALIB_awsefa_step_alpha_s, CALIB_awsefa_tree_alpha_s, CALIB_awsefa_startup_s,
+	CALIB_awsefa_ring_bw_eff, CALIB_awsefa_tree_bw_eff, CALIB_awsefa_nvlstree_bw_eff,
+	CALIB_awsefa_a2a_bw_eff, CALIB_awsefa_ll128_alpha_fraction, CALIB_awsefa_ll128_bw_fraction,
+	CALIB_awsefa_a2a_peer_alpha_s, CALIB_awsefa_scale_decay,
 };
 
 bool cal_is_collective_param(enum calib_param p)
@@ -88,8 +92,34 @@ bool cal_fit_parse_params(const char *list, struct cal_fit_opts *o, struct sc_er
  * ring and the EFA ring; tree chains inside the domain over the NVLink ring;
  * hierarchical names its two phases; "/ll" scales the Simple protocol's
  * latencies and bandwidths by ll_*). */
+/* The generic scale-out parameter an AWS EFA transport parameter stands for
+ * (the inverse of coll_scaleout_param), or p itself. */
+static enum calib_param generic_of(enum calib_param p)
+{
+	switch (p) {
+	case CALIB_awsefa_step_alpha_s: return CALIB_efa_ring_alpha_s;
+	case CALIB_awsefa_tree_alpha_s: return CALIB_efa_tree_alpha_s;
+	case CALIB_awsefa_startup_s: return CALIB_efa_startup_s;
+	case CALIB_awsefa_ring_bw_eff: return CALIB_efa_ring_bw_eff;
+	case CALIB_awsefa_tree_bw_eff:
+	case CALIB_awsefa_nvlstree_bw_eff: return CALIB_efa_tree_bw_eff;
+	case CALIB_awsefa_a2a_bw_eff: return CALIB_efa_a2a_bw_eff;
+	case CALIB_awsefa_a2a_peer_alpha_s: return CALIB_a2a_alpha_s;
+	case CALIB_awsefa_ll128_alpha_fraction: return CALIB_ll_alpha_fraction;
+	case CALIB_awsefa_ll128_bw_fraction: return CALIB_ll_bw_fraction;
+	default: return p;
+	}
+}
+
 bool cal_algorithm_uses(const char *alg, const char *tier, enum calib_param p)
 {
+	/* an awsefa_* parameter is used where its generic counterpart is,
+	 * except that NVLS_TREE's tree has a bandwidth of its own on EFA */
+	bool nvlstree = strncmp(alg, "hierarchical(nvls+efa-tree)", 27) == 0;
+
+	if ((p == CALIB_awsefa_tree_bw_eff && nvlstree) || (p == CALIB_awsefa_nvlstree_bw_eff && !nvlstree))
+		return false;
+	p = generic_of(p);
 	bool efa = tier && strcmp(tier, "efa") == 0;
 	bool ll = strstr(alg, "/ll") != NULL;
 	bool hier = strncmp(alg, "hierarchical(", 13) == 0;
@@ -347,6 +377,23 @@ enum sc_status fit_collectives(const struct cal_measurements *m, const struct cl
 		goto out;
 	if (o.n_params == 0)
 		default_params(&c, &o);
+	/* on an instance with an AWS EFA transport the model reads the
+	 * awsefa_* counterparts of the generic scale-out parameters */
+	for (int i = 0, n = o.n_params; i < n; i++)
+		for (int k = 0; k < c.n_curves; k++)
+			if (c.span[k].inter) {
+				o.params[i] = coll_scaleout_param(&c.span[k], (enum calib_param)o.params[i]);
+				/* NCCL's NVLS_TREE has its own tree bandwidth there */
+				if (o.params[i] == CALIB_awsefa_tree_bw_eff && o.n_params < CALIB_COUNT)
+					o.params[o.n_params++] = CALIB_awsefa_nvlstree_bw_eff;
+				/* and weighs LL128 beside LL */
+				if (c.span[k].aws_efa && o.params[i] == CALIB_ll_bw_fraction &&
+				    o.n_params + 1 < CALIB_COUNT) {
+					o.params[o.n_params++] = CALIB_awsefa_ll128_alpha_fraction;
+					o.params[o.n_params++] = CALIB_awsefa_ll128_bw_fraction;
+				}
+				break;
+			}
 	memset(&prob, 0, sizeof(prob));
 	prob.n_points = c.n;
 	prob.residuals = coll_residuals;
@@ -404,13 +451,19 @@ enum sc_status fit_collectives(const struct cal_measurements *m, const struct cl
 				if (pt->x >= SMALL_BYTES)
 					cv->max_rel_from_1MiB = fmax(cv->max_rel_from_1MiB, fabs(rel));
 				for (int p = 0; p < CALIB_COUNT; p++) {
+					int q;
+
 					if (!cal_algorithm_uses(ch.algorithm, ch.tier, (enum calib_param)p))
 						continue;
-					used_by[p]++;
-					bmin[p] = fmin(bmin[p], pt->x);
-					bmax[p] = fmax(bmax[p], pt->x);
-					rmin[p] = src->ranks < rmin[p] ? src->ranks : rmin[p];
-					rmax[p] = src->ranks > rmax[p] ? src->ranks : rmax[p];
+					q = (int)coll_scaleout_param(&c.span[k], (enum calib_param)p);
+					if (q == CALIB_awsefa_tree_bw_eff &&
+					    strncmp(ch.algorithm, "hierarchical(nvls+efa-tree)", 27) == 0)
+						q = CALIB_awsefa_nvlstree_bw_eff;
+					used_by[q]++;
+					bmin[q] = fmin(bmin[q], pt->x);
+					bmax[q] = fmax(bmax[q], pt->x);
+					rmin[q] = src->ranks < rmin[q] ? src->ranks : rmin[q];
+					rmax[q] = src->ranks > rmax[q] ? src->ranks : rmax[q];
 				}
 				cv->n++;
 			}

@@ -22,12 +22,14 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "../../models/collective.h"
 #include "../../models/gpu.h"
 #include "../../models/layout.h"
 #include "../../models/memory.h"
+#include "../../models/moe_dispatch.h"
 #include "../../models/network.h"
 #include "../../models/schedule.h"
 #include "../../models/transformer.h"
@@ -127,6 +129,18 @@ struct ctx {
  * holds one of its experts, then fans out over NVLink there.  With k experts
  * drawn evenly over N domains a token reaches N(1 - (1 - 1/N)^k) distinct
  * domains (DeepSeek-V3 report, section 3.2.2, node-limited routing). */
+enum moe_backend ep_backend_of(enum sc_moe_dispatcher d)
+{
+	switch (d) {
+	case MOE_DISPATCH_ALLTOALL: return MOE_BACKEND_ALLTOALL;
+	case MOE_DISPATCH_FLEX: return MOE_BACKEND_FLEX;
+	case MOE_DISPATCH_UCCL_EP: return MOE_BACKEND_UCCL_EP;
+	case MOE_DISPATCH_PPLX_GARDEN: return MOE_BACKEND_PPLX_GARDEN;
+	case MOE_DISPATCH_ALLGATHER: return MOE_BACKEND_ALLGATHER;
+	}
+	return MOE_BACKEND_ALLTOALL;
+}
+
 static double ep_a2a(const struct ctx *x, double bytes, struct coll_choice *out)
 {
 	const struct net_span *s = &x->ep;
@@ -142,6 +156,23 @@ static double ep_a2a(const struct ctx *x, double bytes, struct coll_choice *out)
 		return coll_all_to_all_split(x->cal, s, nvl, efa, out);
 	}
 	(void)n;
+	if (x->sc->layout.moe_dispatcher != MOE_DISPATCH_ALLTOALL &&
+	    x->sc->layout.moe_dispatcher != MOE_DISPATCH_FLEX) {
+		/* the other backends' rules (models/moe_dispatch.h): bytes is
+		 * top_k copies, i.e. bytes / k of tokens */
+		struct moe_call mc;
+		double t = moe_dispatch_time(x->cal, s, ep_backend_of(x->sc->layout.moe_dispatcher), 1.0,
+					     bytes / k, k, false, &mc);
+
+		if (out) {
+			memset(out, 0, sizeof(*out));
+			out->time_s = t;
+			snprintf(out->algorithm, sizeof(out->algorithm), "%s", mc.algorithm);
+			out->tier = net_tier_name(s);
+			out->selected_by = "backend";
+		}
+		return t;
+	}
 	return coll_time(x->cal, s, COLL_ALL_TO_ALL, bytes, out);
 }
 

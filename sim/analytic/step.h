@@ -11,6 +11,7 @@
 #define SC_SIM_STEP_H
 
 #include "../../models/collective.h"
+#include "../../models/moe_dispatch.h"
 #include "../../models/gpu.h"
 #include "../../models/memory.h"
 #include "../../models/network.h"
@@ -224,5 +225,9 @@ enum sc_status sim_step_finish_memo(const struct scenario *sc, const struct step
 const char *step_part_name(enum step_part p);
 const char *mem_part_name(enum mem_part p);
 const char *bottleneck_name(enum bottleneck b);
+
+/* The dispatch backend (models/moe_dispatch.h) of a scenario's
+ * moe_dispatcher: the one mapping both engines use. */
+enum moe_backend ep_backend_of(enum sc_moe_dispatcher d);
 
 #endif

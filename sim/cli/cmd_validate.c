@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "cli_progress.h"
 #include "cli_set.h"
+#include "cli_coll.h"
 #include "cli_output.h"
 #include "cli_serve.h"
 
@@ -218,6 +219,15 @@ static void validate_usage(FILE *out)
 		"                          memory-cases.json), each case's statistic (max\n"
 		"                          allocated, max reserved or nvidia-smi used); --max-mape\n"
 		"                          then applies to the memory MAPE\n"
+		"      --collectives       validate collectives instead: predict every curve of\n"
+		"                          FILE (default: the shipped collective-cases.json and\n"
+		"                          efa-collective-cases.json) point by point (time where\n"
+		"                          published, else bus bandwidth) and report APE per curve,\n"
+		"                          source group, system, collective and node count; with\n"
+		"                          --fit P1,.. --calibration NAME --output FILE it fits\n"
+		"                          those parameters to the curves (--cross-validate: leave\n"
+		"                          one source group out)\n"
+		"      --min-bytes B       with --collectives: count only points of >= B bytes\n"
 		);
 	cli_progress_usage(out);
 	fprintf(out,
@@ -240,6 +250,8 @@ int cmd_validate(int argc, char **argv)
 		{ "serving", no_argument, NULL, 'S' },
 		{ "memory", no_argument, NULL, 'M' },
 		{ "quiet", no_argument, NULL, CLI_OPT_QUIET },
+		{ "collectives", no_argument, NULL, 'C' },
+		{ "min-bytes", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -256,6 +268,8 @@ int cmd_validate(int argc, char **argv)
 	int c, code, n_fit = 0;
 	int fit_params[VAL_FIT_MAX_PARAMS];
 	bool val_run_keep_calibration = false, cross = false, serving = false, memory = false;
+	bool collectives = false;
+	double min_bytes = 0;
 	char *end;
 
 	optind = 1;
@@ -305,6 +319,14 @@ int cmd_validate(int argc, char **argv)
 		case CLI_OPT_QUIET:
 			cli_quiet = true;
 			break;
+		case 'C':
+			collectives = true;
+			break;
+		case 'B':
+			min_bytes = strtod(optarg, &end);
+			if (end == optarg || *end || !(min_bytes >= 0) || min_bytes > 1e15)
+				return cli_usage_error("validate", "--min-bytes needs a size >= 0, got '%s'", optarg);
+			break;
 		case 'h':
 			validate_usage(stdout);
 			return cli_finish(EXIT_OK);
@@ -324,6 +346,18 @@ int cmd_validate(int argc, char **argv)
 		return cli_finish(cli_validate_memory(
 			optind > 1 && path != val_default_cases_path() ? path : NULL, systems, fmt,
 			max_mape, summary_only, dir));
+	}
+	if (min_bytes > 0 && !collectives)
+		return cli_usage_error("validate", "--min-bytes is only used with --collectives");
+	if (collectives) {
+		struct cli_cv_opts co = {
+			optind > 1 && path != val_default_cases_path() ? path : NULL, fmt, max_mape,
+			summary_only, calib, dir, fit, output, cross, min_bytes
+		};
+
+		if (serving || systems || explain)
+			return cli_usage_error("validate", "--collectives takes none of --serving, --systems, --explain");
+		return cli_finish(cli_validate_collectives(&co));
 	}
 	if (serving) {
 		struct cli_serve_validate_opts so = {

@@ -15,10 +15,12 @@
 #include "cli.h"
 #include "cli_set.h"
 #include "cli_output.h"
+#include "cli_coll.h"
 
 static const struct cli_command commands[] = {
 	{ "predict", cmd_predict, "predict one training step of a scenario" },
 	{ "validate", cmd_validate, "compare predictions with published training runs" },
+	{ "collective", cmd_collective, "predict an nccl-tests sweep of one collective on an instance type" },
 	{ "catalog", cmd_catalog, "list the catalogue: gpus, instances, fabrics, storage, models, calibrations" },
 	{ "regress", cmd_regress, "compare pinned scenarios x calibration profiles with committed baselines" },
 	{ "calibrate", cmd_calibrate, "measure (run), read tool output (ingest), fit and show calibration profiles" },

@@ -78,6 +78,16 @@ const struct cfg_field cfg_price_fields[] = {
 	CFG_END
 };
 
+static const char *const efa_tuner_platforms[] = { "none", "P5_P5E", "P5EN", "P6", "P6_B300", NULL };
+
+static const struct cfg_field cfg_efa_fields[] = {
+	CFG_F_INT_RANGE(struct efa_spec, generation, REQ | POS, 1, 9, "EFA generation (1 on p4d, 2 on p5, 3 on p5en and p6)"),
+	CFG_F_ENUM(struct efa_spec, tuner_platform, REQ, efa_tuner_platforms, "aws-ofi-nccl tuner platform (NCCL_OFI_TUNER_*): P5_P5E, P5EN, P6, P6_B300, or none (NCCL's own tuner)"),
+	CFG_F_NUM_RANGE(struct efa_spec, nccl_net_latency_s, REQ, 0, 1e-3, "NCCL network latency from the aws-ofi-nccl platform table, s"),
+	CFG_F_STR(struct efa_spec, source, REQ, "where the EFA facts come from"),
+	CFG_END
+};
+
 const struct cfg_field cfg_instance_fields[] = {
 	CFG_F_STR(struct instance_spec, name, REQ, "instance type, e.g. p5.48xlarge"),
 	CFG_F_STR(struct instance_spec, gpu, REQ, "GPU catalogue name"),
@@ -90,6 +100,7 @@ const struct cfg_field cfg_instance_fields[] = {
 	CFG_F_INT(struct instance_spec, vcpus, REQ | POS, "vCPUs"),
 	CFG_F_NUM(struct instance_spec, memory_GiB, REQ | POS, "host memory, GiB"),
 	CFG_F_OBJ(struct instance_spec, price, REQ, cfg_price_fields, "price with its date and source"),
+	CFG_F_OBJ(struct instance_spec, efa, 0, cfg_efa_fields, "the EFA transport (generation, aws-ofi-nccl tuner platform, NCCL net latency); absent: not described"),
 	CFG_F_STR(struct instance_spec, source, REQ, "where the numbers come from"),
 	CFG_END
 };

@@ -19,7 +19,7 @@ static const char *const attentions[] = { "flash", "unfused", NULL };
 static const char *const dtypes[] = { "fp32", "bf16", NULL };
 static const char *const schedules[] = { "1f1b", "interleaved-1f1b", "gpipe", "zb-h1", "zb-v",
 					  "dualpipe", NULL };
-static const char *const dispatchers[] = { "alltoall", "flex", NULL };
+static const char *const dispatchers[] = { "alltoall", "flex", "uccl-ep", "pplx-garden", "allgather", NULL };
 static const char *const splits[] = { "auto", "even", "slots", "balanced", "uneven", NULL };
 
 /* "model": a catalogue name or an inline model object. */
@@ -178,7 +178,7 @@ const struct cfg_field cfg_layout_fields[] = {
 	CFG_F_INT_RANGE(struct layout, last_stage_layers, POS, 1, SC_MAX_MODEL_COUNT, "decoder layers on the last pipeline rank (Megatron --decoder-last-pipeline-num-layers; implies layer_split uneven)"),
 	CFG_F_BOOL(struct layout, tp_comm_overlap, 0, "overlap TP communication with GEMMs (default false)"),
 	CFG_F_BOOL(struct layout, ep_comm_overlap, 0, "overlap EP all-to-all with computation (default false)"),
-	CFG_F_ENUM(struct layout, moe_dispatcher, 0, dispatchers, "MoE token dispatcher: alltoall (default) or flex (DeepEP/HybridEP, one copy per remote NVLink domain)"),
+	CFG_F_ENUM(struct layout, moe_dispatcher, 0, dispatchers, "MoE token dispatcher: alltoall (default), flex (DeepEP/HybridEP, one copy per remote NVLink domain), uccl-ep or pplx-garden (CPU-proxy EP over EFA), allgather (Megatron all-gather dispatcher)"),
 	CFG_END
 };
 

@@ -35,6 +35,7 @@
  * reduces per block under the analytical prefetch-overlap rule.
  */
 #include "des_internal.h"
+#include "../analytic/step.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -75,7 +76,11 @@ static void kind_flows_of(const struct des_program *p, const struct tf_layer *L,
 		double bytes = L->ep_bytes * p->prep.imbalance;
 		double N = s->domains, r = s->ranks_per_domain;
 
-		if (sc->layout.moe_dispatcher == MOE_DISPATCH_FLEX && s->inter && N > 1) {
+		if (sc->layout.moe_dispatcher != MOE_DISPATCH_ALLTOALL &&
+		    sc->layout.moe_dispatcher != MOE_DISPATCH_FLEX) {
+			moe_dispatch_flows(cal, s, ep_backend_of(sc->layout.moe_dispatcher), 1.0,
+					   bytes / k, k, false, &kf->ep_call);
+		} else if (sc->layout.moe_dispatcher == MOE_DISPATCH_FLEX && s->inter && N > 1) {
 			double per_copy = bytes / k;
 			double domains_hit = N * (1.0 - pow(1.0 - 1.0 / N, k));
 

@@ -6,13 +6,18 @@
  *   vpp null -> 1; micro_batch null -> 1; recompute null -> none;
  *   sequence_parallel null -> true when tp > 1 (Megatron-Core recipes);
  *   etp null -> tp (Megatron's default), or 1 when etp = tp cannot divide;
- *   MoE dispatcher (never stated) -> flex (DeepEP/HybridEP);
+ *   MoE dispatcher not stated -> flex (DeepEP/HybridEP); stated -> that
+ *   backend (models/moe_dispatch.h), or not expressed when unknown;
  *   fsdp false/null -> ZeRO stage 1 (the distributed optimizer, the default
  *   of the Megatron-Core, NeMo and MaxText recipes the cases come from).
- * The scale-out network of a case comes from the systems file, by GPU type.
+ * The scale-out network of a case comes from the systems file, by GPU type;
+ * a stated system must be that file's system for the GPU, or an instance
+ * type of the catalogue (then that instance and its EFA on the AWS
+ * fabric); anything else is not expressed, with the reason.
  */
 #include "validate.h"
 
+#include "../../models/moe_dispatch.h"
 #include "../../models/uncertainty.h"
 
 #include <math.h>
@@ -378,6 +383,7 @@ static int build_case(const struct val_set *set, const struct catalog *cat,
 	const struct gpu_spec *gpu = catalog_gpu(cat, rc->gpu);
 	const struct val_system *sys = system_for(set, rc->gpu);
 	const struct val_recipe *rec = recipe_for(set, rc->source_group);
+	const struct instance_spec *aws = rc->system[0] ? catalog_instance(cat, rc->system) : NULL;
 	struct scenario *sc;
 	struct sc_error cerr;
 
@@ -406,6 +412,25 @@ static int build_case(const struct val_set *set, const struct catalog *cat,
 		return not_expressible(vc, "GPU \"%s\" is not in the catalogue", rc->gpu);
 	if (!sys)
 		return not_expressible(vc, "no scale-out network known for GPU \"%s\"", rc->gpu);
+	/* A stated system is honoured: an instance type -> that instance with
+	 * its EFA on the AWS fabric; else it must be the systems file's system
+	 * for the GPU (DGX, NVL72 -> their InfiniBand). */
+	if (aws) {
+		if (strcmp(aws->gpu, rc->gpu) != 0)
+			return not_expressible(vc, "system \"%s\" does not have the case's GPU", rc->system);
+		if (aws->gpus_per_node != rc->gpus_per_node || aws->nvlink_domain_gpus != rc->nvlink_domain)
+			return not_expressible(vc, "system \"%s\" has other GPUs per node or NVLink domain "
+					       "than the case states", rc->system);
+		if (!catalog_fabric(cat, "ultracluster"))
+			return not_expressible(vc, "%s", "fabric \"ultracluster\" is not in the catalogue");
+	} else if (rc->system[0] && strcmp(rc->system, sys->system) != 0) {
+		return not_expressible(vc, "system \"%s\" is neither an instance type of the catalogue "
+				       "nor the systems file's system for this GPU", rc->system);
+	}
+	if (rc->moe_dispatcher[0] && model_is_moe(m) &&
+	    moe_backend_of_name(rc->moe_dispatcher) < 0)
+		return not_expressible(vc, "MoE dispatcher \"%s\" is not modelled (alltoall, allgather, "
+				       "flex/deepep/hybridep, uccl-ep, pplx-garden)", rc->moe_dispatcher);
 
 	sc = calloc(1, sizeof(*sc));
 	if (!sc)
@@ -413,8 +438,10 @@ static int build_case(const struct val_set *set, const struct catalog *cat,
 	snprintf(sc->name, sizeof(sc->name), "%s", rc->id);
 	sc->model = *m;
 	sc->cluster.gpu = *gpu;
-	sc->cluster.fabric = *catalog_fabric(cat, sys->fabric);
-	{
+	sc->cluster.fabric = *catalog_fabric(cat, aws ? "ultracluster" : sys->fabric);
+	if (aws) {
+		sc->cluster.instance = *aws;
+	} else {
 		struct instance_spec *in = &sc->cluster.instance;
 		snprintf(in->name, sizeof(in->name), "%s", rc->system[0] ? rc->system : sys->system);
 		snprintf(in->gpu, sizeof(in->gpu), "%s", gpu->name);
@@ -527,9 +554,18 @@ static int build_case(const struct val_set *set, const struct catalog *cat,
 		sc->layout.tp_comm_overlap = true;
 		add_assumption(vc, "tp_comm_overlap=true (NVIDIA performance recipe)");
 	}
-	if (model_is_moe(m)) {
-		/* Not stated in any case: the Megatron-Core MoE recipes these come
-		 * from use the flex dispatcher (DeepEP/HybridEP) across nodes. */
+	if (model_is_moe(m) && rc->moe_dispatcher[0]) {
+		static const enum sc_moe_dispatcher of_backend[] = {
+			[MOE_BACKEND_ALLTOALL] = MOE_DISPATCH_ALLTOALL, [MOE_BACKEND_FLEX] = MOE_DISPATCH_FLEX,
+			[MOE_BACKEND_UCCL_EP] = MOE_DISPATCH_UCCL_EP,
+			[MOE_BACKEND_PPLX_GARDEN] = MOE_DISPATCH_PPLX_GARDEN,
+			[MOE_BACKEND_ALLGATHER] = MOE_DISPATCH_ALLGATHER
+		};
+
+		sc->layout.moe_dispatcher = of_backend[moe_backend_of_name(rc->moe_dispatcher)];
+	} else if (model_is_moe(m)) {
+		/* Not stated: the Megatron-Core MoE recipes these come from use
+		 * the flex dispatcher (DeepEP/HybridEP) across nodes. */
 		sc->layout.moe_dispatcher = MOE_DISPATCH_FLEX;
 		if (rc->ep > 1)
 			add_assumption(vc, "moe_dispatcher=flex");

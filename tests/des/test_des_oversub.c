@@ -49,10 +49,14 @@ static double a2a_by_hand(const struct scenario *sc, double S)
 	double n = sc->layout.ep, N = n, g = c->fabric.nodes_per_leaf;
 	double share = c->instance.efa_nics * c->instance.efa_nic_Gbps * 1e9 / 8 / c->instance.gpus_per_node;
 	double load = c->fabric.leaf_spine_oversubscription * (N - g) / (N - 1);
-	double efa = share * (load > 1 ? 1 / load : 1) * k->efa_a2a_bw_eff;
+	/* the instance describes its AWS EFA: the awsefa_* all-to-all
+	 * parameters, with the start-up (models/collective.c efa_tier_of) */
+	bool aws = c->instance.efa.generation > 0;
+	double efa = share * (load > 1 ? 1 / load : 1) * (aws ? k->awsefa_a2a_bw_eff : k->efa_a2a_bw_eff);
+	double lat = aws ? k->awsefa_startup_s + (n - 1) * k->awsefa_a2a_peer_alpha_s : (n - 1) * k->a2a_alpha_s;
 
 	/* r = 1: nothing over NVLink */
-	return (n - 1) * k->a2a_alpha_s + 2 * c->fabric.spine_hop_latency_s + (n - 1) / n * S / efa;
+	return lat + 2 * c->fabric.spine_hop_latency_s + (n - 1) / n * S / efa;
 }
 
 int main(void)

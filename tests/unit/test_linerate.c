@@ -48,9 +48,16 @@
  *   direct all-to-all:        NVLink (r-1)/n S, EFA (n-r)/n S per member.
  *   node-dedup all-to-all:    the caller's NVLink and EFA bytes.
  *   p2p:                      S on the pair's tier.
+ *   MoE dispatch/combine:     the backend's own NVLink and EFA bytes
+ *                             (models/moe_dispatch.h), every backend, normal
+ *                             and low-latency kernels.
+ * Every instance is checked twice: with its AWS EFA transport (the awsefa_*
+ * parameters, the aws-ofi-nccl regions, LL128) and with the same NICs as a
+ * generic scale-out network.
  * An algorithm not in this list fails the test: a new one needs its line.
  */
 #include "../../models/collective.h"
+#include "../../models/moe_dispatch.h"
 #include "../../sim/config/catalog_load.h"
 #include "sc_test.h"
 
@@ -193,6 +200,10 @@ static void test_catalogue_line_rate(void)
 			continue;
 		lr.nv_Bps = gpu->nvlink_GBps * 1e9;
 		lr.efa_Bps = inst->efa_nics * inst->efa_nic_Gbps * 1e9 / 8.0 / inst->gpus_per_node;
+		/* tv 0: the instance's AWS EFA transport (awsefa_* parameters,
+		 * aws-ofi-nccl regions, LL128); tv 1: the same NICs without the
+		 * efa object (the generic scale-out parameters, as on InfiniBand) */
+		for (int tv = 0; tv < 2; tv++)
 		for (int fb = 0; fb < cat.n_fabrics; fb++)
 			for (int kc = 0; kc < cat.n_calibrations; kc++) {
 				const struct calibration *k = &cat.calibrations[kc];
@@ -202,6 +213,8 @@ static void test_catalogue_line_rate(void)
 					continue;
 				memset(&c, 0, sizeof(c));
 				c.instance = *inst;
+				if (tv == 1)
+					memset(&c.instance.efa, 0, sizeof(c.instance.efa));
 				c.gpu = *gpu;
 				c.fabric = cat.fabrics[fb];
 				c.nodes = 4096;
@@ -238,6 +251,33 @@ static void test_catalogue_line_rate(void)
 								}
 							}
 						}
+				/* MoE dispatch/combine of every backend (models/moe_dispatch.h):
+				 * the bytes it puts through a GPU's NVLink port and NIC share */
+				for (size_t g = 0; g < sizeof(ranks) / sizeof(ranks[0]); g++) {
+					struct net_span s = net_span_of(&c, ranks[g], 1);
+
+					for (int b = MOE_BACKEND_ALLTOALL; b <= MOE_BACKEND_ALLGATHER; b++)
+						for (int ll = 0; ll < 2; ll++)
+							for (double tok = 128; tok <= 16384; tok *= 8) {
+								struct moe_call mc;
+								double t = moe_dispatch_time(k, &s, (enum moe_backend)b, tok,
+											     7168, 8, ll, &mc);
+
+								if (s.ranks <= 1)
+									continue;
+								candidates++;
+								if (mc.nvlink_bytes > t * lr.nv_Bps * (1 + SLACK) ||
+								    (s.inter && mc.efa_bytes > t * lr.efa_Bps * (1 + SLACK))) {
+									bool nvb = mc.nvlink_bytes > t * lr.nv_Bps * (1 + SLACK);
+
+									report("moe dispatch", &c, k, COLL_ALL_TO_ALL, &s,
+									       tok * 7168, mc.algorithm,
+									       nvb ? mc.nvlink_bytes : mc.efa_bytes, t,
+									       nvb ? lr.nv_Bps : lr.efa_Bps);
+									violations++;
+								}
+							}
+				}
 				/* node-deduplicating all-to-all (MoE flex dispatcher) */
 				for (size_t g = 0; g < sizeof(ranks) / sizeof(ranks[0]); g++) {
 					struct net_span s = net_span_of(&c, ranks[g], 1);
@@ -267,8 +307,9 @@ static void test_catalogue_line_rate(void)
 		fprintf(stderr, "    %-40s %ld\n", seen[q], bad[q]);
 	CHECK(violations == 0);
 	/* the grid reached every algorithm x protocol of models/collective.c
-	 * (node-dedup, checked separately, not counted) */
-	CHECK(n_seen >= 13);
+	 * (node-dedup, checked separately, not counted): 13 on the generic
+	 * scale-out path, ring/ll128 and tree/ll128 on the AWS EFA transport */
+	CHECK(n_seen >= 15);
 	catalog_free(&cat);
 }
 

@@ -482,7 +482,8 @@ static void test_disaggregated_transfer(void)
 	CHECK(srv_replica_for(&sc, &sc.disagg.prefill, &rep, &err) == SC_OK);
 	/* each GPU sends its head's K and V of every layer: 3000 tokens x
 	 * 2 x 1 head x 128 x 1 byte x 80 layers, over its 1/8 share of the
-	 * node's 32 x 100 Gb/s EFA at the calibrated send/recv efficiency */
+	 * node's 32 x 100 Gb/s EFA at the calibrated send/recv efficiency
+	 * (the AWS EFA transport's ring efficiency on a p5) */
 	bytes = 3000.0 * 2 * 128 * 80;
 	CHECK_REL(r.kv_transfer_bytes_per_request, bytes, 1e-12);
 	memset(&cl, 0, sizeof(cl));
@@ -492,7 +493,7 @@ static void test_disaggregated_transfer(void)
 	cl.nodes = 2;
 	s = net_span_of(&cl, 2, 8);
 	want = sc.calibration.p2p_alpha_s + s.extra_latency_s +
-	       bytes / (32 * 100e9 / 8 / 8 * sc.calibration.efa_ring_bw_eff);
+	       bytes / (32 * 100e9 / 8 / 8 * sc.calibration.awsefa_ring_bw_eff);
 	CHECK_REL(coll_time(&sc.calibration, &s, COLL_SEND_RECV, bytes, NULL), want, 1e-9);
 	/* at 0.5 requests/s nothing queues on the link */
 	CHECK_REL(r.kv_transfer_s.p50, want, 1e-6);

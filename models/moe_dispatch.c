@@ -1,0 +1,168 @@
+/* moe_dispatch.c: MoE dispatch/combine per backend (see moe_dispatch.h). */
+#include "moe_dispatch.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "collective.h"
+
+int moe_backend_of_name(const char *name)
+{
+	if (strcmp(name, "alltoall") == 0)
+		return MOE_BACKEND_ALLTOALL;
+	if (strcmp(name, "flex") == 0 || strcmp(name, "deepep") == 0 || strcmp(name, "hybridep") == 0)
+		return MOE_BACKEND_FLEX;
+	if (strcmp(name, "uccl-ep") == 0)
+		return MOE_BACKEND_UCCL_EP;
+	if (strcmp(name, "pplx-garden") == 0)
+		return MOE_BACKEND_PPLX_GARDEN;
+	if (strcmp(name, "allgather") == 0)
+		return MOE_BACKEND_ALLGATHER;
+	return -1;
+}
+
+const char *moe_backend_name(enum moe_backend b)
+{
+	switch (b) {
+	case MOE_BACKEND_ALLTOALL: return "alltoall";
+	case MOE_BACKEND_FLEX: return "flex";
+	case MOE_BACKEND_UCCL_EP: return "uccl-ep";
+	case MOE_BACKEND_PPLX_GARDEN: return "pplx-garden";
+	case MOE_BACKEND_ALLGATHER: return "allgather";
+	}
+	return "unknown";
+}
+
+bool moe_backend_cpu_proxy(enum moe_backend b)
+{
+	return b == MOE_BACKEND_UCCL_EP || b == MOE_BACKEND_PPLX_GARDEN;
+}
+
+/* Distinct parties (NVLink domains, or GPUs of one domain) a token's top_k
+ * experts reach when they are drawn evenly over N of them:
+ * N (1 - (1 - 1/N)^k) (DeepSeek-V3 report, section 3.2.2). */
+static double parties_hit(double N, int k)
+{
+	return N * (1.0 - pow(1.0 - 1.0 / N, k));
+}
+
+double moe_dispatch_time(const struct calibration *cal, const struct net_span *s,
+			 enum moe_backend b, double tokens, double token_bytes, int top_k,
+			 bool low_latency, struct moe_call *out)
+{
+	struct moe_call c;
+	double n = s->ranks, r = s->ranks_per_domain, N = s->domains;
+	int k = top_k > 0 ? top_k : 1;
+	double copies = tokens * token_bytes * k;
+
+	memset(&c, 0, sizeof(c));
+	if (s->ranks <= 1 || copies <= 0) {
+		snprintf(c.algorithm, sizeof(c.algorithm), "none");
+	} else if (b == MOE_BACKEND_ALLTOALL) {
+		/* Megatron's all-to-all: an NCCL all-to-all of the top_k copies */
+		struct coll_choice ch;
+
+		c.time_s = coll_time(cal, s, COLL_ALL_TO_ALL, copies, &ch);
+		c.nvlink_bytes = copies * (r - 1) / n;
+		c.efa_bytes = copies * (n - r) / n;
+		snprintf(c.algorithm, sizeof(c.algorithm), "%s/%s", moe_backend_name(b), ch.algorithm);
+	} else if (b == MOE_BACKEND_ALLGATHER) {
+		/* all-gather of every rank's tokens: nccl-tests size n x tokens */
+		struct coll_choice ch;
+		double S = tokens * token_bytes * n;
+
+		c.time_s = coll_time(cal, s, COLL_ALL_GATHER, S, &ch);
+		/* the least an all-gather moves per GPU: a domain receives the
+		 * other domains' (N-1)/N S once, through its r NIC shares, and
+		 * fans it out over NVLink */
+		c.nvlink_bytes = S * (r - 1) / r / N;
+		c.efa_bytes = s->inter ? S * (N - 1) / N / r : 0;
+		snprintf(c.algorithm, sizeof(c.algorithm), "%s/%s", moe_backend_name(b), ch.algorithm);
+	} else if (!s->inter) {
+		/* inside one NVLink domain DeepEP-style kernels send a token once
+		 * to each other GPU holding one of its experts */
+		struct coll_choice ch;
+		double nvl = tokens * token_bytes * parties_hit(r, k) * (r - 1) / r;
+
+		c.time_s = coll_all_to_all_split(cal, s, nvl, 0, &ch);
+		c.nvlink_bytes = nvl;
+		snprintf(c.algorithm, sizeof(c.algorithm), "%s/nvlink", moe_backend_name(b));
+	} else {
+		double efa, nvl, bnv, befa;
+
+		if (b == MOE_BACKEND_PPLX_GARDEN) {
+			/* NVLink inside the node, one RDMA write per remote expert
+			 * rank across (pplx-garden fabric-lib) */
+			efa = copies * (n - r) / n;
+			nvl = copies * (r - 1) / n;
+		} else if (low_latency) {
+			/* DeepEP/UCCL-EP low-latency kernels: "pure RDMA", every
+			 * copy to its expert's rank, the node's own included */
+			efa = copies * (n - 1) / n;
+			nvl = 0;
+		} else {
+			/* normal kernels: one copy per NVLink domain the token hits,
+			 * through the RDMA ranks' buffers (the local domain's too:
+			 * DeepEP internode layout), then NVLink fan-out; the UCCL-EP
+			 * README's ~50 GB/s "RDMA bottleneck bandwidth" times its
+			 * latency gives these bytes at EP16-32 */
+			efa = tokens * token_bytes * parties_hit(N, k);
+			nvl = tokens * token_bytes * parties_hit(r, k) * (r - 1) / r;
+		}
+		c.nvlink_bytes = nvl;
+		c.efa_bytes = efa;
+		bnv = s->nvlink_Bps * cal->nvlink_a2a_bw_eff;
+		if (moe_backend_cpu_proxy(b)) {
+			befa = net_efa_Bps_leaving(s, 0) * cal->ep_proxy_bw_eff;
+			c.fixed_s = cal->ep_proxy_call_s + (n - 1) * cal->ep_proxy_peer_s;
+			c.time_s = c.fixed_s + fmax(nvl / bnv, efa / befa);
+			snprintf(c.algorithm, sizeof(c.algorithm), "%s/%s+cpu-proxy", moe_backend_name(b),
+				 low_latency ? "low-latency" : "normal");
+		} else {
+			struct coll_choice ch;
+
+			c.time_s = coll_all_to_all_split(cal, s, nvl, efa, &ch);
+			snprintf(c.algorithm, sizeof(c.algorithm), "%s/%s", moe_backend_name(b), ch.algorithm);
+		}
+	}
+	if (out)
+		*out = c;
+	return c.time_s;
+}
+
+double moe_dispatch_flows(const struct calibration *cal, const struct net_span *s,
+			  enum moe_backend b, double tokens, double token_bytes, int top_k,
+			  bool low_latency, struct coll_flows *out)
+{
+	struct moe_call c;
+	double t = moe_dispatch_time(cal, s, b, tokens, token_bytes, top_k, low_latency, &c);
+	int k = top_k > 0 ? top_k : 1;
+
+	memset(out, 0, sizeof(*out));
+	if (s->ranks <= 1 || !(t > 0))
+		return t;
+	if (b == MOE_BACKEND_ALLTOALL)
+		return coll_flows_of(cal, s, COLL_ALL_TO_ALL, tokens * token_bytes * k, out);
+	if (b == MOE_BACKEND_ALLGATHER)
+		return coll_flows_of(cal, s, COLL_ALL_GATHER, tokens * token_bytes * s->ranks, out);
+	if (!moe_backend_cpu_proxy(b) || !s->inter)
+		return coll_flows_of_a2a_split(cal, s, c.nvlink_bytes, s->inter ? c.efa_bytes : 0, out);
+	{
+		double raw = net_efa_Bps_leaving(s, 0);
+
+		out->pattern = COLL_PATTERN_ALL_TO_ALL;
+		out->latency_s = c.fixed_s;
+		out->nvlink_bytes = c.nvlink_bytes / cal->nvlink_a2a_bw_eff;
+		out->efa_bytes = c.efa_bytes / cal->ep_proxy_bw_eff;
+		out->efa_Bps = raw;
+		out->nvlink_steps = c.nvlink_bytes > 0;
+		out->efa_steps = c.efa_bytes > 0;
+		out->time_s = t;
+		out->choice.time_s = t;
+		snprintf(out->choice.algorithm, sizeof(out->choice.algorithm), "%s", c.algorithm);
+		out->choice.tier = net_tier_name(s);
+		out->choice.selected_by = "backend";
+	}
+	return t;
+}

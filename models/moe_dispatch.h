@@ -1,0 +1,77 @@
+/* moe_dispatch.h: one MoE expert-parallel dispatch or combine call per
+ * backend: its data-volume rule, fixed cost per call and bandwidth.
+ *
+ * Backends (what a scenario or validation case names):
+ *   alltoall   Megatron-Core's all-to-all dispatcher over NCCL: top_k copies
+ *              of every token travel to their experts' ranks
+ *              (models/collective.h all-to-all);
+ *   flex       DeepEP / HybridEP (Megatron's flex dispatcher): a token
+ *              crosses the scale-out network once per remote NVLink domain
+ *              holding one of its experts, then fans out over NVLink;
+ *   uccl-ep    UCCL-EP, DeepEP's kernels with a CPU proxy that posts the
+ *              RDMA writes on EFA (EFA has no IBGDA): the flex volume rule,
+ *              plus the proxy's per-call and per-peer costs;
+ *   pplx-garden  pplx-garden fabric-lib on EFA: NVLink inside the node,
+ *              one RDMA write (CPU proxy) per remote expert rank;
+ *   allgather  Megatron-Core's all-gather dispatcher: every EP rank gathers
+ *              all ranks' tokens (an NCCL all-gather of n x tokens) and
+ *              keeps those of its experts; the combine is the matching
+ *              reduce-scatter.  One copy per token, whatever top_k.
+ * Low-latency kernels (128-token decode batches) send every copy
+ * directly over RDMA (no NVLink forwarding): top_k copies, (n - r)/n of
+ * them remote.  Sources: DeepEP README (normal vs low-latency kernels);
+ * UCCL-EP README (uccl-project/uccl ep/README.md @da914a20); pplx-garden
+ * docs/fabric-lib.md @24460037; validation/efa-collective-cases.json.
+ * Pure; caller-owned structs.
+ */
+#ifndef SC_MOE_DISPATCH_H
+#define SC_MOE_DISPATCH_H
+
+#include <stdbool.h>
+
+#include "calibration.h"
+#include "collective.h"
+#include "network.h"
+
+enum moe_backend {
+	MOE_BACKEND_ALLTOALL,
+	MOE_BACKEND_FLEX,
+	MOE_BACKEND_UCCL_EP,
+	MOE_BACKEND_PPLX_GARDEN,
+	MOE_BACKEND_ALLGATHER
+};
+
+/* "alltoall", "flex", "uccl-ep", "pplx-garden", "allgather"; -1 for an unknown name
+ * ("deepep" and "hybridep" are flex). */
+int moe_backend_of_name(const char *name);
+const char *moe_backend_name(enum moe_backend b);
+
+/* True when the backend drives EFA through a CPU proxy thread. */
+bool moe_backend_cpu_proxy(enum moe_backend b);
+
+struct moe_call {
+	double time_s;
+	double nvlink_bytes;  /* per rank, through its NVLink port */
+	double efa_bytes;     /* per rank, through its EFA share */
+	double fixed_s;       /* per-call fixed part (latency, proxy) */
+	char algorithm[48];
+};
+
+/* One dispatch (or combine) of `tokens` tokens per rank of `token_bytes`
+ * each (hidden x dtype bytes), top_k experts per token, over the EP group
+ * span s.  low_latency: the low-latency kernels' volume rule.  Returns
+ * seconds; fills out (may be NULL). */
+double moe_dispatch_time(const struct calibration *cal, const struct net_span *s,
+			 enum moe_backend b, double tokens, double token_bytes, int top_k,
+			 bool low_latency, struct moe_call *out);
+
+/* The call as flows for the discrete-event engine (models/collective.h,
+ * struct coll_flows): the NCCL backends' own flows; a CPU-proxy backend as
+ * an all-to-all pattern whose latency is the proxy's fixed cost and whose
+ * bytes run at the raw link speeds (scaled by the backend's efficiencies).
+ * Returns the same time as moe_dispatch_time(). */
+double moe_dispatch_flows(const struct calibration *cal, const struct net_span *s,
+			  enum moe_backend b, double tokens, double token_bytes, int top_k,
+			  bool low_latency, struct coll_flows *out);
+
+#endif

@@ -1,0 +1,1 @@
+collective allreduce --instance p5.48xlarge --nodes 2

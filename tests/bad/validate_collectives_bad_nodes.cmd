@@ -1,0 +1,1 @@
+validate --collectives @TMP@/c.json

@@ -1,0 +1,1 @@
+validate --min-bytes 1024

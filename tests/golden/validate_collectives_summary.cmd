@@ -1,0 +1,1 @@
+validate --collectives --summary --min-bytes 1048576

@@ -1,0 +1,166 @@
+/* test_efa.c: the AWS EFA transport: the aws-ofi-nccl region tuner, the
+ * EFA parameters taking over from the generic scale-out ones, the MoE
+ * dispatch backends' volume rules, and the collective-curves reader. */
+#include "../../models/collective.h"
+#include "../../models/efa_tuner.h"
+#include "../../models/moe_dispatch.h"
+#include "../../sim/config/catalog_load.h"
+#include "../../sim/validate/coll_validate.h"
+#include "sc_test.h"
+
+#include <math.h>
+#include <string.h>
+
+static struct catalog cat;
+
+static struct cluster cluster_of(const char *instance, int nodes)
+{
+	struct cluster c;
+	const struct instance_spec *in = catalog_instance(&cat, instance);
+
+	memset(&c, 0, sizeof(c));
+	CHECK(in != NULL);
+	if (!in)
+		return c;
+	c.instance = *in;
+	c.gpu = *catalog_gpu(&cat, in->gpu);
+	c.fabric = *catalog_fabric(&cat, "ultracluster");
+	c.nodes = nodes;
+	return c;
+}
+
+/* Points read off the P5/P5e 8-ranks-per-node all-reduce table of
+ * nccl_ofi_regions.cpp (efa-tuner-priors.json
+ * region-p5-p5e-ranks-per-node-8-all-reduce). */
+static void test_regions(void)
+{
+	const char *table;
+	const struct efa_region *r;
+
+	/* 32 MiB on 64 ranks: inside TREE/LL128 (its edge 37748736 @ 32 ..
+	 * 117440512 @ 64) */
+	r = efa_tuner_choice(EFA_TUNER_P5_P5E, COLL_ALL_REDUCE, 33554432.0, 64, 8, &table);
+	CHECK(r != NULL);
+	if (r) {
+		CHECK_STR(r->algorithm, "TREE");
+		CHECK_STR(r->protocol, "LL128");
+		CHECK_STR(table, "region-p5-p5e-ranks-per-node-8-all-reduce");
+	}
+	/* 8 GiB on 64 ranks: RING/SIMPLE */
+	r = efa_tuner_choice(EFA_TUNER_P5_P5E, COLL_ALL_REDUCE, 8589934592.0, 64, 8, NULL);
+	CHECK(r != NULL && strcmp(r->algorithm, "RING") == 0 && strcmp(r->protocol, "SIMPLE") == 0);
+	/* the model tuner's forced rule: 16 nodes, 128 ranks, 3-5 GiB */
+	r = efa_tuner_choice(EFA_TUNER_P5_P5E, COLL_ALL_REDUCE, 4294967296.0, 128, 16, &table);
+	CHECK(r != NULL && strcmp(r->algorithm, "NVLS_TREE") == 0);
+	CHECK(table && strcmp(table, "model-p5-quirk") == 0);
+	/* not for 2 nodes or fewer, nor without a tuner platform, nor for a
+	 * layout without a table (4 ranks per node) */
+	CHECK(efa_tuner_choice(EFA_TUNER_P5_P5E, COLL_ALL_REDUCE, 33554432.0, 16, 2, NULL) == NULL);
+	CHECK(efa_tuner_choice(EFA_TUNER_NONE, COLL_ALL_REDUCE, 33554432.0, 64, 8, NULL) == NULL);
+	CHECK(efa_tuner_choice(EFA_TUNER_P5_P5E, COLL_ALL_REDUCE, 33554432.0, 32, 8, NULL) == NULL);
+	/* every table of the four platforms was generated */
+	CHECK(efa_region_table_count == 23);
+}
+
+/* On a p5 the collective model reads the awsefa_* parameters and names
+ * the region's choice; the same NICs without the efa object read the
+ * generic ones. */
+static void test_transport(void)
+{
+	struct cluster c = cluster_of("p5.48xlarge", 8);
+	const struct calibration *k = catalog_calibration(&cat, "hopper-default");
+	struct calibration cal;
+	struct net_span s;
+	struct coll_choice ch;
+	double t0, t1;
+
+	CHECK(k != NULL);
+	if (!k)
+		return;
+	cal = *k;
+	s = net_span_of(&c, 64, 1);
+	CHECK(s.aws_efa && s.inter && s.efa_tuner == EFA_TUNER_P5_P5E);
+	coll_time(&cal, &s, COLL_ALL_REDUCE, 33554432.0, &ch);
+	CHECK_STR(ch.algorithm, "tree/ll128");
+	CHECK(strncmp(ch.selected_by, "aws-ofi-nccl region", 19) == 0);
+	/* all-to-all: start-up + per-peer cost + EFA at awsefa_a2a_bw_eff */
+	t0 = coll_time(&cal, &s, COLL_ALL_TO_ALL, 1e9, NULL);
+	CHECK_REL(t0, cal.awsefa_startup_s + 63 * cal.awsefa_a2a_peer_alpha_s +
+			      fmax(7.0 / 64 * 1e9 / (c.gpu.nvlink_GBps * 1e9 * cal.nvlink_a2a_bw_eff),
+				   56.0 / 64 * 1e9 / (50e9 * cal.awsefa_a2a_bw_eff)), 1e-12);
+	/* a generic parameter no longer moves an EFA span's time */
+	cal.efa_a2a_bw_eff = 0.1;
+	t1 = coll_time(&cal, &s, COLL_ALL_TO_ALL, 1e9, NULL);
+	CHECK_REL(t1, t0, 0);
+	memset(&c.instance.efa, 0, sizeof(c.instance.efa));
+	s = net_span_of(&c, 64, 1);
+	CHECK(!s.aws_efa);
+	CHECK(coll_time(&cal, &s, COLL_ALL_TO_ALL, 1e9, NULL) > t0);
+	CHECK(coll_scaleout_param(&s, CALIB_efa_ring_bw_eff) == CALIB_efa_ring_bw_eff);
+}
+
+/* The volume rules of models/moe_dispatch.h on 4 p6-b200 nodes: the
+ * normal kernels send one copy per domain hit (the local one included),
+ * the low-latency ones every copy; the proxy adds its fixed costs. */
+static void test_dispatch(void)
+{
+	struct cluster c = cluster_of("p6-b200.48xlarge", 4);
+	const struct calibration *cal = catalog_calibration(&cat, "blackwell-default");
+	struct net_span s = net_span_of(&c, 32, 1);
+	struct moe_call n, ll, a2a;
+	double tb = 7168, tokens = 4096;
+
+	CHECK(cal != NULL);
+	if (!cal)
+		return;
+	moe_dispatch_time(cal, &s, MOE_BACKEND_UCCL_EP, tokens, tb, 8, false, &n);
+	moe_dispatch_time(cal, &s, MOE_BACKEND_UCCL_EP, tokens, tb, 8, true, &ll);
+	moe_dispatch_time(cal, &s, MOE_BACKEND_ALLTOALL, tokens, tb, 8, false, &a2a);
+	CHECK_REL(n.efa_bytes, tokens * tb * 4 * (1 - pow(0.75, 8)), 1e-12);
+	CHECK_REL(ll.efa_bytes, tokens * tb * 8 * 31.0 / 32, 1e-12);
+	CHECK_REL(a2a.efa_bytes, tokens * tb * 8 * 24.0 / 32, 1e-12);
+	CHECK_REL(n.fixed_s, cal->ep_proxy_call_s + 31 * cal->ep_proxy_peer_s, 1e-12);
+	CHECK(strstr(n.algorithm, "cpu-proxy") != NULL);
+	CHECK(moe_backend_of_name("deepep") == MOE_BACKEND_FLEX);
+	CHECK(moe_backend_of_name("nope") == -1);
+}
+
+/* The shipped curves load; what cannot be expressed says why. */
+static void test_curves(void)
+{
+	struct cv_set set;
+	struct sc_error err;
+	int expressed = 0, nvshmem = 0;
+
+	memset(&set, 0, sizeof(set));
+	CHECK(cv_load(cv_default_path(0), &cat, &set, &err) == SC_OK);
+	CHECK(cv_load(cv_default_path(1), &cat, &set, &err) == SC_OK);
+	CHECK(set.n_curves == 97);
+	cv_run(&set, &cat, NULL);
+	for (int i = 0; i < set.n_curves; i++) {
+		const struct cv_curve *c = &set.curves[i];
+
+		expressed += c->expressible;
+		nvshmem += !c->expressible && strstr(c->reason, "NVSHMEM") != NULL;
+		CHECK(c->expressible || c->reason[0]);
+	}
+	CHECK(nvshmem == 10);
+	CHECK(expressed >= 50);
+	cv_free(&set);
+}
+
+int main(void)
+{
+	struct sc_error err;
+
+	if (catalog_load(catalog_default_dir(), &cat, &err) != SC_OK) {
+		fprintf(stderr, "catalog: %s\n", err.message);
+		return 1;
+	}
+	test_regions();
+	test_transport();
+	test_dispatch();
+	test_curves();
+	catalog_free(&cat);
+	return sc_test_summary();
+}

@@ -87,7 +87,7 @@ static void calibrate_usage(FILE *out)
 		"      --description TEXT   fit: the profile's description\n"
 		"  -r, --report-format FMT  fit, show: text (default) or json\n"
 		"  -c, --config-dir DIR     catalogue directory (default: $STEPCAST_CONFIG_DIR,\n"
-		"                           else the configs/ of the source tree)\n"
+		"                           else the configs/ of the data directory)\n"
 		"  -h, --help               show this help\n"
 		"\n"
 		"exit: 0 done, 2 usage, 3 invalid input (with the file and line or JSON\n"

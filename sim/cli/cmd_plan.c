@@ -49,7 +49,7 @@ static void plan_usage(FILE *out)
 		"                       ending in .json); it must be for the GPU family of the\n"
 		"                       scenario's instance (of --instance, when given)\n"
 		"  -c, --config-dir DIR catalogue directory (default: $STEPCAST_CONFIG_DIR, else the\n"
-		"                       configs/ of the source tree)\n"
+		"                       configs/ of the data directory)\n"
 		"  -h, --help           show this help\n"
 		"\n"
 		"Exit 1 when no node count meets the deadline or no layout fits (the report says\n"

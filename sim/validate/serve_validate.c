@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "../config/calibration_select.h"
+#include "../config/datadir.h"
 #include "../serve/serve_sim.h"
 
 #define REQ CFG_REQUIRED
@@ -53,9 +54,13 @@ const char *sval_metric_name(enum sval_metric m)
 
 static const char *val_dir(void)
 {
+	static char dir[1024];
 	const char *env = getenv("STEPCAST_VALIDATION_DIR");
 
-	return env && env[0] ? env : STEPCAST_SOURCE_DIR "/tests/validation/data";
+	if (env && env[0])
+		return env;
+	cfg_data_path(dir, sizeof(dir), "validation");
+	return dir;
 }
 
 const char *sval_default_cases_path(void)

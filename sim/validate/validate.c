@@ -22,6 +22,7 @@
 
 #include "../analytic/step.h"
 #include "../config/calibration_select.h"
+#include "../config/datadir.h"
 #include "../config/scenario_load.h"
 
 #define NOT_STATED (-1)
@@ -192,8 +193,10 @@ const char *val_default_cases_path(void)
 	static char path[1024];
 	const char *env = getenv("STEPCAST_VALIDATION_DIR");
 
-	snprintf(path, sizeof(path), "%s/training-cases.json",
-		 env && env[0] ? env : STEPCAST_SOURCE_DIR "/tests/validation/data");
+	if (env && env[0])
+		snprintf(path, sizeof(path), "%s/training-cases.json", env);
+	else
+		cfg_data_path(path, sizeof(path), "validation/training-cases.json");
 	return path;
 }
 
@@ -202,8 +205,10 @@ const char *val_default_systems_path(void)
 	static char path[1024];
 	const char *env = getenv("STEPCAST_VALIDATION_DIR");
 
-	snprintf(path, sizeof(path), "%s/systems.json",
-		 env && env[0] ? env : STEPCAST_SOURCE_DIR "/tests/validation/data");
+	if (env && env[0])
+		snprintf(path, sizeof(path), "%s/systems.json", env);
+	else
+		cfg_data_path(path, sizeof(path), "validation/systems.json");
 	return path;
 }
 

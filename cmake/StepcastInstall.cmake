@@ -52,7 +52,6 @@ install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 # Manual pages, generated from --help (scripts/gen-man) after each build of
 # the binary.
-file(GLOB STEPCAST_CLI_HELP_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/sim/cli/*.c)
 add_custom_command(OUTPUT ${CMAKE_BINARY_DIR}/man/man1/stepcast.1
   COMMAND ${CMAKE_COMMAND} -E rm -rf ${CMAKE_BINARY_DIR}/man/man1
   COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/gen-man $<TARGET_FILE:stepcast> ${CMAKE_BINARY_DIR}/man/man1
@@ -63,8 +62,10 @@ add_custom_target(stepcast_man ALL DEPENDS ${CMAKE_BINARY_DIR}/man/man1/stepcast
 install(DIRECTORY ${CMAKE_BINARY_DIR}/man/man1 DESTINATION ${CMAKE_INSTALL_MANDIR})
 
 # Debian package: stepcast_VERSION_ARCH.deb, for Debian 12 (bookworm).  The
-# runtime dependencies are declared by their Debian 12 names: the binary and
-# libstepcast.so link SimGrid 3.32, cJSON, GSL 2.7 and the GCC 12 C++ runtime.
+# runtime dependencies are declared by their Debian 12 names and the
+# versions dpkg-shlibdeps computes for bin/stepcast and libstepcast.so on
+# Debian 12 (SimGrid 3.32, cJSON, GSL 2.7, the C++ runtime); a fresh
+# `apt-get install ./stepcast_*.deb` pulls them in.
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME stepcast)
 set(CPACK_PACKAGE_VENDOR "stepcast")
@@ -77,12 +78,12 @@ set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS
-  "libc6 (>= 2.34), libcjson1 (>= 1.7.15), libgsl27 (>= 2.7), libgslcblas0 (>= 2.7), libsimgrid3.32, libstdc++6 (>= 12), libgcc-s1 (>= 3.0)")
+  "libc6 (>= 2.34), libcjson1 (>= 1.7.13), libgsl27 (>= 2.7.1), libgslcblas0 (>= 2.7.1), libsimgrid3.32 (>= 3.32), libstdc++6 (>= 5.2)")
 # A static link of libstepcast.a (pkg-config --static) needs the -dev files.
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "pkg-config, libcjson-dev, libgsl-dev, libsimgrid-dev")
 # shlibs control file and the ldconfig trigger for libstepcast.so.0.
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
-# Only the install rules above: not the test or benchmark targets.
-set(CPACK_STRIP_FILES OFF)
+# Debian ships stripped binaries (the build tree keeps its debug info).
+set(CPACK_STRIP_FILES ON)
 include(CPack)

@@ -4,6 +4,7 @@
 # (stepcast_shared: what `cmake --install` ships for the public API,
 # include/stepcast/stepcast.h, exporting only its sc_ symbols).
 include(${CMAKE_CURRENT_LIST_DIR}/StepcastLayers.cmake)
+include(GNUInstallDirs)
 
 # What every layer compiles with.  No source path is compiled in: data is
 # found at run time (sim/config/datadir.h).

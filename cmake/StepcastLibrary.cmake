@@ -9,7 +9,9 @@ include(GNUInstallDirs)
 # What every layer compiles with.  No source path is compiled in: data is
 # found at run time (sim/config/datadir.h).
 add_library(stepcast_common INTERFACE)
-target_include_directories(stepcast_common INTERFACE $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>)
+# BUILD/include holds <stepcast/status.h> for the public header (below).
+target_include_directories(stepcast_common INTERFACE $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>
+  $<BUILD_INTERFACE:${CMAKE_BINARY_DIR}/include>)
 target_compile_definitions(stepcast_common INTERFACE STEPCAST_VERSION="${PROJECT_VERSION}")
 
 # The layers, lowest first; a layer links (and may include) only those it
@@ -70,7 +72,6 @@ target_include_directories(stepcast_shared INTERFACE
 # The public header's <stepcast/status.h> is models/status.h (one owner):
 # the build tree gets a copy where the installed headers put it.
 configure_file(${PROJECT_SOURCE_DIR}/models/status.h ${CMAKE_BINARY_DIR}/include/stepcast/status.h COPYONLY)
-target_include_directories(stepcast_api PRIVATE ${CMAKE_BINARY_DIR}/include)
 
 # The build tree's data directory (sim/config/datadir.h): BUILD/share/stepcast
 # links to the source tree, laid out as an install puts it.

@@ -75,3 +75,14 @@ bool cfg_data_path(char *buf, size_t size, const char *part)
 
 	return n >= 0 && (size_t)n < size;
 }
+
+const char *cfg_validation_dir(void)
+{
+	static char dir[PATH_MAX];
+	const char *env = getenv("STEPCAST_VALIDATION_DIR");
+
+	if (env && env[0])
+		return env;
+	cfg_data_path(dir, sizeof(dir), "validation");
+	return dir;
+}

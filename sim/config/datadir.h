@@ -32,4 +32,11 @@ const char *cfg_data_dir(void);
  * names a path.  False when it does not fit. */
 bool cfg_data_path(char *buf, size_t size, const char *part);
 
+/* The validation data directory (training-cases.json, systems.json,
+ * serving-cases.json, ...): $STEPCAST_VALIDATION_DIR when set and not
+ * empty, else DATADIR/validation (the source tree's tests/validation/data in
+ * a build tree).  The one place that rule lives: every validator's default
+ * path is this directory's file. */
+const char *cfg_validation_dir(void);
+
 #endif

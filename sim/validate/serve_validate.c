@@ -54,13 +54,7 @@ const char *sval_metric_name(enum sval_metric m)
 
 static const char *val_dir(void)
 {
-	static char dir[1024];
-	const char *env = getenv("STEPCAST_VALIDATION_DIR");
-
-	if (env && env[0])
-		return env;
-	cfg_data_path(dir, sizeof(dir), "validation");
-	return dir;
+	return cfg_validation_dir();
 }
 
 const char *sval_default_cases_path(void)

@@ -191,24 +191,16 @@ static const struct cfg_field system_fields[] = {
 const char *val_default_cases_path(void)
 {
 	static char path[1024];
-	const char *env = getenv("STEPCAST_VALIDATION_DIR");
 
-	if (env && env[0])
-		snprintf(path, sizeof(path), "%s/training-cases.json", env);
-	else
-		cfg_data_path(path, sizeof(path), "validation/training-cases.json");
+	snprintf(path, sizeof(path), "%s/training-cases.json", cfg_validation_dir());
 	return path;
 }
 
 const char *val_default_systems_path(void)
 {
 	static char path[1024];
-	const char *env = getenv("STEPCAST_VALIDATION_DIR");
 
-	if (env && env[0])
-		snprintf(path, sizeof(path), "%s/systems.json", env);
-	else
-		cfg_data_path(path, sizeof(path), "validation/systems.json");
+	snprintf(path, sizeof(path), "%s/systems.json", cfg_validation_dir());
 	return path;
 }
 

@@ -30,7 +30,8 @@ stepcast_layer(calibrate DIRS calibrate calibrate/ingest calibrate/fit DEPS anal
 stepcast_layer(api       DIRS sim/api include/stepcast DEPS analytic)
 stepcast_layer(reports   DIRS reports                  DEPS search validate des calibrate serve)
 stepcast_layer(cli       DIRS sim/cli                  DEPS reports api NO_TARGET)
-stepcast_layers_finish()
+# calibrate/bench: the GPU microbenchmarks, built by calibrate/CMakeLists.txt.
+stepcast_layers_finish(OUTSIDE calibrate/bench)
 
 # The include check: the build fails when a layer includes a header of a
 # layer above it (scripts/check-layers; ctest unit.layers shows it catching

@@ -6,6 +6,8 @@
 #   make sanitize   ASan+UBSan build in build-asan/, unit and golden tests
 #   make fuzz       libFuzzer build (clang) in build-fuzz/, each target FUZZ_SECONDS
 #   make bench      build and run the benchmarks (tests/bench/bench_*.c) in build/
+#   make deb        build and package build/stepcast_VERSION_ARCH.deb (CPack)
+#   make install    install build/ under PREFIX (default /usr/local; DESTDIR honoured)
 #   make clean      remove the build directories
 #
 # Every target except clean first runs scripts/deps (once per make run), which
@@ -16,8 +18,9 @@ FUZZ_SECONDS ?= 60
 BUILD_TYPE ?= RelWithDebInfo
 CMAKE ?= cmake
 CTEST ?= ctest
+CPACK ?= cpack
 
-.PHONY: all deps build demo test sanitize fuzz bench clean
+.PHONY: all deps build demo test sanitize fuzz bench deb install clean
 
 all: build
 
@@ -44,6 +47,15 @@ sanitize: deps
 bench: build
 	$(CMAKE) --build build -j$(JOBS) --target stepcast_bench
 	@for b in build/tests/bench/bench_*; do [ -x "$$b" ] || continue; echo "== $$b"; "$$b" || exit 1; done
+
+# The Debian package: what cmake/StepcastInstall.cmake installs, under /usr.
+deb: build
+	cd build && rm -f stepcast_*.deb && $(CPACK) -G DEB >cpack.log || { cat cpack.log; exit 1; }
+	@ls build/stepcast_*.deb
+
+PREFIX ?= /usr/local
+install: build
+	$(CMAKE) --install build --prefix $(PREFIX)
 
 # CC is set on the configure line only; a build dir configured with another
 # compiler keeps it, so `make clean` (or rm -r build-fuzz) to switch.

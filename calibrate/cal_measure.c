@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "../sim/config/cfg_json.h"
-#include "../reports/rpt_num.h" /* after cJSON: output numbers checked */
+#include "../sim/config/rpt_num.h" /* after cJSON: output numbers checked */
 
 #define NONNEG CFG_NONNEG
 #define REQ CFG_REQUIRED

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../reports/rpt_catalog.h"
+#include "../sim/config/calibration_json.h"
 #include "fit/fit.h"
-#include "../reports/rpt_num.h" /* after cJSON: output numbers checked */
+#include "../sim/config/rpt_num.h" /* after cJSON: output numbers checked */
 
 enum sc_status cal_cluster_of(const struct catalog *cat, const char *instance,
 			      const char *fabric, struct cluster *out, struct sc_error *err)
@@ -51,7 +51,7 @@ static cJSON *numbers(const double *v, int n, const char *quantity)
 
 cJSON *cal_profile_json(const struct calibration *cal, const struct calib_fit *fits, int n_fits)
 {
-	cJSON *o = rpt_calibration_json(cal), *arr;
+	cJSON *o = cfg_calibration_json(cal), *arr;
 
 	if (!o || n_fits <= 0)
 		return o;

@@ -24,7 +24,7 @@
 enum sc_status cal_cluster_of(const struct catalog *cat, const char *instance,
 			      const char *fabric, struct cluster *out, struct sc_error *err);
 
-/* The profile as JSON: rpt_calibration_json()'s with the "fits" array
+/* The profile as JSON: cfg_calibration_json()'s with the "fits" array
  * (n_fits may be 0).  NULL on allocation failure. */
 cJSON *cal_profile_json(const struct calibration *cal, const struct calib_fit *fits, int n_fits);
 

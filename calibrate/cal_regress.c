@@ -12,7 +12,7 @@
 #include "../sim/config/calibration_select.h"
 #include "../sim/config/cfg_json.h"
 #include "../sim/config/scenario_load.h"
-#include "../reports/rpt_num.h" /* after cJSON: output numbers checked */
+#include "../sim/config/rpt_num.h" /* after cJSON: output numbers checked */
 
 const char *reg_metric_name(int i)
 {

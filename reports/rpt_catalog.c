@@ -2,10 +2,11 @@
 #include "rpt_catalog.h"
 
 #include "../models/purchase.h"
+#include "../sim/config/calibration_json.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include "rpt_num.h" /* after cJSON: output numbers checked */
+#include "../sim/config/rpt_num.h" /* after cJSON: output numbers checked */
 
 const char *const rpt_catalog_kinds[] = { "gpus", "instances", "fabrics", "storage",
 					  "models", "calibrations", "failures", NULL };
@@ -195,44 +196,7 @@ void rpt_catalog_text(FILE *out, const struct catalog *cat, const char *kind)
 
 cJSON *rpt_calibration_json(const struct calibration *c)
 {
-	cJSON *o = cJSON_CreateObject(), *params = cJSON_CreateObject();
-
-	if (!o || !params) {
-		cJSON_Delete(o);
-		cJSON_Delete(params);
-		return NULL;
-	}
-	/* Ranges and provenance exist from schema_version 2 on. */
-	int version = c->schema_version;
-	bool v2 = c->has_provenance;
-
-	for (int i = 0; i < CALIB_COUNT; i++)
-		v2 |= c->range[i].quantity != CALIB_RANGE_NONE;
-	if (v2 && version < 2)
-		version = 2;
-	cJSON_AddNumberToObject(o, "schema_version", version);
-	cJSON_AddStringToObject(o, "name", c->name);
-	cJSON_AddStringToObject(o, "gpu_family", c->gpu_family);
-	cJSON_AddStringToObject(o, "description", c->description);
-	if (c->has_provenance)
-		cJSON_AddItemToObject(o, "provenance",
-				      cfg_to_json(cfg_calib_provenance_fields, &c->provenance));
-	cJSON_AddItemToObject(o, "parameters", params);
-	for (int i = 0; i < CALIB_COUNT; i++) {
-		cJSON *p = cJSON_CreateObject();
-		const struct calib_range *r = &c->range[i];
-		if (!p)
-			break;
-		cJSON_AddNumberToObject(p, "value", calib_get(c, (enum calib_param)i));
-		cJSON_AddStringToObject(p, "source", c->source[i]);
-		if (r->quantity != CALIB_RANGE_NONE) {
-			struct cfg_calib_range rj = { (int)r->quantity - 1, r->min, r->max,
-						      r->ranks_min, r->ranks_max };
-			cJSON_AddItemToObject(p, "range", cfg_to_json(cfg_calib_range_fields, &rj));
-		}
-		cJSON_AddItemToObject(params, calib_params[i].name, p);
-	}
-	return o;
+	return cfg_calibration_json(c);
 }
 
 static cJSON *kind_json(const struct catalog *cat, const char *kind)

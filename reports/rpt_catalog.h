@@ -26,7 +26,9 @@ bool rpt_catalog_json(FILE *out, const struct catalog *cat, const char *kind);
  * name, gpu_family, description, parameters with value and source; a
  * parameter's range and the provenance when the profile has them, as
  * schema_version 2).  The caller frees the result with cJSON_Delete(); NULL
- * on allocation failure. */
+ * on allocation failure.  The writer is the config layer's
+ * (cfg_calibration_json, sim/config/calibration_json.h); this is its name
+ * for the renderers. */
 cJSON *rpt_calibration_json(const struct calibration *c);
 
 #endif

@@ -1,6 +1,6 @@
 /* rpt_des.c: renderers of the discrete-event engine's additions (see rpt_des.h). */
 #include "rpt_des.h"
-#include "rpt_num.h" /* after cJSON: output numbers checked */
+#include "../sim/config/rpt_num.h" /* after cJSON: output numbers checked */
 
 void rpt_des_text(FILE *out, const struct des_result *r)
 {

@@ -11,7 +11,7 @@
 #include "../sim/config/scenario_load.h"
 #include "rpt_plan_int.h"
 #include "rpt_util.h"
-#include "rpt_num.h" /* after cJSON: output numbers checked */
+#include "../sim/config/rpt_num.h" /* after cJSON: output numbers checked */
 
 static const double GiB = 1024.0 * 1024.0 * 1024.0;
 

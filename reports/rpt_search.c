@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "rpt_util.h"
-#include "rpt_num.h" /* after cJSON: output numbers checked */
+#include "../sim/config/rpt_num.h" /* after cJSON: output numbers checked */
 
 static const double GiB = 1024.0 * 1024.0 * 1024.0;
 

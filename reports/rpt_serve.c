@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include <cjson/cJSON.h>
-#include "rpt_num.h" /* after cJSON: output numbers checked */
+#include "../sim/config/rpt_num.h" /* after cJSON: output numbers checked */
 
 static const double GiB = 1024.0 * 1024.0 * 1024.0;
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include <cjson/cJSON.h>
-#include "rpt_num.h" /* after cJSON: output numbers checked */
+#include "../sim/config/rpt_num.h" /* after cJSON: output numbers checked */
 
 static bool by_group(const struct sval_case *vc, const void *arg)
 {

@@ -10,7 +10,7 @@
 #include "../models/uncertainty.h"
 #include "../sim/config/scenario_load.h"
 #include "../sim/plan/cost.h"
-#include "rpt_num.h" /* after cJSON: output numbers checked */
+#include "../sim/config/rpt_num.h" /* after cJSON: output numbers checked */
 
 /* The data-stall, checkpoint and straggler parts exist only for scenarios
  * with a "storage" or "stragglers" object: without one the report is what it

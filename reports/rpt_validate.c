@@ -7,7 +7,7 @@
 #include <cjson/cJSON.h>
 
 #include "../sim/analytic/step.h"
-#include "rpt_num.h" /* after cJSON: output numbers checked */
+#include "../sim/config/rpt_num.h" /* after cJSON: output numbers checked */
 
 static bool by_group(const struct val_case *vc, const void *arg)
 {

@@ -19,7 +19,7 @@
 
 #include "cli.h"
 #include "../config/catalog_load.h"
-#include "../../reports/rpt_num.h"
+#include "../config/rpt_num.h"
 
 /* Follow symlinks in path's last component (up to 40, as the kernel) into
  * out: the file a write must replace.  A dangling link names a file to

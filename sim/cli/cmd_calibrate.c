@@ -29,9 +29,10 @@
 #include "../../calibrate/cal_profile.h"
 #include "../../calibrate/fit/fit.h"
 #include "../../calibrate/ingest/ingest.h"
+#include "../config/datadir.h"
 #include "cli.h"
 #include "cli_output.h"
-#include "../../reports/rpt_num.h" /* after cJSON: output numbers checked */
+#include "../config/rpt_num.h" /* after cJSON: output numbers checked */
 
 extern char **environ;
 
@@ -64,7 +65,7 @@ static void calibrate_usage(FILE *out)
 		"  -o, --output FILE        run, ingest: write the JSON here instead of stdout;\n"
 		"                           fit: the profile (default CONFIG-DIR/calibration/NAME.json)\n"
 		"      --bench-dir DIR      run: where the benchmark programs are (default: the\n"
-		"                           build's, or $STEPCAST_BENCH_DIR)\n"
+		"                           installed libexec/stepcast, or $STEPCAST_BENCH_DIR)\n"
 		"      --quick              run: fewer sizes and repetitions (a smoke test)\n"
 		"  -F, --format FMT         ingest, fit: input format: auto (default), nccl-text,\n"
 		"                           nccl-json, fio or bench\n"
@@ -88,7 +89,7 @@ static void calibrate_usage(FILE *out)
 		"      --description TEXT   fit: the profile's description\n"
 		"  -r, --report-format FMT  fit, show: text (default) or json\n"
 		"  -c, --config-dir DIR     catalogue directory (default: $STEPCAST_CONFIG_DIR,\n"
-		"                           else the configs/ of the source tree)\n"
+		"                           else the configs/ of the data directory)\n"
 		"  -h, --help               show this help\n"
 		"\n"
 		"exit: 0 done, 2 usage, 3 invalid input (with the file and line or JSON\n"
@@ -386,6 +387,10 @@ static int do_ingest(const struct args *a)
 
 /* ---- run ----------------------------------------------------------------- */
 
+/* Where the benchmark programs are, relative to the prefix of the data
+ * directory (sim/config/datadir.h): PREFIX/libexec/stepcast when installed,
+ * BUILD/libexec/stepcast (linked to BUILD/calibrate/bench) in a build tree.
+ * calibrate/CMakeLists.txt defines it only when it builds them (CUDA). */
 #ifndef STEPCAST_BENCH_DIR
 #define STEPCAST_BENCH_DIR ""
 #endif
@@ -429,9 +434,13 @@ static int do_run(const struct args *a)
 
 	if (a->n_files > 0)
 		return cli_usage_error("calibrate", "run: unexpected argument '%s'", a->files[0]);
-	if (!dir || !dir[0])
-		dir = STEPCAST_BENCH_DIR;
-	if (!dir[0]) {
+	char bench_dir[PATH_MAX];
+	const char *data = cfg_data_dir();
+
+	if ((!dir || !dir[0]) && STEPCAST_BENCH_DIR[0] && data &&
+	    snprintf(bench_dir, sizeof(bench_dir), "%s/../../%s", data, STEPCAST_BENCH_DIR) < (int)sizeof(bench_dir))
+		dir = bench_dir;
+	if (!dir || !dir[0]) {
 		fprintf(stderr, "stepcast: calibrate run: this stepcast was built without CUDA (no nvcc when "
 			"it was configured): there are no microbenchmarks to run; nothing measured\n");
 		return EXIT_SKIPPED;

@@ -17,7 +17,7 @@ static void catalog_usage(FILE *out)
 		"options:\n"
 		"  -f, --format FMT      text (default) or json\n"
 		"  -c, --config-dir DIR  catalogue directory (default: $STEPCAST_CONFIG_DIR,\n"
-		"                        else the configs/ of the source tree)\n"
+		"                        else the configs/ of the data directory)\n"
 		"  -h, --help            show this help\n");
 }
 

@@ -56,7 +56,7 @@ static void compare_usage(FILE *out)
 		"                        type at its Poisson rate and p99 SLOs, and which wins\n"
 		"                        (text, json, csv or md)\n"
 		"  -c, --config-dir DIR  catalogue directory (default: $STEPCAST_CONFIG_DIR, else the\n"
-		"                        configs/ of the source tree)\n"
+		"                        configs/ of the data directory)\n"
 		);
 	cli_set_usage(out, NULL, false);
 	cli_progress_usage(out);

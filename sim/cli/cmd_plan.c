@@ -54,7 +54,7 @@ static void plan_usage(FILE *out)
 		"                       ending in .json); it must be for the GPU family of the\n"
 		"                       scenario's instance (of --instance, when given)\n"
 		"  -c, --config-dir DIR catalogue directory (default: $STEPCAST_CONFIG_DIR, else the\n"
-		"                       configs/ of the source tree)\n"
+		"                       configs/ of the data directory)\n"
 		);
 	cli_set_usage(out, NULL, false);
 	cli_progress_usage(out);

@@ -44,7 +44,7 @@ static void predict_usage(FILE *out)
 		"                          catalogue NAME, or a profile FILE (a value with '/'\n"
 		"                          or ending in .json); it must be for the GPU's family\n"
 		"  -c, --config-dir DIR    catalogue directory (default: $STEPCAST_CONFIG_DIR,\n"
-		"                          else the configs/ of the source tree)\n"
+		"                          else the configs/ of the data directory)\n"
 		"      --engine ENGINE     analytic (default: closed-form, milliseconds) or des\n"
 		"                          (discrete-event simulation on SimGrid: sees contention\n"
 		"                          between flows, adds the busiest links)\n"

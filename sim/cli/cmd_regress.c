@@ -12,6 +12,7 @@
 
 #include "../../calibrate/cal_regress.h"
 #include "../../reports/rpt_regress.h"
+#include "../config/datadir.h"
 #include "cli.h"
 #include "cli_progress.h"
 #include "cli_set.h"
@@ -30,14 +31,14 @@ static void regress_usage(FILE *out)
 		"table of what moved, by how much (and which cases are new or gone).\n"
 		"\n"
 		"options:\n"
-		"  -d, --dir DIR          the regress directory (default: tests/regress of the\n"
-		"                         source tree)\n"
+		"  -d, --dir DIR          the regress directory (default: regress/ of the data\n"
+		"                         directory: tests/regress in a build tree)\n"
 		"  -t, --tolerance PCT    relative tolerance per metric, percent (default 1)\n"
 		"  -j, --junit FILE       also write the result as JUnit XML to FILE\n"
 		"  -u, --update           rewrite DIR/baselines.json from the current predictions\n"
 		"                         (prints what changed; review the diff before committing)\n"
 		"  -c, --config-dir DIR   catalogue directory (default: $STEPCAST_CONFIG_DIR,\n"
-		"                         else the configs/ of the source tree)\n"
+		"                         else the configs/ of the data directory)\n"
 		);
 	cli_set_usage(out, "cluster.instance", true);
 	cli_progress_usage(out);
@@ -92,7 +93,8 @@ int cmd_regress(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *dir = STEPCAST_SOURCE_DIR "/tests/regress", *junit = NULL, *cdir = NULL;
+	const char *dir = NULL, *junit = NULL, *cdir = NULL;
+	char default_dir[PATH_MAX];
 	double tol = 0.01;
 	bool update = false;
 	struct catalog cat;
@@ -150,6 +152,10 @@ int cmd_regress(int argc, char **argv)
 	if (update && cli_overrides.n > 0)
 		return cli_usage_error("regress", "--update writes the committed baselines; not with --set, "
 				       "--instance or --nodes");
+	if (!dir && cfg_data_path(default_dir, sizeof(default_dir), "regress"))
+		dir = default_dir; /* the data directory's (sim/config/datadir.h) */
+	if (!dir)
+		dir = "regress";
 	snprintf(path, sizeof(path), "%s/baselines.json", dir);
 	if ((code = cli_load_catalog(cdir, &cat)) != EXIT_OK)
 		return code;

@@ -80,7 +80,7 @@ static void search_usage(FILE *out)
 		"                          catalogue NAME, or a profile FILE (a value with '/'\n"
 		"                          or ending in .json); it must be for the GPU's family\n"
 		"  -c, --config-dir DIR    catalogue directory (default: $STEPCAST_CONFIG_DIR,\n"
-		"                          else the configs/ of the source tree)\n"
+		"                          else the configs/ of the data directory)\n"
 		);
 	cli_set_usage(out, "cluster.instance", false);
 	cli_progress_usage(out);

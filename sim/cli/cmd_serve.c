@@ -46,7 +46,7 @@ static void serve_usage(FILE *out)
 		"                           catalogue NAME, or a profile FILE (a value with '/'\n"
 		"                           or ending in .json); it must be for the GPU's family\n"
 		"  -c, --config-dir DIR     catalogue directory (default: $STEPCAST_CONFIG_DIR,\n"
-		"                           else the configs/ of the source tree)\n"
+		"                           else the configs/ of the data directory)\n"
 		"  -s, --seed N             random seed of the workload (default: the scenario's)\n"
 		"  -n, --requests N         requests to simulate (default: the scenario's)\n"
 		"  -g, --svg FILE           write p99 TTFT and TPOT against throughput (SVG): the\n"

@@ -200,7 +200,7 @@ static void validate_usage(FILE *out)
 		"  -y, --systems FILE      scale-out network per GPU type (default: systems.json\n"
 		"                          next to the default cases file)\n"
 		"  -c, --config-dir DIR    catalogue directory (default: $STEPCAST_CONFIG_DIR,\n"
-		"                          else the configs/ of the source tree)\n"
+		"                          else the configs/ of the data directory)\n"
 		"      --fit P1,P2,...     fit these calibration parameters of the --calibration\n"
 		"                          profile to the cases of its GPUs (Nelder-Mead on mean\n"
 		"                          |log error|), report with the fitted values, and write\n"

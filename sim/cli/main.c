@@ -11,7 +11,7 @@
 
 #include <gsl/gsl_errno.h>
 
-#include "../../reports/rpt_num.h"
+#include "../config/rpt_num.h"
 #include "cli.h"
 #include "cli_set.h"
 #include "cli_output.h"
@@ -173,7 +173,7 @@ bool cli_color(FILE *stream)
 }
 
 /* What a command prints on stdout is held in memory and checked before
- * it is written (reports/rpt_num.h: no NaN, infinity or 300-digit number
+ * it is written (sim/config/rpt_num.h: no NaN, infinity or 300-digit number
  * reaches the user; exit 70 instead, naming the quantity or the line).
  * Diagnostics on stderr go out at once. */
 static char *held;

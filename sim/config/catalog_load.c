@@ -1,6 +1,7 @@
 /* catalog_load.c: strict loading of configs/ (see catalog_load.h). */
 #include "catalog_load.h"
 #include "../../models/limits.h"
+#include "datadir.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -188,9 +189,13 @@ const char *catalog_default_dir(void)
 {
 	const char *env = getenv("STEPCAST_CONFIG_DIR");
 
+	static char dir[1024];
+
 	if (env && env[0])
 		return env;
-	return STEPCAST_SOURCE_DIR "/configs";
+	/* the installed catalogue, relative to the code's prefix (datadir.h) */
+	cfg_data_path(dir, sizeof(dir), "configs");
+	return dir;
 }
 
 enum sc_status cfg_read_model(struct cfg_reader *rd, const cJSON *obj,

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "../../reports/rpt_num.h" /* after cJSON: output numbers checked */
+#include "rpt_num.h" /* after cJSON: output numbers checked */
 
 /* Deepest nesting of arrays and objects, ignoring brackets inside strings. */
 static size_t nesting_depth(const char *buf, size_t len)

@@ -12,7 +12,7 @@
 
 #include "../config/catalog_load.h"
 #include "../config/scenario_load.h"
-#include "../../reports/rpt_num.h" /* after cJSON: output numbers checked */
+#include "../config/rpt_num.h" /* after cJSON: output numbers checked */
 
 #define REQ CFG_REQUIRED
 #define POS CFG_POSITIVE

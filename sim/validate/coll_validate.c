@@ -14,6 +14,7 @@
  * not expressed, with the reason.
  */
 #include "coll_validate.h"
+#include "../config/datadir.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -34,12 +35,10 @@ const char *cv_default_path(int i)
 {
 	static char path[2][1024];
 	static const char *const names[2] = { "collective-cases.json", "efa-collective-cases.json" };
-	const char *env = getenv("STEPCAST_VALIDATION_DIR");
 
 	if (i < 0 || i > 1)
 		return NULL;
-	snprintf(path[i], sizeof(path[i]), "%s/%s",
-		 env && env[0] ? env : STEPCAST_SOURCE_DIR "/tests/validation/data", names[i]);
+	snprintf(path[i], sizeof(path[i]), "%s/%s", cfg_validation_dir(), names[i]);
 	return path[i];
 }
 

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "../analytic/step.h"
+#include "../config/datadir.h"
 
 const char *mem_statistic_name(enum mem_statistic s)
 {
@@ -43,10 +44,8 @@ const char *mem_statistic_name(enum mem_statistic s)
 const char *memval_default_path(void)
 {
 	static char path[1024];
-	const char *env = getenv("STEPCAST_VALIDATION_DIR");
 
-	snprintf(path, sizeof(path), "%s/memory-cases.json",
-		 env && env[0] ? env : STEPCAST_SOURCE_DIR "/tests/validation/data");
+	snprintf(path, sizeof(path), "%s/memory-cases.json", cfg_validation_dir());
 	return path;
 }
 

@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "../config/calibration_select.h"
+#include "../config/datadir.h"
 #include "../serve/serve_sim.h"
 
 #define REQ CFG_REQUIRED
@@ -57,9 +58,7 @@ const char *sval_metric_name(enum sval_metric m)
 
 static const char *val_dir(void)
 {
-	const char *env = getenv("STEPCAST_VALIDATION_DIR");
-
-	return env && env[0] ? env : STEPCAST_SOURCE_DIR "/tests/validation/data";
+	return cfg_validation_dir();
 }
 
 const char *sval_default_cases_path(void)

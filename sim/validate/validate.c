@@ -27,6 +27,7 @@
 
 #include "../analytic/step.h"
 #include "../config/calibration_select.h"
+#include "../config/datadir.h"
 #include "../config/scenario_load.h"
 
 #define NOT_STATED (-1)
@@ -195,20 +196,16 @@ static const struct cfg_field system_fields[] = {
 const char *val_default_cases_path(void)
 {
 	static char path[1024];
-	const char *env = getenv("STEPCAST_VALIDATION_DIR");
 
-	snprintf(path, sizeof(path), "%s/training-cases.json",
-		 env && env[0] ? env : STEPCAST_SOURCE_DIR "/tests/validation/data");
+	snprintf(path, sizeof(path), "%s/training-cases.json", cfg_validation_dir());
 	return path;
 }
 
 const char *val_default_systems_path(void)
 {
 	static char path[1024];
-	const char *env = getenv("STEPCAST_VALIDATION_DIR");
 
-	snprintf(path, sizeof(path), "%s/systems.json",
-		 env && env[0] ? env : STEPCAST_SOURCE_DIR "/tests/validation/data");
+	snprintf(path, sizeof(path), "%s/systems.json", cfg_validation_dir());
 	return path;
 }
 

@@ -1,11 +1,11 @@
-/* test_rpt_num.c: the non-finite output check (reports/rpt_num.h): JSON
+/* test_rpt_num.c: the non-finite output check (sim/config/rpt_num.h): JSON
  * numbers name their key, the text scan finds printf's spellings of NaN
  * and infinity and overlong digit runs (also across the pieces it is fed
  * in) and leaves words that merely contain them alone. */
 #include <math.h>
 #include <string.h>
 
-#include "../../reports/rpt_num.h"
+#include "../../sim/config/rpt_num.h"
 #include "sc_test.h"
 
 static bool scan(const char *text, size_t piece)

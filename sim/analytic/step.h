@@ -16,6 +16,7 @@
 #include "../../models/scenario.h"
 #include "../../models/status.h"
 #include "../../models/transformer.h"
+#include "../../models/uncertainty.h"
 
 enum step_part {
 	PART_COMPUTE,        /* forward + backward + recompute GEMMs, attention, memory-bound ops */
@@ -219,5 +220,12 @@ enum sc_status sim_step_finish_memo(const struct scenario *sc, const struct step
 const char *step_part_name(enum step_part p);
 const char *mem_part_name(enum mem_part p);
 const char *bottleneck_name(enum bottleneck b);
+
+/* The uncertainty band of prediction r of sc: the band of the regime it
+ * is in (model_regimes_of, model_band_of_regimes: the widest regime band
+ * of sc's profile), else the profile's uncertainty_rel band.  *regime
+ * (may be NULL): which, REGIME_COUNT for the profile's. */
+struct model_band sim_step_band(const struct scenario *sc, const struct step_result *r,
+				enum model_regime *regime);
 
 #endif

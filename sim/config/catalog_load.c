@@ -315,6 +315,16 @@ struct calib_entry {
 	double value;
 	char source[SC_CALIB_SOURCE_MAX];
 	struct cfg_calib_range range;
+	struct cfg_calib_bounds bounds;
+	double prior;
+	char on_bound[SC_CALIB_BOUND_SOURCE_MAX];
+};
+
+const struct cfg_field cfg_calib_bounds_fields[] = {
+	CFG_F_NUM(struct cfg_calib_bounds, min, REQ, "smallest physical value for this GPU class"),
+	CFG_F_NUM(struct cfg_calib_bounds, max, REQ, "largest physical value for this GPU class"),
+	CFG_F_STR(struct cfg_calib_bounds, source, REQ, "the measurement or limit each end stands for"),
+	CFG_END
 };
 
 static const char *const range_quantities[] = { "message_bytes", "gemm_dim", "copy_bytes", NULL };
@@ -547,8 +557,15 @@ enum sc_status cfg_read_calibration(struct cfg_reader *rd, const cJSON *obj,
 			CFG_F_STR(struct calib_entry, source, REQ, "where the value comes from"),
 			CFG_F_OBJ(struct calib_entry, range, 0, cfg_calib_range_fields,
 				  "the fitted data's range (schema_version 2)"),
+			CFG_F_OBJ(struct calib_entry, bounds, 0, cfg_calib_bounds_fields,
+				  "this profile's physical range, inside the catalogue's"),
+			CFG_F_NUM_RANGE(struct calib_entry, prior, 0, info->min, info->max,
+					"the value before any fit (centre of validate --fit's prior)"),
+			CFG_F_STR(struct calib_entry, on_bound, 0,
+				  "the measurement that puts the value on its bound"),
 			CFG_END
 		};
+		const cJSON *bounds;
 		const cJSON *range;
 		struct calib_entry e;
 
@@ -563,6 +580,48 @@ enum sc_status cfg_read_calibration(struct cfg_reader *rd, const cJSON *obj,
 			return st;
 		*calib_value(cal, (enum calib_param)i) = e.value;
 		memcpy(cal->source[i], e.source, sizeof(e.source));
+		memcpy(cal->on_bound[i], e.on_bound, sizeof(e.on_bound));
+		if (cJSON_GetObjectItemCaseSensitive(item, "prior")) {
+			cal->has_prior[i] = true;
+			cal->prior[i] = e.prior;
+		}
+		bounds = cJSON_GetObjectItemCaseSensitive(item, "bounds");
+		if (bounds) {
+			char bwhere[SC_ERROR_PTR_MAX];
+
+			cfg_pointer_key(bwhere, sizeof(bwhere), pwhere, "bounds");
+			if (!(e.bounds.min >= info->min && e.bounds.max <= info->max &&
+			      e.bounds.min < e.bounds.max))
+				return sc_error_set(rd->err, SC_EINVAL, rd->file, bwhere,
+						    "bounds [%g, %g] must be an interval inside the catalogue's "
+						    "range [%g, %g] of %s", e.bounds.min, e.bounds.max,
+						    info->min, info->max, info->name);
+			cal->has_bounds[i] = true;
+			cal->bound_min[i] = e.bounds.min;
+			cal->bound_max[i] = e.bounds.max;
+			memcpy(cal->bound_source[i], e.bounds.source, sizeof(e.bounds.source));
+		}
+		{
+			double lo, hi;
+
+			calib_bounds(cal, (enum calib_param)i, &lo, &hi, NULL);
+			if (!(e.value >= lo && e.value <= hi)) {
+				char vwhere[SC_ERROR_PTR_MAX];
+
+				cfg_pointer_key(vwhere, sizeof(vwhere), pwhere, "value");
+				return sc_error_set(rd->err, SC_EINVAL, rd->file, vwhere,
+						    "value %g is outside the profile's bounds [%g, %g]",
+						    e.value, lo, hi);
+			}
+			if (cal->has_prior[i] && !(e.prior >= lo && e.prior <= hi)) {
+				char vwhere[SC_ERROR_PTR_MAX];
+
+				cfg_pointer_key(vwhere, sizeof(vwhere), pwhere, "prior");
+				return sc_error_set(rd->err, SC_EINVAL, rd->file, vwhere,
+						    "prior %g is outside the profile's bounds [%g, %g]",
+						    e.prior, lo, hi);
+			}
+		}
 		range = cJSON_GetObjectItemCaseSensitive(item, "range");
 		if (range) {
 			char rwhere[SC_ERROR_PTR_MAX];

@@ -38,6 +38,9 @@ struct val_case {
 	double predicted_mfu;
 	bool predicted_oom;
 	int bottleneck;                /* enum bottleneck */
+	bool has_oos;                  /* out of sample (val_cross_validate) */
+	double oos_predicted_step_s;   /* predicted with its source group left out of the fit */
+	double oos_err_rel;
 	struct scenario *scenario;     /* owned; NULL when not expressible */
 };
 

@@ -61,7 +61,10 @@ static int run_fit(struct val_set *set, struct calibration *cal, const int *para
 	for (int i = 0; i < n; i++) {
 		char *src = cal->source[params[i]];
 		char prior[SC_CALIB_SOURCE_MAX];
-		snprintf(prior, sizeof(prior), "%s", src);
+		/* a refit keeps one level: the prior behind an earlier fit */
+		snprintf(prior, sizeof(prior), "%s",
+			 strncmp(src, "fitted (stepcast validate", 25) == 0 && strstr(src, "; prior: ")
+			 ? strstr(src, "; prior: ") + 9 : src);
 		snprintf(src, SC_CALIB_SOURCE_MAX,
 			 "fitted (stepcast validate --fit) over the %d %s cases of %s: MAPE %.1f%% -> %.1f%%; "
 			 "prior: %s", res.cases, cal->gpu_family, base, 100 * res.mape_before,

@@ -5,10 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../../reports/rpt_catalog.h"
 #include "../../reports/rpt_step.h"
 #include "../../reports/rpt_validate.h"
+#include "../validate/bands.h"
 #include "../validate/fit.h"
 #include "../validate/validate.h"
 #include "cli.h"
@@ -196,6 +198,58 @@ static int out_of_sample(struct val_set *set)
 	return EXIT_OK;
 }
 
+/* The per-regime bands of the out-of-sample residuals: a table, and with
+ * bands_output the bands file (configs/uncertainty-bands.json). */
+static int regime_bands(const struct val_set *set, FILE *out, const char *bands_output)
+{
+	static struct val_regime_stats st;
+
+	val_regime_bands(set, &st);
+	fprintf(out, "\nregimes (measured / predicted out of sample; coverage: P10-P90 of the other "
+		"source groups, target >= 80 %%)\n");
+	fprintf(out, "%-22s %5s %7s %7s %7s %9s\n", "regime", "cases", "P10", "P50", "P90", "cover%");
+	for (int r = 0; r < REGIME_COUNT; r++) {
+		const struct model_regime_band *b = &st.band[r];
+		char cov[16] = "-";
+
+		if (!b->present) {
+			fprintf(out, "%-22s %5s %7s %7s %7s %9s\n", model_regime_name((enum model_regime)r),
+				"-", "-", "-", "-", "-");
+			continue;
+		}
+		if (b->coverage >= 0)
+			snprintf(cov, sizeof(cov), "%.1f", 100 * b->coverage);
+		fprintf(out, "%-22s %5d %7.3f %7.3f %7.3f %9s\n", model_regime_name((enum model_regime)r),
+			b->cases, b->p10, b->p50, b->p90, cov);
+	}
+	if (st.shown_coverage >= 0)
+		fprintf(out, "%-22s %5d %7s %7s %7s %9.1f\n", "shown (widest)", st.shown_cases, "", "", "",
+			100 * st.shown_coverage);
+	if (bands_output) {
+		char created[32], *text;
+		const char *epoch = getenv("SOURCE_DATE_EPOCH");
+		time_t t = epoch && *epoch ? (time_t)strtoll(epoch, NULL, 10) : time(NULL);
+		struct tm tm;
+		cJSON *j;
+		int code;
+
+		gmtime_r(&t, &tm);
+		strftime(created, sizeof(created), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		j = val_regime_bands_json(set, &st, "stepcast validate --out-of-sample --bands-output "
+					  "configs/uncertainty-bands.json (scripts/refit-calibration.sh)", created);
+		text = j ? cJSON_Print(j) : NULL;
+		cJSON_Delete(j);
+		if (!text) {
+			fprintf(stderr, "stepcast: error: out of memory\n");
+			return EXIT_INTERNAL;
+		}
+		code = cli_output_text(bands_output, text, true, NULL, NULL);
+		free(text);
+		return code;
+	}
+	return EXIT_OK;
+}
+
 /* --explain: the predict report of one case. */
 static int explain_case(const struct val_set *set, const char *id)
 {
@@ -230,7 +284,7 @@ static void validate_usage(FILE *out)
 		"usage: stepcast validate [FILE] [--format text|json|csv|md] [--max-mape PCT]\n"
 		"                         [--summary] [--calibration NAME|FILE] [--systems FILE]\n"
 		"                         [--config-dir DIR] [--fit P1,P2,... --output FILE]\n"
-		"                         [--out-of-sample] [--max-oos-mape PCT]\n"
+		"                         [--out-of-sample] [--max-oos-mape PCT] [--bands-output FILE]\n"
 		"\n"
 		"Predict every case of FILE (default: the public training runs shipped in\n"
 		"tests/validation/data/training-cases.json) and compare with the measured step\n"
@@ -266,6 +320,8 @@ static void validate_usage(FILE *out)
 		"                          row per GPU family); slow: minutes on 2 cores\n"
 		"      --max-oos-mape PCT  with --out-of-sample (implied): exit 1 when the\n"
 		"                          overall out-of-sample MAPE is above PCT percent\n"
+		"      --bands-output FILE with --out-of-sample (implied): write the P10/P50/P90\n"
+		"                          band of each regime (configs/uncertainty-bands.json)\n"
 		"  -S, --serving           validate serving instead: predict the published\n"
 		"                          serving measurements of FILE (default: the shipped\n"
 		"                          serving-cases.json) with `stepcast serve`'s model and\n"
@@ -290,12 +346,13 @@ int cmd_validate(int argc, char **argv)
 		{ "serving", no_argument, NULL, 'S' },
 		{ "out-of-sample", no_argument, NULL, 'O' },
 		{ "max-oos-mape", required_argument, NULL, 'M' },
+		{ "bands-output", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	enum cli_format fmt = FMT_TEXT;
 	const char *dir = NULL, *path, *calib = NULL, *systems = NULL;
-	const char *fit = NULL, *output = NULL, *explain = NULL;
+	const char *fit = NULL, *output = NULL, *explain = NULL, *bands_output = NULL;
 	double max_mape = -1, max_oos_mape = -1;
 	bool oos = false;
 	bool summary_only = false;
@@ -351,6 +408,10 @@ int cmd_validate(int argc, char **argv)
 			serving = true;
 			break;
 		case 'O':
+			oos = true;
+			break;
+		case 'B':
+			bands_output = optarg;
 			oos = true;
 			break;
 		case 'M':
@@ -465,6 +526,11 @@ int cmd_validate(int argc, char **argv)
 		val_free(&set);
 		fprintf(stderr, "stepcast: error: out of memory\n");
 		return EXIT_INTERNAL;
+	}
+	if (oos && (code = regime_bands(&set, fmt == FMT_TEXT || fmt == FMT_MD ? stdout : stderr,
+					bands_output)) != EXIT_OK) {
+		val_free(&set);
+		return code;
 	}
 	val_stats(&set, NULL, NULL, &all);
 	code = EXIT_OK;

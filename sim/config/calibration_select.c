@@ -82,6 +82,10 @@ enum sc_status calibration_select(const struct catalog *cat, const struct gpu_sp
 	if ((path = calibration_ref_is_path(ref))) {
 		if ((st = load_path(ref, relative_to, file, pointer, out, err)) != SC_OK)
 			return st;
+		/* the catalogue's regime bands (uncertainty-bands.json) are the
+		 * validation's, not the profile's: a profile file gets them too */
+		if (cat && cat->n_calibrations > 0)
+			memcpy(out->regime_band, cat->calibrations[0].regime_band, sizeof(out->regime_band));
 	} else {
 		const struct calibration *c = catalog_calibration(cat, ref);
 

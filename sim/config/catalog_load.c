@@ -1,6 +1,7 @@
 /* catalog_load.c: strict loading of configs/ (see catalog_load.h). */
 #include "catalog_load.h"
 #include "../../models/limits.h"
+#include "../../models/uncertainty.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -8,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define REQ CFG_REQUIRED
 #define POS CFG_POSITIVE
@@ -828,6 +830,97 @@ static enum sc_status load_calibrations(const char *dir, struct catalog *cat,
 	return st;
 }
 
+/* configs/uncertainty-bands.json (optional; written by `stepcast validate
+ * --out-of-sample --bands-output`): one band per regime, attached to every
+ * profile of the catalogue (calibration.h, regime_band). */
+struct cfg_regime_entry {
+	char name[48];
+	int cases;
+	double p10, p50, p90;
+	double coverage_out_of_sample;
+	int coverage_cases;
+};
+
+static const struct cfg_field regime_entry_fields[] = {
+	CFG_F_STR(struct cfg_regime_entry, name, REQ, "regime name (models/uncertainty.h)"),
+	CFG_F_INT(struct cfg_regime_entry, cases, REQ | POS, "residuals behind the band"),
+	CFG_F_NUM(struct cfg_regime_entry, p10, REQ | POS, "P10 of measured / predicted"),
+	CFG_F_NUM(struct cfg_regime_entry, p50, REQ | POS, "P50 of measured / predicted"),
+	CFG_F_NUM(struct cfg_regime_entry, p90, REQ | POS, "P90 of measured / predicted"),
+	CFG_F_NUM(struct cfg_regime_entry, coverage_out_of_sample, OPT_NONNEG,
+		  "fraction of cases inside the other groups' P10-P90"),
+	CFG_F_INT(struct cfg_regime_entry, coverage_cases, OPT_POS, "cases the coverage checked"),
+	CFG_END
+};
+
+static enum sc_status load_regime_bands(const char *dir, struct catalog *cat, struct sc_error *err)
+{
+	static const char *const keys[] = { "schema_version", "provenance", "regimes",
+					    "coverage_out_of_sample_shown", "coverage_cases_shown", NULL };
+	char path[1024], where[SC_ERROR_PTR_MAX];
+	struct cfg_reader rd = { path, err, NULL };
+	struct model_regime_band bands[REGIME_COUNT];
+	const cJSON *arr, *item, *v;
+	enum sc_status st;
+	cJSON *root;
+	int i = 0;
+
+	snprintf(path, sizeof(path), "%s/uncertainty-bands.json", dir);
+	if (access(path, F_OK) != 0)
+		return SC_OK;
+	if (!(root = cfg_parse_file(path, err)))
+		return err ? err->status : SC_EINVAL;
+	memset(bands, 0, sizeof(bands));
+	if ((st = cfg_check_keys(&rd, root, keys, "")) != SC_OK)
+		goto out;
+	v = cJSON_GetObjectItemCaseSensitive(root, "schema_version");
+	if (!cJSON_IsNumber(v) || v->valuedouble != 1) {
+		st = sc_error_set(err, SC_EINVAL, path, "/schema_version", "unsupported schema version (expected 1)");
+		goto out;
+	}
+	arr = cJSON_GetObjectItemCaseSensitive(root, "regimes");
+	if (!cJSON_IsArray(arr)) {
+		st = sc_error_set(err, SC_EINVAL, path, "/regimes", "expected an array");
+		goto out;
+	}
+	cJSON_ArrayForEach(item, arr) {
+		struct cfg_regime_entry e;
+		int r;
+
+		memset(&e, 0, sizeof(e));
+		e.coverage_out_of_sample = -1;
+		snprintf(where, sizeof(where), "/regimes/%d", i++);
+		if ((st = cfg_read_object(&rd, item, regime_entry_fields, &e, where)) != SC_OK)
+			goto out;
+		for (r = 0; r < REGIME_COUNT; r++)
+			if (strcmp(e.name, model_regime_name((enum model_regime)r)) == 0)
+				break;
+		if (r == REGIME_COUNT || bands[r].present) {
+			st = sc_error_set(err, SC_EINVAL, path, where, r == REGIME_COUNT ?
+					  "unknown regime \"%s\"" : "regime \"%s\" given twice", e.name);
+			goto out;
+		}
+		if (!(e.p10 <= e.p50 && e.p50 <= e.p90)) {
+			st = sc_error_set(err, SC_EINVAL, path, where, "needs p10 <= p50 <= p90");
+			goto out;
+		}
+		bands[r].present = true;
+		bands[r].cases = e.cases;
+		bands[r].p10 = e.p10;
+		bands[r].p50 = e.p50;
+		bands[r].p90 = e.p90;
+		bands[r].coverage = cJSON_GetObjectItemCaseSensitive(item, "coverage_out_of_sample") &&
+				    cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(item, "coverage_out_of_sample"))
+				    ? e.coverage_out_of_sample : -1;
+	}
+	for (int k = 0; k < cat->n_calibrations; k++)
+		memcpy(cat->calibrations[k].regime_band, bands, sizeof(bands));
+	st = SC_OK;
+out:
+	cJSON_Delete(root);
+	return st;
+}
+
 enum sc_status catalog_load(const char *dir, struct catalog *cat, struct sc_error *err)
 {
 	enum sc_status st;
@@ -857,6 +950,7 @@ enum sc_status catalog_load(const char *dir, struct catalog *cat, struct sc_erro
 				 sizeof(struct model_arch), offsetof(struct model_arch, name),
 				 (void **)&cat->models, &cat->n_models, err)) ||
 	    (st = load_calibrations(dir, cat, err)) ||
+	    (st = load_regime_bands(dir, cat, err)) ||
 	    (st = resilience_load(dir, &cat->resilience, err)))
 		goto fail;
 

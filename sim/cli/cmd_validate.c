@@ -202,29 +202,44 @@ static int out_of_sample(struct val_set *set)
  * bands_output the bands file (configs/uncertainty-bands.json). */
 static int regime_bands(const struct val_set *set, FILE *out, const char *bands_output)
 {
-	static struct val_regime_stats st;
+	static struct val_regime_stats st[9];
+	const char *families[9];
+	int n = 0;
 
-	val_regime_bands(set, &st);
+	/* each GPU family's bands, then all pooled (the fallback) */
+	for (int i = 0; i < set->n_cases && n < 8; i++) {
+		const struct val_case *vc = &set->cases[i];
+		bool seen = false;
+
+		if (!vc->has_oos || !vc->scenario)
+			continue;
+		for (int k = 0; k < n; k++)
+			seen |= strcmp(families[k], vc->scenario->calibration.gpu_family) == 0;
+		if (!seen)
+			families[n++] = vc->scenario->calibration.gpu_family;
+	}
+	families[n++] = "all";
 	fprintf(out, "\nregimes (measured / predicted out of sample; coverage: P10-P90 of the other "
 		"source groups, target >= 80 %%)\n");
-	fprintf(out, "%-22s %5s %7s %7s %7s %9s\n", "regime", "cases", "P10", "P50", "P90", "cover%");
-	for (int r = 0; r < REGIME_COUNT; r++) {
-		const struct model_regime_band *b = &st.band[r];
-		char cov[16] = "-";
+	fprintf(out, "%-10s %-22s %5s %7s %7s %7s %9s\n", "family", "regime", "cases", "P10", "P50",
+		"P90", "cover%");
+	for (int k = 0; k < n; k++) {
+		val_regime_bands(set, strcmp(families[k], "all") == 0 ? NULL : families[k], &st[k]);
+		for (int r = 0; r < REGIME_COUNT; r++) {
+			const struct model_regime_band *b = &st[k].band[r];
+			char cov[16] = "-";
 
-		if (!b->present) {
-			fprintf(out, "%-22s %5s %7s %7s %7s %9s\n", model_regime_name((enum model_regime)r),
-				"-", "-", "-", "-", "-");
-			continue;
+			if (!b->present)
+				continue;
+			if (b->coverage >= 0)
+				snprintf(cov, sizeof(cov), "%.1f", 100 * b->coverage);
+			fprintf(out, "%-10s %-22s %5d %7.3f %7.3f %7.3f %9s\n", families[k],
+				model_regime_name((enum model_regime)r), b->cases, b->p10, b->p50, b->p90, cov);
 		}
-		if (b->coverage >= 0)
-			snprintf(cov, sizeof(cov), "%.1f", 100 * b->coverage);
-		fprintf(out, "%-22s %5d %7.3f %7.3f %7.3f %9s\n", model_regime_name((enum model_regime)r),
-			b->cases, b->p10, b->p50, b->p90, cov);
+		if (st[k].shown_coverage >= 0)
+			fprintf(out, "%-10s %-22s %5d %7s %7s %7s %9.1f\n", families[k], "shown (widest)",
+				st[k].shown_cases, "", "", "", 100 * st[k].shown_coverage);
 	}
-	if (st.shown_coverage >= 0)
-		fprintf(out, "%-22s %5d %7s %7s %7s %9.1f\n", "shown (widest)", st.shown_cases, "", "", "",
-			100 * st.shown_coverage);
 	if (bands_output) {
 		char created[32], *text;
 		const char *epoch = getenv("SOURCE_DATE_EPOCH");
@@ -235,7 +250,12 @@ static int regime_bands(const struct val_set *set, FILE *out, const char *bands_
 
 		gmtime_r(&t, &tm);
 		strftime(created, sizeof(created), "%Y-%m-%dT%H:%M:%SZ", &tm);
-		j = val_regime_bands_json(set, &st, "stepcast validate --out-of-sample --bands-output "
+		/* the file holds the pooled bands only: checked out of sample
+		 * (nested), they cover 68 % where each family's own cover 26 %
+		 * (Hopper) to 77 % (Ampere): a family has too few source groups
+		 * for its between-group spread (README, Accuracy) */
+		j = val_regime_bands_json(set, st + n - 1, families + n - 1, 1,
+					  "stepcast validate --out-of-sample --bands-output "
 					  "configs/uncertainty-bands.json (scripts/refit-calibration.sh)", created);
 		text = j ? cJSON_Print(j) : NULL;
 		cJSON_Delete(j);

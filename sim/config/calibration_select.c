@@ -84,8 +84,12 @@ enum sc_status calibration_select(const struct catalog *cat, const struct gpu_sp
 			return st;
 		/* the catalogue's regime bands (uncertainty-bands.json) are the
 		 * validation's, not the profile's: a profile file gets them too */
-		if (cat && cat->n_calibrations > 0)
-			memcpy(out->regime_band, cat->calibrations[0].regime_band, sizeof(out->regime_band));
+		for (int k = 0; cat && k < cat->n_calibrations; k++)
+			if (strcmp(cat->calibrations[k].gpu_family, out->gpu_family) == 0) {
+				memcpy(out->regime_band, cat->calibrations[k].regime_band,
+				       sizeof(out->regime_band));
+				break;
+			}
 	} else {
 		const struct calibration *c = catalog_calibration(cat, ref);
 

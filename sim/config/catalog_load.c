@@ -834,6 +834,7 @@ static enum sc_status load_calibrations(const char *dir, struct catalog *cat,
  * --out-of-sample --bands-output`): one band per regime, attached to every
  * profile of the catalogue (calibration.h, regime_band). */
 struct cfg_regime_entry {
+	char family[SC_NAME_MAX];
 	char name[48];
 	int cases;
 	double p10, p50, p90;
@@ -842,6 +843,7 @@ struct cfg_regime_entry {
 };
 
 static const struct cfg_field regime_entry_fields[] = {
+	CFG_F_STR(struct cfg_regime_entry, family, 0, "GPU family (gpu_family of the profiles), or \"all\": pooled, the fallback"),
 	CFG_F_STR(struct cfg_regime_entry, name, REQ, "regime name (models/uncertainty.h)"),
 	CFG_F_INT(struct cfg_regime_entry, cases, REQ | POS, "residuals behind the band"),
 	CFG_F_NUM(struct cfg_regime_entry, p10, REQ | POS, "P10 of measured / predicted"),
@@ -856,10 +858,15 @@ static const struct cfg_field regime_entry_fields[] = {
 static enum sc_status load_regime_bands(const char *dir, struct catalog *cat, struct sc_error *err)
 {
 	static const char *const keys[] = { "schema_version", "provenance", "regimes",
-					    "coverage_out_of_sample_shown", "coverage_cases_shown", NULL };
+					    "coverage_shown", NULL };
 	char path[1024], where[SC_ERROR_PTR_MAX];
 	struct cfg_reader rd = { path, err, NULL };
-	struct model_regime_band bands[REGIME_COUNT];
+	/* [0]: pooled ("all"), [1 + k]: family of cat->calibrations[k]'s
+	 * family (resolved below) */
+	static struct model_regime_band pooled[REGIME_COUNT];
+	static char fam[16][SC_NAME_MAX];
+	static struct model_regime_band famb[16][REGIME_COUNT];
+	int n_fam = 0;
 	const cJSON *arr, *item, *v;
 	enum sc_status st;
 	cJSON *root;
@@ -870,7 +877,8 @@ static enum sc_status load_regime_bands(const char *dir, struct catalog *cat, st
 		return SC_OK;
 	if (!(root = cfg_parse_file(path, err)))
 		return err ? err->status : SC_EINVAL;
-	memset(bands, 0, sizeof(bands));
+	memset(pooled, 0, sizeof(pooled));
+	memset(famb, 0, sizeof(famb));
 	if ((st = cfg_check_keys(&rd, root, keys, "")) != SC_OK)
 		goto out;
 	v = cJSON_GetObjectItemCaseSensitive(root, "schema_version");
@@ -892,6 +900,23 @@ static enum sc_status load_regime_bands(const char *dir, struct catalog *cat, st
 		snprintf(where, sizeof(where), "/regimes/%d", i++);
 		if ((st = cfg_read_object(&rd, item, regime_entry_fields, &e, where)) != SC_OK)
 			goto out;
+		struct model_regime_band *bands = pooled;
+
+		if (e.family[0] && strcmp(e.family, "all") != 0) {
+			int f;
+
+			for (f = 0; f < n_fam; f++)
+				if (strcmp(fam[f], e.family) == 0)
+					break;
+			if (f == n_fam) {
+				if (n_fam == 16) {
+					st = sc_error_set(err, SC_EINVAL, path, where, "more than 16 families");
+					goto out;
+				}
+				snprintf(fam[n_fam++], SC_NAME_MAX, "%s", e.family);
+			}
+			bands = famb[f];
+		}
 		for (r = 0; r < REGIME_COUNT; r++)
 			if (strcmp(e.name, model_regime_name((enum model_regime)r)) == 0)
 				break;
@@ -913,8 +938,17 @@ static enum sc_status load_regime_bands(const char *dir, struct catalog *cat, st
 				    cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(item, "coverage_out_of_sample"))
 				    ? e.coverage_out_of_sample : -1;
 	}
-	for (int k = 0; k < cat->n_calibrations; k++)
-		memcpy(cat->calibrations[k].regime_band, bands, sizeof(bands));
+	/* a profile takes its family's band of a regime, else the pooled one */
+	for (int k = 0; k < cat->n_calibrations; k++) {
+		struct calibration *c = &cat->calibrations[k];
+
+		memcpy(c->regime_band, pooled, sizeof(pooled));
+		for (int f = 0; f < n_fam; f++)
+			if (strcmp(fam[f], c->gpu_family) == 0)
+				for (int r = 0; r < REGIME_COUNT; r++)
+					if (famb[f][r].present)
+						c->regime_band[r] = famb[f][r];
+	}
 	st = SC_OK;
 out:
 	cJSON_Delete(root);

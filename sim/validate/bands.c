@@ -64,9 +64,10 @@ static unsigned case_regimes(const struct val_case *vc)
 	return vc->scenario ? model_regimes_of(vc->scenario, vc->oos_predicted_step_s) : 0;
 }
 
-static bool usable(const struct val_case *vc)
+static bool usable(const struct val_case *vc, const char *family)
 {
-	return vc->expressible && vc->has_oos && vc->oos_predicted_step_s > 0 && vc->measured_step_s > 0;
+	return vc->expressible && vc->has_oos && vc->oos_predicted_step_s > 0 && vc->measured_step_s > 0 &&
+	       (!family || (vc->scenario && strcmp(vc->scenario->calibration.gpu_family, family) == 0));
 }
 
 /* The log ratios ln(measured / predicted) of regime r's usable cases and
@@ -74,13 +75,14 @@ static bool usable(const struct val_case *vc)
  * (NULL: none); their count. */
 static int residuals(const struct val_set *set, const unsigned *reg, const int *gidx, int r,
 		     const char *skip, double *x, int *grp)
+/* (reg[i] is 0 for the cases not usable for this family) */
 {
 	int n = 0;
 
 	for (int i = 0; i < set->n_cases; i++) {
 		const struct val_case *vc = &set->cases[i];
 
-		if (!usable(vc) || !(reg[i] & (1u << r)) || (skip && strcmp(vc->source_group, skip) == 0))
+		if (!(reg[i] & (1u << r)) || (skip && strcmp(vc->source_group, skip) == 0))
 			continue;
 		x[n] = log(vc->measured_step_s / vc->oos_predicted_step_s);
 		grp[n++] = gidx[i];
@@ -88,7 +90,7 @@ static int residuals(const struct val_set *set, const unsigned *reg, const int *
 	return n;
 }
 
-void val_regime_bands(const struct val_set *set, struct val_regime_stats *out)
+void val_regime_bands(const struct val_set *set, const char *family, struct val_regime_stats *out)
 {
 	size_t n = (size_t)set->n_cases + 1;
 	double *x = malloc(sizeof(double) * n);
@@ -112,7 +114,7 @@ void val_regime_bands(const struct val_set *set, struct val_regime_stats *out)
 	for (int i = 0; i < set->n_cases; i++) {
 		int g = -1;
 
-		reg[i] = usable(&set->cases[i]) ? case_regimes(&set->cases[i]) : 0;
+		reg[i] = usable(&set->cases[i], family) ? case_regimes(&set->cases[i]) : 0;
 		for (int j = 0; j < i && g < 0; j++)
 			if (strcmp(set->cases[j].source_group, set->cases[i].source_group) == 0)
 				g = gidx[j];
@@ -168,7 +170,8 @@ done:
 }
 
 cJSON *val_regime_bands_json(const struct val_set *set, const struct val_regime_stats *st,
-			     const char *command, const char *created)
+			     const char *const *families, int n, const char *command,
+			     const char *created)
 {
 	cJSON *root = cJSON_CreateObject(), *prov, *arr;
 
@@ -179,44 +182,61 @@ cJSON *val_regime_bands_json(const struct val_set *set, const struct val_regime_
 	if (prov) {
 		cJSON_AddStringToObject(prov, "command", command);
 		cJSON_AddStringToObject(prov, "created", created);
-		cJSON_AddStringToObject(prov, "cases", set->path);
+		/* relative to the source tree when it is the shipped file */
+		cJSON_AddStringToObject(prov, "cases", strstr(set->path, "tests/validation/")
+					? strstr(set->path, "tests/validation/") : set->path);
 		cJSON_AddStringToObject(prov, "method",
 					"each case predicted with its source group left out of the fit of the "
 					"parameters its profile marks as fitted by validate --fit "
-					"(leave-one-source-group-out); per regime (a case counts in each regime "
-					"it is in), ln(measured / predicted): P50 exp(mean), P10/P90 exp(mean "
-					"-/+ 1.2816 sigma) with sigma^2 the within-group plus the between-group "
-					"variance (one-way random effects over source groups); coverage: each "
-					"case against the band of its regime's other source groups (nested, "
-					"out of sample)");
-	}
-	if (st->shown_coverage >= 0) {
-		cJSON_AddNumberToObject(root, "coverage_out_of_sample_shown", st->shown_coverage);
-		cJSON_AddNumberToObject(root, "coverage_cases_shown", st->shown_cases);
+					"(leave-one-source-group-out); per GPU family (and all pooled) and "
+					"regime (a case counts in each regime it is in), ln(measured / "
+					"predicted): P50 exp(mean), P10/P90 exp(mean -/+ 1.2816 sigma) with "
+					"sigma^2 the within-group plus the between-group variance (one-way "
+					"random effects over source groups); coverage: each case against the "
+					"band of its regime's other source groups (nested, out of sample)");
 	}
 	arr = cJSON_AddArrayToObject(root, "regimes");
-	for (int r = 0; arr && r < REGIME_COUNT; r++) {
-		const struct model_regime_band *b = &st->band[r];
+	for (int k = 0; arr && k < n; k++) {
+		for (int r = 0; r < REGIME_COUNT; r++) {
+			const struct model_regime_band *b = &st[k].band[r];
+			cJSON *o;
+
+			if (!b->present)
+				continue;
+			o = cJSON_CreateObject();
+			if (!o || !cJSON_AddItemToArray(arr, o)) {
+				cJSON_Delete(o);
+				break;
+			}
+			cJSON_AddStringToObject(o, "family", families[k]);
+			cJSON_AddStringToObject(o, "name", model_regime_name((enum model_regime)r));
+			cJSON_AddNumberToObject(o, "cases", b->cases);
+			cJSON_AddNumberToObject(o, "p10", b->p10);
+			cJSON_AddNumberToObject(o, "p50", b->p50);
+			cJSON_AddNumberToObject(o, "p90", b->p90);
+			if (b->coverage >= 0) {
+				cJSON_AddNumberToObject(o, "coverage_out_of_sample", b->coverage);
+				cJSON_AddNumberToObject(o, "coverage_cases", st[k].covered_cases[r]);
+			} else {
+				cJSON_AddNullToObject(o, "coverage_out_of_sample");
+			}
+		}
+	}
+	/* what a prediction shows (the widest band of its regimes), nested */
+	arr = cJSON_AddArrayToObject(root, "coverage_shown");
+	for (int k = 0; arr && k < n; k++) {
 		cJSON *o;
 
-		if (!b->present)
+		if (st[k].shown_coverage < 0)
 			continue;
 		o = cJSON_CreateObject();
 		if (!o || !cJSON_AddItemToArray(arr, o)) {
 			cJSON_Delete(o);
 			break;
 		}
-		cJSON_AddStringToObject(o, "name", model_regime_name((enum model_regime)r));
-		cJSON_AddNumberToObject(o, "cases", b->cases);
-		cJSON_AddNumberToObject(o, "p10", b->p10);
-		cJSON_AddNumberToObject(o, "p50", b->p50);
-		cJSON_AddNumberToObject(o, "p90", b->p90);
-		if (b->coverage >= 0) {
-			cJSON_AddNumberToObject(o, "coverage_out_of_sample", b->coverage);
-			cJSON_AddNumberToObject(o, "coverage_cases", st->covered_cases[r]);
-		} else {
-			cJSON_AddNullToObject(o, "coverage_out_of_sample");
-		}
+		cJSON_AddStringToObject(o, "family", families[k]);
+		cJSON_AddNumberToObject(o, "cases", st[k].shown_cases);
+		cJSON_AddNumberToObject(o, "coverage_out_of_sample", st[k].shown_coverage);
 	}
 	return root;
 }

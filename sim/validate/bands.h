@@ -35,11 +35,16 @@ struct val_regime_stats {
 	int shown_cases;
 };
 
-void val_regime_bands(const struct val_set *set, struct val_regime_stats *out);
+/* Over the cases of GPU family `family` (their profile's gpu_family; NULL:
+ * every family pooled). */
+void val_regime_bands(const struct val_set *set, const char *family, struct val_regime_stats *out);
 
 /* The bands file: schema_version, provenance (command, method, cases file,
- * created) and one entry per regime with a band. */
+ * created) and one entry per family and regime with a band: st[k] of
+ * families[k] ("all": pooled, the fallback of a family without that
+ * regime's band). */
 cJSON *val_regime_bands_json(const struct val_set *set, const struct val_regime_stats *st,
-			     const char *command, const char *created);
+			     const char *const *families, int n, const char *command,
+			     const char *created);
 
 #endif

@@ -16,27 +16,27 @@
 
 /* X(name, unit, min, max, description) */
 #define SC_CALIB_PARAMS(X) \
-	X(gemm_eta_max_bf16, "fraction", 0.05, 1.0, "fraction of the dense BF16/FP16 peak that a large GEMM reaches") \
-	X(gemm_eta_max_fp8, "fraction", 0.05, 1.0, "fraction of the dense FP8 peak that a large GEMM reaches") \
-	X(gemm_eta_max_fp4, "fraction", 0.05, 1.0, "fraction of the dense FP4 peak that a large GEMM reaches") \
-	X(gemm_half_dim, "elements", 1.0, 65536.0, "GEMM dimension at which that dimension alone halves the efficiency") \
-	X(attn_eta, "fraction", 0.05, 1.0, "flash-attention forward efficiency relative to the BF16 peak") \
-	X(attn_bwd_flops_ratio, "ratio", 1.0, 4.0, "flash-attention backward work over forward work (recomputes scores)") \
-	X(hbm_eta, "fraction", 0.3, 1.0, "fraction of datasheet HBM bandwidth that large streaming kernels reach") \
-	X(kernel_overhead_s, "s", 0.0, 1e-3, "fixed cost per kernel (launch, tail effects)") \
-	X(nvlink_ring_alpha_s, "s", 0.0, 1e-3, "latency per ring step inside an NVLink domain") \
-	X(nvlink_ring_bw_eff, "fraction", 0.05, 1.0, "ring bus bandwidth over NVLink bandwidth per GPU") \
-	X(nvlink_nvls_alpha_s, "s", 0.0, 1e-3, "latency of one NVLS (NVLink SHARP) collective") \
-	X(nvlink_nvls_bw_eff, "fraction", 0.05, 1.0, "NVLS wire rate (bytes through a GPU's NVLink port per direction: (r+1)/r S all-reduce, S reduce-scatter/all-gather) over NVLink bandwidth per GPU") \
-	X(efa_ring_alpha_s, "s", 0.0, 1e-2, "latency per ring step across EFA") \
-	X(efa_ring_bw_eff, "fraction", 0.05, 1.0, "ring bus bandwidth over the per-GPU share of EFA bandwidth") \
-	X(efa_tree_alpha_s, "s", 0.0, 1e-2, "latency per tree level across EFA") \
-	X(efa_startup_s, "s", 0.0, 1e-2, "fixed start-up of one ring/tree/hierarchical collective across EFA (Simple-protocol pipeline fill), independent of the group size") \
-	X(efa_tree_bw_eff, "fraction", 0.05, 1.0, "tree bus bandwidth over the per-GPU share of EFA bandwidth") \
-	X(nvlink_a2a_bw_eff, "fraction", 0.05, 1.0, "all-to-all bus bandwidth over NVLink bandwidth per GPU") \
-	X(efa_a2a_bw_eff, "fraction", 0.01, 1.0, "all-to-all bus bandwidth over the per-GPU share of EFA bandwidth") \
-	X(a2a_alpha_s, "s", 0.0, 1e-2, "latency per peer of an all-to-all") \
-	X(p2p_alpha_s, "s", 0.0, 1e-2, "latency of one pipeline send/recv") \
+	X(gemm_eta_max_bf16, "fraction", 0.5, 0.87, "fraction of the dense BF16/FP16 peak that a large GEMM reaches") \
+	X(gemm_eta_max_fp8, "fraction", 0.5, 0.776, "fraction of the dense FP8 peak that a large GEMM reaches") \
+	X(gemm_eta_max_fp4, "fraction", 0.3, 0.87, "fraction of the dense FP4 peak that a large GEMM reaches") \
+	X(gemm_half_dim, "elements", 32.0, 2048.0, "GEMM dimension at which that dimension alone halves the efficiency") \
+	X(attn_eta, "fraction", 0.2, 0.75, "flash-attention forward efficiency relative to the BF16 peak") \
+	X(attn_bwd_flops_ratio, "ratio", 2.0, 3.0, "flash-attention backward work over forward work (recomputes scores)") \
+	X(hbm_eta, "fraction", 0.6, 0.92, "fraction of datasheet HBM bandwidth that large streaming kernels reach") \
+	X(kernel_overhead_s, "s", 1e-6, 1e-4, "fixed cost per kernel (launch, tail effects)") \
+	X(nvlink_ring_alpha_s, "s", 6e-7, 2e-5, "latency per ring step inside an NVLink domain") \
+	X(nvlink_ring_bw_eff, "fraction", 0.5, 0.881, "ring bus bandwidth over NVLink bandwidth per GPU") \
+	X(nvlink_nvls_alpha_s, "s", 6e-7, 5e-5, "latency of one NVLS (NVLink SHARP) collective") \
+	X(nvlink_nvls_bw_eff, "fraction", 0.3, 0.881, "NVLS wire rate (bytes through a GPU's NVLink port per direction: (r+1)/r S all-reduce, S reduce-scatter/all-gather) over NVLink bandwidth per GPU") \
+	X(efa_ring_alpha_s, "s", 2.7e-6, 1e-4, "latency per ring step across EFA") \
+	X(efa_ring_bw_eff, "fraction", 0.2, 0.95, "ring bus bandwidth over the per-GPU share of EFA bandwidth") \
+	X(efa_tree_alpha_s, "s", 2.7e-6, 1e-3, "latency per tree level across EFA") \
+	X(efa_startup_s, "s", 1e-6, 5e-3, "fixed start-up of one ring/tree/hierarchical collective across EFA (Simple-protocol pipeline fill), independent of the group size") \
+	X(efa_tree_bw_eff, "fraction", 0.2, 0.95, "tree bus bandwidth over the per-GPU share of EFA bandwidth") \
+	X(nvlink_a2a_bw_eff, "fraction", 0.3, 0.881, "all-to-all bus bandwidth over NVLink bandwidth per GPU") \
+	X(efa_a2a_bw_eff, "fraction", 0.05, 0.9, "all-to-all bus bandwidth over the per-GPU share of EFA bandwidth") \
+	X(a2a_alpha_s, "s", 6e-7, 5e-5, "latency per peer of an all-to-all") \
+	X(p2p_alpha_s, "s", 6e-7, 1e-4, "latency of one pipeline send/recv") \
 	X(awsefa_step_alpha_s, "s", 1e-6, 1e-4, "AWS EFA transport (instances with an efa object): latency per ring step across EFA (one SRD message through libfabric and aws-ofi-nccl)") \
 	X(awsefa_tree_alpha_s, "s", 1e-6, 1e-4, "AWS EFA transport: latency per tree level across EFA") \
 	X(awsefa_startup_s, "s", 0.0, 2e-3, "AWS EFA transport: fixed start-up of one NCCL collective across EFA (proxy pipeline fill), ring, tree and all-to-all") \
@@ -52,29 +52,29 @@
 	X(ep_proxy_call_s, "s", 1e-6, 2e-3, "CPU-proxy expert-parallel dispatch/combine (UCCL-EP, pplx-garden on EFA): fixed cost per call (kernel launch, token-count exchange, proxy round trip)") \
 	X(ep_proxy_peer_s, "s", 0.0, 1e-4, "CPU-proxy EP dispatch/combine: cost per remote rank per call (one proxy work request and completion)") \
 	X(ep_proxy_bw_eff, "fraction", 0.05, 1.0, "CPU-proxy EP dispatch/combine: EFA throughput over the per-GPU share of line rate") \
-	X(dp_overlap, "fraction", 0.0, 1.0, "fraction of bucketed DP gradient communication hidden under backward") \
-	X(fsdp_prefetch_overlap, "fraction", 0.0, 1.0, "fraction of FSDP/ZeRO-3 parameter all-gathers hidden by prefetch") \
-	X(tp_overlap, "fraction", 0.0, 1.0, "fraction of TP/SP communication hidden under GEMMs") \
-	X(cp_overlap, "fraction", 0.0, 1.0, "fraction of CP ring exchange hidden under attention") \
-	X(ep_overlap, "fraction", 0.0, 1.0, "fraction of EP all-to-all hidden (set by the scenario's overlap flag)") \
-	X(pp_overlap, "fraction", 0.0, 1.0, "fraction of PP send/recv hidden under other micro-batches") \
-	X(comm_interference, "fraction", 0.0, 1.0, "compute slowdown while overlapped communication runs") \
-	X(moe_router_imbalance, "ratio", 1.0, 3.0, "slowest expert rank's tokens over the mean (dropless routing)") \
-	X(optimizer_bytes_per_param, "bytes", 1.0, 64.0, "HBM bytes moved per local parameter by the optimizer step") \
-	X(step_overhead_s, "s", 0.0, 10.0, "fixed per-step cost outside the schedule (data loader, logging, sync)") \
-	X(framework_reserve_bytes, "bytes", 0.0, 64e9, "memory the framework and CUDA context keep per GPU") \
-	X(nccl_buffer_bytes, "bytes", 0.0, 16e9, "communication buffers per GPU") \
-	X(ll_alpha_fraction, "fraction", 0.01, 1.0, "latency of NCCL's low-latency (LL) protocol over that of the Simple protocol") \
-	X(ll_bw_fraction, "fraction", 0.01, 1.0, "bandwidth of NCCL's low-latency (LL) protocol over that of the Simple protocol") \
-	X(dp_bucket_params, "params", 1e5, 1e10, "parameters per DP gradient bucket (the exposed tail is at least one bucket)") \
+	X(dp_overlap, "fraction", 0.0, 0.98, "fraction of bucketed DP gradient communication hidden under backward") \
+	X(fsdp_prefetch_overlap, "fraction", 0.0, 0.95, "fraction of FSDP/ZeRO-3 parameter all-gathers hidden by prefetch") \
+	X(tp_overlap, "fraction", 0.0, 0.9, "fraction of TP/SP communication hidden under GEMMs") \
+	X(cp_overlap, "fraction", 0.0, 0.95, "fraction of CP ring exchange hidden under attention") \
+	X(ep_overlap, "fraction", 0.0, 0.9, "fraction of EP all-to-all hidden (set by the scenario's overlap flag)") \
+	X(pp_overlap, "fraction", 0.0, 0.95, "fraction of PP send/recv hidden under other micro-batches") \
+	X(comm_interference, "fraction", 0.0, 0.5, "compute slowdown while overlapped communication runs") \
+	X(moe_router_imbalance, "ratio", 1.0, 2.0, "slowest expert rank's tokens over the mean (dropless routing)") \
+	X(optimizer_bytes_per_param, "bytes", 8.0, 40.0, "HBM bytes moved per local parameter by the optimizer step") \
+	X(step_overhead_s, "s", 1e-3, 2.0, "fixed per-step cost outside the schedule (data loader, logging, sync)") \
+	X(framework_reserve_bytes, "bytes", 5e8, 16e9, "memory the framework and CUDA context keep per GPU") \
+	X(nccl_buffer_bytes, "bytes", 1e8, 8e9, "communication buffers per GPU") \
+	X(ll_alpha_fraction, "fraction", 0.1, 1.0, "latency of NCCL's low-latency (LL) protocol over that of the Simple protocol") \
+	X(ll_bw_fraction, "fraction", 0.02, 0.5, "bandwidth of NCCL's low-latency (LL) protocol over that of the Simple protocol") \
+	X(dp_bucket_params, "params", 1e6, 1e9, "parameters per DP gradient bucket (the exposed tail is at least one bucket)") \
 	X(uncertainty_rel, "fraction", 0.0, 1.0, "relative uncertainty of a predicted step time (from validation residuals)") \
-	X(serve_hbm_eta, "fraction", 0.2, 1.0, "fraction of datasheet HBM bandwidth that inference kernels reach (decode weight streaming, paged-KV attention)") \
+	X(serve_hbm_eta, "fraction", 0.5, 0.92, "fraction of datasheet HBM bandwidth that inference kernels reach (decode weight streaming, paged-KV attention)") \
 	X(serve_gemm_m_tile, "rows", 1.0, 256.0, "M tile an inference GEMM pads its rows to (tensor-core instruction shape)") \
-	X(serve_kernel_overhead_s, "s", 0.0, 1e-3, "fixed cost per inference kernel (gap between CUDA-graph kernels, tail effects)") \
-	X(serve_iteration_overhead_s, "s", 0.0, 0.1, "fixed cost per serving-engine iteration (scheduling, sampling, host-device sync)") \
-	X(serve_seq_overhead_s, "s", 0.0, 1e-3, "serving-engine cost per sequence per iteration (sampling, detokenisation, output streaming)") \
-	X(serve_request_overhead_s, "s", 0.0, 1.0, "front-end work per request before the engine queues it (HTTP, tokenisation), one request at a time") \
-	X(serve_token_overhead_s, "s", 0.0, 1e-2, "front-end work per streamed output token (detokenisation, one server-sent event per token)") \
+	X(serve_kernel_overhead_s, "s", 5e-7, 1e-4, "fixed cost per inference kernel (gap between CUDA-graph kernels, tail effects)") \
+	X(serve_iteration_overhead_s, "s", 1e-4, 5e-2, "fixed cost per serving-engine iteration (scheduling, sampling, host-device sync)") \
+	X(serve_seq_overhead_s, "s", 1e-7, 1e-4, "serving-engine cost per sequence per iteration (sampling, detokenisation, output streaming)") \
+	X(serve_request_overhead_s, "s", 1e-4, 0.1, "front-end work per request before the engine queues it (HTTP, tokenisation), one request at a time") \
+	X(serve_token_overhead_s, "s", 1e-6, 1e-3, "front-end work per streamed output token (detokenisation, one server-sent event per token)") \
 	X(serve_uncertainty_rel, "fraction", 0.0, 1.0, "relative uncertainty of predicted serving throughput and latency (from serving validation residuals)")
 
 enum calib_param {
@@ -85,6 +85,7 @@ enum calib_param {
 };
 
 #define SC_CALIB_SOURCE_MAX 384
+#define SC_CALIB_BOUND_SOURCE_MAX 256
 
 /* Where a fitted parameter was measured (profiles of schema_version 2, from
  * `calibrate fit`): the range of the independent variable in the data that
@@ -148,6 +149,32 @@ struct calib_fit {
 const char *calib_fit_kind_name(enum calib_fit_kind k);
 const char *calib_range_quantity_name(enum calib_range_quantity q);
 
+/* Prediction regimes of the uncertainty bands (models/uncertainty.h says
+ * which a prediction is in).  A band per regime: P10, P50 and P90 of
+ * measured / predicted over the validation cases of that regime, predicted
+ * out of sample (configs/uncertainty-bands.json, written by `stepcast
+ * validate --out-of-sample --bands-output`), attached to every profile by
+ * the catalogue loader. */
+enum model_regime {
+	REGIME_SINGLE_NODE,       /* training inside one node */
+	REGIME_MULTI_NODE_DENSE,  /* dense model across nodes */
+	REGIME_FSDP,              /* FSDP or ZeRO-3 */
+	REGIME_MOE_EP_NVLINK,     /* MoE, expert parallelism inside the NVLink domain */
+	REGIME_MOE_EP_NETWORK,    /* MoE, expert parallelism across the network */
+	REGIME_LONG_CONTEXT,      /* sequence >= 32k tokens */
+	REGIME_SHORT_STEP,        /* predicted step < 1 s */
+	REGIME_SERVE_PREFILL,     /* serving, more prompt than output tokens */
+	REGIME_SERVE_DECODE,      /* serving, at least as many output as prompt tokens */
+	REGIME_COUNT
+};
+
+struct model_regime_band {
+	bool present;
+	int cases;                /* residuals behind it */
+	double p10, p50, p90;     /* quantiles of measured / predicted */
+	double coverage;          /* P10-P90 coverage out of sample (nested), fraction; < 0: not measured */
+};
+
 struct calibration {
 	char name[SC_NAME_MAX];
 	char gpu_family[SC_NAME_MAX];
@@ -160,6 +187,24 @@ struct calibration {
 	struct calib_range range[CALIB_COUNT]; /* schema_version 2 */
 	bool has_provenance;                   /* schema_version 2 */
 	struct calib_provenance provenance;
+	/* The profile's own physical range of a parameter ("bounds": narrower
+	 * than the catalogue's calib_params[] range for one GPU class, e.g. its
+	 * measured launch latency), with the range's source; has_bounds false:
+	 * the catalogue range.  Read through calib_bounds(). */
+	bool has_bounds[CALIB_COUNT];
+	double bound_min[CALIB_COUNT], bound_max[CALIB_COUNT];
+	char bound_source[CALIB_COUNT][SC_CALIB_BOUND_SOURCE_MAX];
+	/* The value before any fit ("prior"): where `validate --fit` centres
+	 * its prior (see sim/validate/fit.h); has_prior false: the value. */
+	bool has_prior[CALIB_COUNT];
+	double prior[CALIB_COUNT];
+	/* A measurement that puts the value on its bound ("on_bound"): a value
+	 * within calib_at_bound() of a bound is an error of the profile unless
+	 * this cites why (tests/unit/test_calibration_bounds.c). */
+	char on_bound[CALIB_COUNT][SC_CALIB_BOUND_SOURCE_MAX];
+	/* The regime bands (configs/uncertainty-bands.json); none present:
+	 * uncertainty_rel and serve_uncertainty_rel give the band. */
+	struct model_regime_band regime_band[REGIME_COUNT];
 };
 
 struct calib_param_info {
@@ -179,5 +224,37 @@ double calib_get(const struct calibration *cal, enum calib_param i);
 
 /* Index of a parameter by name, or -1. */
 int calib_param_index(const char *name);
+
+/* Where each catalogue range calib_params[i].min..max comes from: the
+ * physical limit each end stands for (a launch no cheaper than its measured
+ * latency, an efficiency no higher than the best published microbenchmark,
+ * an overlap that leaves a floor exposed), CALIB_COUNT entries. */
+extern const char *const calib_range_sources[CALIB_COUNT];
+
+/* The physical range of parameter i in profile cal: the profile's "bounds"
+ * when it has them, else the catalogue's.  *source: where it comes from. */
+void calib_bounds(const struct calibration *cal, enum calib_param i, double *min, double *max,
+		  const char **source);
+
+/* Whether v lies within CALIB_AT_BOUND_FRACTION of its range's width from
+ * either end of [min, max]: a fit that ended there was stopped by the
+ * bound, not by the data. */
+#define CALIB_AT_BOUND_FRACTION 1e-3
+bool calib_value_at_bound(double v, double min, double max);
+bool calib_at_bound(const struct calibration *cal, enum calib_param i);
+
+/* Whether parameter i of cal was fitted to measurements: its source begins
+ * with "fit" ("fitted (stepcast validate --fit) ...", "fit to ...", "fitted
+ * by stepcast calibrate fit ..."), the convention every fitting tool
+ * writes. */
+bool calib_is_fitted(const struct calibration *cal, enum calib_param i);
+
+/* Whether parameter i was fitted by `stepcast validate --fit` (training)
+ * or `validate --serving --fit` (serving): what the out-of-sample
+ * validation refits with each source group left out. */
+bool calib_is_validate_fitted(const struct calibration *cal, enum calib_param i, bool serving);
+
+/* The prior of parameter i: cal->prior[i] when recorded, else its value. */
+double calib_prior(const struct calibration *cal, enum calib_param i);
 
 #endif

@@ -5,6 +5,10 @@
 
 #include <gsl/gsl_cdf.h>
 
+#include "layout.h"
+#include "network.h"
+#include "scenario.h"
+
 /* E|exp(-Z) - 1| for Z ~ N(0, s^2): the part above 1 and the part below,
  * E[e^-Z; Z<0] - P(Z<0) + P(Z>0) - E[e^-Z; Z>0], with E[e^-Z; Z<0] =
  * e^{s^2/2} Phi(s) and E[e^-Z; Z>0] = e^{s^2/2} Phi(-s).  Increasing in s. */
@@ -106,4 +110,86 @@ bool model_band_surely_less(const struct model_band *ba, double pa, const struct
 	if (!(c > 0.5))
 		return log(pa) + ba->log_bias < log(pb) + bb->log_bias;
 	return model_band_prob_less(ba, pa, bb, pb, rho) >= c;
+}
+
+unsigned model_regimes_of(const struct scenario *sc, double step_s)
+{
+	struct layout_info li;
+	unsigned m = 0;
+
+	if (layout_derive(sc, NULL, &li, NULL) != SC_OK)
+		return 0;
+	m |= 1u << (sc->cluster.nodes > 1 ? REGIME_MULTI_NODE_DENSE : REGIME_SINGLE_NODE);
+	if (li.zero >= 3)
+		m |= 1u << REGIME_FSDP;
+	if (model_is_moe(&sc->model)) {
+		struct net_span ep = layout_span(&sc->cluster, &li, LG_EP);
+
+		/* MoE runs are their own regimes, not "dense" */
+		m &= ~(1u << REGIME_MULTI_NODE_DENSE);
+		m |= 1u << (ep.inter ? REGIME_MOE_EP_NETWORK : REGIME_MOE_EP_NVLINK);
+	}
+	if (sc->training.seq_len >= MODEL_REGIME_LONG_SEQ)
+		m |= 1u << REGIME_LONG_CONTEXT;
+	if (step_s > 0 && step_s < MODEL_REGIME_SHORT_STEP_S)
+		m |= 1u << REGIME_SHORT_STEP;
+	return m;
+}
+
+enum model_regime model_serving_regime(double input_tokens, double output_tokens)
+{
+	return input_tokens > output_tokens ? REGIME_SERVE_PREFILL : REGIME_SERVE_DECODE;
+}
+
+const char *model_regime_name(enum model_regime r)
+{
+	switch (r) {
+	case REGIME_SINGLE_NODE: return "single-node";
+	case REGIME_MULTI_NODE_DENSE: return "multi-node-dense";
+	case REGIME_FSDP: return "fsdp-zero3";
+	case REGIME_MOE_EP_NVLINK: return "moe-ep-nvlink";
+	case REGIME_MOE_EP_NETWORK: return "moe-ep-network";
+	case REGIME_LONG_CONTEXT: return "long-context";
+	case REGIME_SHORT_STEP: return "short-step";
+	case REGIME_SERVE_PREFILL: return "serve-prefill-heavy";
+	case REGIME_SERVE_DECODE: return "serve-decode-heavy";
+	case REGIME_COUNT: break;
+	}
+	return "none";
+}
+
+struct model_band model_band_of_regime_band(const struct model_regime_band *rb)
+{
+	struct model_band b = { 0.0, 0.0 };
+	double z = gsl_cdf_ugaussian_Pinv(0.9);
+
+	if (!rb->present || !(rb->p10 > 0) || !(rb->p50 > 0) || !(rb->p90 >= rb->p10))
+		return b;
+	b.log_bias = log(rb->p50);
+	b.log_sigma = (log(rb->p90) - log(rb->p10)) / (2 * z);
+	return b;
+}
+
+struct model_band model_band_of_regimes(const struct calibration *cal, unsigned regimes,
+					bool serving, enum model_regime *regime)
+{
+	struct model_band best = { 0.0, -1.0 };
+	enum model_regime which = REGIME_COUNT;
+
+	for (int r = 0; r < REGIME_COUNT; r++) {
+		struct model_band b;
+
+		if (!(regimes & (1u << r)) || !cal->regime_band[r].present)
+			continue;
+		b = model_band_of_regime_band(&cal->regime_band[r]);
+		if (b.log_sigma > best.log_sigma) {
+			best = b;
+			which = (enum model_regime)r;
+		}
+	}
+	if (regime)
+		*regime = which;
+	if (which == REGIME_COUNT)
+		return serving ? model_band_of_serving_calibration(cal) : model_band_of_calibration(cal);
+	return best;
 }

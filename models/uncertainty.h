@@ -50,6 +50,34 @@ double model_band_mape(const struct model_band *b);
 struct model_band model_band_of_calibration(const struct calibration *cal);
 struct model_band model_band_of_serving_calibration(const struct calibration *cal);
 
+/* The regimes (a bit per enum model_regime) a training prediction of sc
+ * with predicted step step_s is in: nodes, FSDP/ZeRO-3, MoE with its
+ * expert-parallel group inside or across NVLink domains (the layout's
+ * LG_EP span, models/layout), sequence >= MODEL_REGIME_LONG_SEQ, step <
+ * MODEL_REGIME_SHORT_STEP_S.  0 when the layout does not derive. */
+#define MODEL_REGIME_LONG_SEQ 32768
+#define MODEL_REGIME_SHORT_STEP_S 1.0
+struct scenario;
+unsigned model_regimes_of(const struct scenario *sc, double step_s);
+
+/* The serving regime: prefill-heavy when the prompt tokens exceed the
+ * output tokens, else decode-heavy. */
+enum model_regime model_serving_regime(double input_tokens, double output_tokens);
+
+const char *model_regime_name(enum model_regime r);
+
+/* The log-normal band through a regime band's quantiles: log_bias ln P50,
+ * log_sigma (ln P90 - ln P10) / (2 z_0.9). */
+struct model_band model_band_of_regime_band(const struct model_regime_band *rb);
+
+/* The band of a prediction in the regimes `regimes` (bits): the widest
+ * (largest log_sigma) present regime band of cal, the cautious choice
+ * when a run is in several; *regime says which (REGIME_COUNT: none
+ * present, the calibration's uncertainty_rel band, or serve_uncertainty_rel
+ * with serving). */
+struct model_band model_band_of_regimes(const struct calibration *cal, unsigned regimes,
+					bool serving, enum model_regime *regime);
+
 /* The factor on a point prediction that gives its quantile p (0 < p < 1):
  * exp(log_bias + log_sigma z_p), z_p the standard normal quantile.  1 when
  * p is outside (0, 1) or not a number (no band). */

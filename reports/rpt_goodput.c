@@ -116,7 +116,7 @@ void rpt_goodput_text(FILE *out, const struct scenario *sc, const struct goodput
 	}
 	fprintf(out, "\n");
 	if (g->steps > 0) {
-		struct model_band b = model_band_of_calibration(&sc->calibration);
+		struct model_band b = model_band_of_regimes(&sc->calibration, model_regimes_of(sc, g->base_step_s), false, NULL);
 		struct model_quantiles q = model_band_quantiles(&b, g->wall_s);
 		char p10[32], p50[32], p90[32];
 
@@ -225,7 +225,7 @@ static cJSON *result_json(const struct scenario *sc, const struct goodput_result
 		cJSON_AddNumberToObject(c, "steps", g->steps);
 		cJSON_AddNumberToObject(c, "wall_s", g->wall_s);
 		{
-			struct model_band b = model_band_of_calibration(&sc->calibration);
+			struct model_band b = model_band_of_regimes(&sc->calibration, model_regimes_of(sc, g->base_step_s), false, NULL);
 			struct model_quantiles q = model_band_quantiles(&b, g->wall_s);
 
 			cJSON_AddNumberToObject(c, "wall_p10_s", q.p10);

@@ -346,8 +346,10 @@ static void text(FILE *out, const struct rpt_plan_input *in)
 			fprintf(out, "time        %s wall-clock, %.4g steps, goodput %.0f %% (+/- %.0f %% from "
 				"the step time)\n", rpt_duration(p->train[0].time_s, a, sizeof(a)),
 				p->train[0].steps, p->train[0].goodput * 100, e->uncertainty_rel * 100);
-			fprintf(out, "band        %s (the step time's band, calibration %s)\n",
-				rpt_plan_time_band(p, band, sizeof(band)), e->calibration);
+			fprintf(out, "band        %s (the step time's band, regime %s, calibration %s)\n",
+				rpt_plan_time_band(p, band, sizeof(band)),
+				p->regime == REGIME_COUNT ? "none" : model_regime_name((enum model_regime)p->regime),
+				e->calibration);
 			if (rpt_plan_deadline_text(in, p, band, sizeof(band)))
 				fprintf(out, "deadline    %s\n", band);
 			for (int pr = 0; pr < PRICING_COUNT; pr++) {
@@ -459,6 +461,8 @@ static cJSON *point_json(const struct plan_point *p, bool on_frontier)
 	{
 		struct model_quantiles q = model_band_quantiles(&p->band, p->best.step_time_s);
 
+		cJSON_AddStringToObject(o, "uncertainty_regime", p->regime == REGIME_COUNT ? "none"
+					: model_regime_name((enum model_regime)p->regime));
 		cJSON_AddNumberToObject(o, "step_time_p10_s", q.p10);
 		cJSON_AddNumberToObject(o, "step_time_p50_s", q.p50);
 		cJSON_AddNumberToObject(o, "step_time_p90_s", q.p90);
@@ -763,8 +767,10 @@ static void md(FILE *out, const struct rpt_plan_input *in)
 			fprintf(out, "- time to train: %s (goodput %.0f %%; +/- %.0f %% from the step time)\n",
 				rpt_duration(p->train[0].time_s, d, sizeof(d)), p->train[0].goodput * 100,
 				e->uncertainty_rel * 100);
-			fprintf(out, "- band: %s (the step time's band, calibration %s)\n",
-				rpt_plan_time_band(p, band, sizeof(band)), e->calibration);
+			fprintf(out, "- band: %s (the step time's band, regime %s, calibration %s)\n",
+				rpt_plan_time_band(p, band, sizeof(band)),
+				p->regime == REGIME_COUNT ? "none" : model_regime_name((enum model_regime)p->regime),
+				e->calibration);
 			if (rpt_plan_deadline_text(in, p, band, sizeof(band)))
 				fprintf(out, "- deadline: %s\n", band);
 			for (int pr = 0; pr < PRICING_COUNT; pr++) {

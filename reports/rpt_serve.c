@@ -236,10 +236,20 @@ void rpt_serve_text(FILE *out, const struct srv_scenario *sc, const struct srv_r
 			usd_text(ua, sizeof(ua), r->cost_known, r->usd_per_m_output_tokens),
 			usd_text(ub, sizeof(ub), r->cost_known, r->usd_per_m_total_tokens));
 	}
-	fprintf(out, "uncertainty +/- %.0f %% on throughput and latency (serving validation)\n",
-		100 * sc->calibration.serve_uncertainty_rel);
 	{
-		struct model_band b = model_band_of_serving_calibration(&sc->calibration);
+		enum model_regime regime;
+		struct model_band b = model_band_of_regimes(
+			&sc->calibration,
+			1u << model_serving_regime(r->mean_input_tokens, r->mean_output_tokens), true, &regime);
+
+		fprintf(out, "uncertainty +/- %.0f %% on throughput and latency (serving validation, regime %s)\n",
+			100 * model_band_mape(&b),
+			regime == REGIME_COUNT ? "none" : model_regime_name(regime));
+	}
+	{
+		struct model_band b = model_band_of_regimes(
+			&sc->calibration,
+			1u << model_serving_regime(r->mean_input_tokens, r->mean_output_tokens), true, NULL);
 		struct model_quantiles t = model_band_quantiles(&b, r->output_tokens_per_s);
 		struct model_quantiles f = model_band_quantiles(&b, r->ttft_s.p99 * 1e3);
 		struct model_quantiles o = model_band_quantiles(&b, r->tpot_s.p99 * 1e3);
@@ -393,7 +403,19 @@ bool rpt_serve_json(FILE *out, const struct srv_scenario *sc, const struct srv_r
 	}
 	cJSON_AddNumberToObject(o, "uncertainty_rel", sc->calibration.serve_uncertainty_rel);
 	{
-		struct model_band b = model_band_of_serving_calibration(&sc->calibration);
+		enum model_regime regime;
+		struct model_band b = model_band_of_regimes(
+			&sc->calibration,
+			1u << model_serving_regime(r->mean_input_tokens, r->mean_output_tokens), true, &regime);
+
+		cJSON_AddNumberToObject(o, "uncertainty_rel", model_band_mape(&b));
+		cJSON_AddStringToObject(o, "uncertainty_regime",
+					regime == REGIME_COUNT ? "none" : model_regime_name(regime));
+	}
+	{
+		struct model_band b = model_band_of_regimes(
+			&sc->calibration,
+			1u << model_serving_regime(r->mean_input_tokens, r->mean_output_tokens), true, NULL);
 		struct model_quantiles t = model_band_quantiles(&b, r->output_tokens_per_s);
 		struct model_quantiles f = model_band_quantiles(&b, r->ttft_s.p99 * 1e3);
 		struct model_quantiles q = model_band_quantiles(&b, r->tpot_s.p99 * 1e3);

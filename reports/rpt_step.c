@@ -70,12 +70,16 @@ void rpt_step_text(FILE *out, const struct scenario *sc, const struct step_resul
 		precision_name(t->precision), recompute_name(t->recompute));
 	fprintf(out, "calibration %s\n\n", sc->calibration.name);
 
-	fprintf(out, "step time   %.4g s  (+/- %.0f %%)\n", r->step_time_s, r->uncertainty_rel * 100);
 	{
-		struct model_band b = model_band_of_calibration(&sc->calibration);
+		enum model_regime regime;
+		struct model_band b = sim_step_band(sc, r, &regime);
 		struct model_quantiles q = model_band_quantiles(&b, r->step_time_s);
 
-		fprintf(out, "step band   P10 %.4g s  P50 %.4g s  P90 %.4g s\n", q.p10, q.p50, q.p90);
+		fprintf(out, "step time   %.4g s  (+/- %.0f %%)\n", r->step_time_s,
+			model_band_mape(&b) * 100);
+		fprintf(out, "step band   P10 %.4g s  P50 %.4g s  P90 %.4g s  (regime %s)\n", q.p10, q.p50,
+			q.p90, regime == REGIME_COUNT ? "none: the profile's uncertainty_rel"
+						      : model_regime_name(regime));
 	}
 	fprintf(out, "throughput  %.4g tokens/s  (%.1f per GPU)\n", r->tokens_per_s, r->tokens_per_s_per_gpu);
 	fprintf(out, "model flops %.1f TFLOP/s per GPU, MFU %.1f %%, HFU %.1f %%\n",
@@ -127,9 +131,12 @@ cJSON *rpt_step_json_object(const struct scenario *sc, const struct step_result 
 	cJSON_AddNumberToObject(root, "step_time_s", r->step_time_s);
 	cJSON_AddNumberToObject(root, "uncertainty_rel", r->uncertainty_rel);
 	{
-		struct model_band b = model_band_of_calibration(&sc->calibration);
+		enum model_regime regime;
+		struct model_band b = sim_step_band(sc, r, &regime);
 		struct model_quantiles q = model_band_quantiles(&b, r->step_time_s);
 
+		cJSON_AddStringToObject(root, "uncertainty_regime",
+					regime == REGIME_COUNT ? "none" : model_regime_name(regime));
 		cJSON_AddNumberToObject(root, "step_time_p10_s", q.p10);
 		cJSON_AddNumberToObject(root, "step_time_p50_s", q.p50);
 		cJSON_AddNumberToObject(root, "step_time_p90_s", q.p90);
@@ -228,7 +235,7 @@ bool rpt_step_json(FILE *out, const struct scenario *sc, const struct step_resul
 
 void rpt_step_csv(FILE *out, const struct scenario *sc, const struct step_result *r)
 {
-	struct model_band b = model_band_of_calibration(&sc->calibration);
+	struct model_band b = sim_step_band(sc, r, NULL);
 	struct model_quantiles q = model_band_quantiles(&b, r->step_time_s);
 
 	fprintf(out, "step_time_s,tokens_per_s,tokens_per_s_per_gpu,model_tflops_per_gpu,mfu,hfu,"

@@ -46,12 +46,50 @@ static int count_all(const struct val_set *set, bool (*f)(const struct val_case 
 	return n;
 }
 
+static bool by_family(const struct val_case *vc, const void *arg)
+{
+	return vc->scenario && strcmp(vc->scenario->calibration.gpu_family, arg) == 0;
+}
+
 struct summary_row {
-	const char *kind;   /* "all", "group", "gpu" */
+	const char *kind;   /* "all", "group", "gpu", "family" */
 	const char *name;
 	int total;
 	struct val_stats st;
+	struct val_stats oos; /* out of sample (cases with has_oos); count 0: not computed */
 };
+
+/* Statistics of the out-of-sample errors of the selected cases. */
+static void oos_stats(const struct val_set *set, bool (*f)(const struct val_case *, const void *),
+		      const void *arg, struct val_stats *out)
+{
+	double *err = malloc(sizeof(double) * ((size_t)set->n_cases + 1));
+	int *index = malloc(sizeof(int) * ((size_t)set->n_cases + 1));
+	int n = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->worst_index = -1;
+	if (err && index) {
+		for (int i = 0; i < set->n_cases; i++) {
+			const struct val_case *vc = &set->cases[i];
+			if (!vc->expressible || !vc->has_oos || (f && !f(vc, arg)))
+				continue;
+			err[n] = vc->oos_err_rel;
+			index[n++] = i;
+		}
+		val_stats_of_errors(err, index, n, out);
+	}
+	free(err);
+	free(index);
+}
+
+static bool any_oos(const struct val_set *set)
+{
+	for (int i = 0; i < set->n_cases; i++)
+		if (set->cases[i].has_oos)
+			return true;
+	return false;
+}
 
 static int summary_rows(const struct val_set *set, struct summary_row *rows, int max)
 {
@@ -76,6 +114,34 @@ static int summary_rows(const struct val_set *set, struct summary_row *rows, int
 		rows[n].name = names[i];
 		rows[n].total = count_all(set, by_gpu, names[i]);
 		val_stats(set, by_gpu, names[i], &rows[n].st);
+	}
+	/* GPU families (the profiles' gpu_family), when out-of-sample errors
+	 * exist: the granularity of the fits */
+	k = 0;
+	for (int i = 0; any_oos(set) && i < set->n_cases; i++) {
+		const struct val_case *vc = &set->cases[i];
+		bool seen = false;
+
+		if (!vc->scenario)
+			continue;
+		for (int j = 0; j < k; j++)
+			seen |= strcmp(names[j], vc->scenario->calibration.gpu_family) == 0;
+		if (!seen && k < 64)
+			names[k++] = vc->scenario->calibration.gpu_family;
+	}
+	for (int i = 0; i < k && n < max; i++, n++) {
+		rows[n].kind = "family";
+		rows[n].name = names[i];
+		rows[n].total = count_all(set, by_family, names[i]);
+		val_stats(set, by_family, names[i], &rows[n].st);
+	}
+	for (int i = 0; i < n; i++) {
+		if (strcmp(rows[i].kind, "all") == 0)
+			oos_stats(set, NULL, NULL, &rows[i].oos);
+		else
+			oos_stats(set, strcmp(rows[i].kind, "group") == 0 ? by_group :
+				       strcmp(rows[i].kind, "gpu") == 0 ? by_gpu : by_family,
+				  rows[i].name, &rows[i].oos);
 	}
 	return n;
 }
@@ -120,11 +186,59 @@ static void text_unexpressed(FILE *out, const struct val_set *set, bool md)
 	}
 }
 
+/* The summary with the out-of-sample MAPE first: leave-one-source-group-
+ * out (validate --out-of-sample), the headline; in sample beside it. */
+static void text_summary_oos(FILE *out, const struct val_set *set, const struct summary_row *rows,
+			     int n, bool md)
+{
+	if (md) {
+		fprintf(out, "\n### Summary\n\n| group | cases | expressed | MAPE %% out of sample | "
+			"MAPE %% in sample | median APE %% | P90 APE %% | worst APE %% | bias %% | worst case |\n");
+		fprintf(out, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+	} else {
+		fprintf(out, "\nsummary (APE = |predicted - measured| / measured of step time; OOS: out of "
+			"sample, each source group left out of the fit; in: in sample)\n");
+		fprintf(out, "%-6s %-38s %5s %5s %6s %6s %8s %7s %8s %7s  %s\n", "by", "name", "cases",
+			"expr", "OOS%", "in%", "median%", "P90%", "worst%", "bias%", "worst case");
+	}
+	for (int i = 0; i < n; i++) {
+		const struct summary_row *r = &rows[i];
+		const char *worst = r->st.worst_index >= 0 ? set->cases[r->st.worst_index].id : "-";
+		char oos[16] = "-";
+
+		if (r->oos.count > 0)
+			snprintf(oos, sizeof(oos), "%.1f", 100 * r->oos.mape);
+		if (r->st.count == 0) {
+			if (md)
+				fprintf(out, "| %s %s | %d | 0 | - | - | - | - | - | - | - |\n", r->kind,
+					r->name, r->total);
+			else
+				fprintf(out, "%-6s %-38.38s %5d %5d %6s %6s %8s %7s %8s %7s  %s\n", r->kind,
+					r->name, r->total, 0, "-", "-", "-", "-", "-", "-", "-");
+			continue;
+		}
+		if (md)
+			fprintf(out, "| %s %s | %d | %d | %s | %.1f | %.1f | %.1f | %.1f | %+.1f | %s |\n",
+				r->kind, r->name, r->total, r->st.count, oos, 100 * r->st.mape,
+				100 * r->st.median_ape, 100 * r->st.p90_ape, 100 * r->st.worst_ape,
+				100 * r->st.mean_err, worst);
+		else
+			fprintf(out, "%-6s %-38.38s %5d %5d %6s %6.1f %8.1f %7.1f %8.1f %+7.1f  %s\n",
+				r->kind, r->name, r->total, r->st.count, oos, 100 * r->st.mape,
+				100 * r->st.median_ape, 100 * r->st.p90_ape, 100 * r->st.worst_ape,
+				100 * r->st.mean_err, worst);
+	}
+}
+
 static void text_summary(FILE *out, const struct val_set *set, bool md)
 {
 	struct summary_row rows[128];
 	int n = summary_rows(set, rows, 128);
 
+	if (any_oos(set)) {
+		text_summary_oos(out, set, rows, n, md);
+		return;
+	}
 	if (md) {
 		fprintf(out, "\n### Summary\n\n| group | cases | expressed | MAPE %% | median APE %% | P90 APE %% | worst APE %% | bias %% | worst case |\n");
 		fprintf(out, "|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
@@ -249,6 +363,10 @@ static cJSON *stats_json(const struct val_set *set, const struct summary_row *r)
 	cJSON_AddNumberToObject(o, "cases", r->total);
 	cJSON_AddNumberToObject(o, "expressed", r->st.count);
 	cJSON_AddNumberToObject(o, "mape", r->st.mape);
+	if (r->oos.count > 0)
+		cJSON_AddNumberToObject(o, "mape_out_of_sample", r->oos.mape);
+	else
+		cJSON_AddNullToObject(o, "mape_out_of_sample");
 	cJSON_AddNumberToObject(o, "median_ape", r->st.median_ape);
 	cJSON_AddNumberToObject(o, "p90_ape", r->st.p90_ape);
 	cJSON_AddNumberToObject(o, "worst_ape", r->st.worst_ape);
@@ -311,6 +429,11 @@ static bool json_out(FILE *out, const struct val_set *set, bool summary_only)
 			cJSON_AddNumberToObject(o, "measured_step_s", vc->measured_step_s);
 			cJSON_AddNumberToObject(o, "predicted_step_s", vc->predicted_step_s);
 			cJSON_AddNumberToObject(o, "error_rel", vc->err_rel);
+			if (vc->has_oos) {
+				cJSON_AddNumberToObject(o, "predicted_step_s_out_of_sample",
+							vc->oos_predicted_step_s);
+				cJSON_AddNumberToObject(o, "error_rel_out_of_sample", vc->oos_err_rel);
+			}
 			cJSON_AddStringToObject(o, "bottleneck", bottleneck_name((enum bottleneck)vc->bottleneck));
 			cJSON_AddNumberToObject(o, "predicted_memory_bytes", vc->predicted_memory_bytes);
 			cJSON_AddNumberToObject(o, "memory_capacity_bytes", vc->memory_capacity_bytes);

@@ -32,6 +32,14 @@ s["$defs"]["range"] = {
                       "description": "Smallest group size measured (message_bytes)."},
         "ranks_max": {"type": ["integer", "null"], "exclusiveMinimum": 0,
                       "description": "Largest group size measured (message_bytes)."}}}
+s["$defs"]["bounds"] = {
+    "type": "object", "additionalProperties": False, "required": ["min", "max", "source"],
+    "description": "This profile's physical range of the parameter, inside the catalogue's "
+                   "(models/calibration.h) range, for one GPU class.",
+    "properties": {
+        "min": {"type": "number", "description": "Smallest physical value for this GPU class."},
+        "max": {"type": "number", "description": "Largest physical value for this GPU class."},
+        "source": text(256, "The measurement or limit each end stands for.", True)}}
 s["properties"]["schema_version"] = {
     "type": "integer", "minimum": 1, "maximum": 2,
     "description": "Version of this file format: 1, or 2 for a profile with ranges, provenance "
@@ -83,7 +91,11 @@ for name, unit, lo, hi, desc in found:
                     "properties": {"value": {"type": "number", "minimum": num(lo), "maximum": num(hi),
                                              "description": "Value, %s." % unit},
                                    "source": {"$ref": "#/$defs/source"},
-                                   "range": {"$ref": "#/$defs/range"}}}
+                                   "range": {"$ref": "#/$defs/range"},
+                                   "bounds": {"$ref": "#/$defs/bounds"},
+                                   "prior": {"type": "number", "minimum": num(lo), "maximum": num(hi),
+                                             "description": "Value before any fit (centre of validate --fit's prior), %s." % unit},
+                                   "on_bound": text(256, "The measurement that puts the value on a bound of its range.")}}
 s["properties"]["parameters"]["required"] = [f[0] for f in found]
 s["properties"]["parameters"]["properties"] = params
 with open(p, "w") as f:

@@ -22,6 +22,15 @@ static double lo_of(const struct calib_param_info *p)
 	return log_scaled(p) ? fmax(p->min, 1e-9) : p->min;
 }
 
+/* The profile's physical range of parameter p in place of the catalogue's. */
+static struct calib_param_info info_of(const struct calibration *cal, int p)
+{
+	struct calib_param_info i = calib_params[p];
+
+	calib_bounds(cal, (enum calib_param)p, &i.min, &i.max, NULL);
+	return i;
+}
+
 static double to_value(const struct calib_param_info *p, double u)
 {
 	double s = 1.0 / (1.0 + exp(-u)), lo = lo_of(p);
@@ -66,7 +75,9 @@ static void apply(struct ctx *c, const gsl_vector *u)
 {
 	for (int i = 0; i < c->prob->n_params; i++) {
 		int p = c->prob->params[i];
-		*calib_value(&c->cal, (enum calib_param)p) = to_value(&calib_params[p], gsl_vector_get(u, (size_t)i));
+		struct calib_param_info info = info_of(&c->cal, p);
+
+		*calib_value(&c->cal, (enum calib_param)p) = to_value(&info, gsl_vector_get(u, (size_t)i));
 	}
 }
 
@@ -122,8 +133,11 @@ enum sc_status fit_run(const struct fit_problem *prob, struct calibration *cal,
 			gsl_vector_free(best);
 		return sc_error_set(err, SC_ENOMEM, NULL, NULL, "out of memory");
 	}
-	for (int j = 0; j < prob->n_params; j++)
-		c.u0[j] = to_u(&calib_params[prob->params[j]], calib_get(cal, (enum calib_param)prob->params[j]));
+	for (int j = 0; j < prob->n_params; j++) {
+		struct calib_param_info info = info_of(cal, prob->params[j]);
+
+		c.u0[j] = to_u(&info, calib_get(cal, (enum calib_param)prob->params[j]));
+	}
 	fdf.f = f_eval;
 	fdf.df = NULL;
 	fdf.fvv = NULL;

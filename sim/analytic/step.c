@@ -1265,3 +1265,10 @@ enum sc_status sim_step_predict(const struct scenario *sc,
 		return sim_goodput_extend(sc, out, err);
 	return SC_OK;
 }
+
+struct model_band sim_step_band(const struct scenario *sc, const struct step_result *r,
+				enum model_regime *regime)
+{
+	return model_band_of_regimes(&sc->calibration, model_regimes_of(sc, r->step_time_s), false,
+				     regime);
+}

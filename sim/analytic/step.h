@@ -18,6 +18,7 @@
 #include "../../models/scenario.h"
 #include "../../models/status.h"
 #include "../../models/transformer.h"
+#include "../../models/uncertainty.h"
 
 enum step_part {
 	PART_COMPUTE,        /* forward + backward + recompute GEMMs, attention, memory-bound ops */
@@ -229,5 +230,12 @@ const char *bottleneck_name(enum bottleneck b);
 /* The dispatch backend (models/moe_dispatch.h) of a scenario's
  * moe_dispatcher: the one mapping both engines use. */
 enum moe_backend ep_backend_of(enum sc_moe_dispatcher d);
+
+/* The uncertainty band of prediction r of sc: the band of the regime it
+ * is in (model_regimes_of, model_band_of_regimes: the widest regime band
+ * of sc's profile), else the profile's uncertainty_rel band.  *regime
+ * (may be NULL): which, REGIME_COUNT for the profile's. */
+struct model_band sim_step_band(const struct scenario *sc, const struct step_result *r,
+				enum model_regime *regime);
 
 #endif

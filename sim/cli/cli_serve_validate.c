@@ -60,6 +60,10 @@ static int run_fit(struct sval_set *set, struct calibration *cal, const int *par
 	struct sc_error err;
 	const char *base = strrchr(cases_path, '/') ? strrchr(cases_path, '/') + 1 : cases_path;
 
+	double start_value[VAL_FIT_MAX_PARAMS];
+
+	for (int i = 0; i < n; i++)
+		start_value[i] = calib_get(cal, (enum calib_param)params[i]);
 	sc_error_clear(&err);
 	if (sval_fit(set, cal, params, n, FIT_ITERATIONS, NULL, &res, &err) != SC_OK)
 		return cli_fail(&err);
@@ -71,13 +75,24 @@ static int run_fit(struct sval_set *set, struct calibration *cal, const int *par
 		char *src = cal->source[params[i]];
 		char prior[SC_CALIB_SOURCE_MAX];
 
-		snprintf(prior, sizeof(prior), "%s", src);
+		/* a refit keeps one level: the prior behind an earlier fit */
+		snprintf(prior, sizeof(prior), "%s",
+			 strncmp(src, "fitted (stepcast validate", 25) == 0 && strstr(src, "; prior: ")
+			 ? strstr(src, "; prior: ") + 9 : src);
 		snprintf(src, SC_CALIB_SOURCE_MAX,
 			 "fitted (stepcast validate --serving --fit) over %d throughput/TTFT/TPOT values of the %s cases of %s: MAPE %.1f%% -> %.1f%%; prior: %s",
 			 res.cases, cal->gpu_family, base, 100 * res.mape_before, 100 * res.mape_after, prior);
-		fprintf(stderr, "  %-28s %.6g\n", calib_params[params[i]].name,
-			calib_get(cal, (enum calib_param)params[i]));
+		fprintf(stderr, "  %-28s %.6g%s\n", calib_params[params[i]].name,
+			calib_get(cal, (enum calib_param)params[i]),
+			calib_at_bound(cal, (enum calib_param)params[i]) ? "  AT BOUND" : "");
+		if (!cal->has_prior[params[i]]) {
+			cal->has_prior[params[i]] = true;
+			cal->prior[params[i]] = start_value[i];
+		}
 	}
+	if (res.n_at_bound > 0)
+		fprintf(stderr, "stepcast: validate: warning: %d fitted parameter%s ended on a bound of "
+			"its physical range\n", res.n_at_bound, res.n_at_bound > 1 ? "s" : "");
 	return write_profile(cal, output);
 }
 

@@ -782,6 +782,43 @@ out:
 	return code;
 }
 
+/* show --report-format json: "parameters" as a list of objects with each
+ * parameter's physical range, whether it was fitted and whether it ends on
+ * a bound (the profile itself keeps its "parameters" object). */
+static bool show_parameters_json(cJSON *j, const struct calibration *cal)
+{
+	cJSON *arr = cJSON_CreateArray();
+
+	if (!arr)
+		return false;
+	for (int p = 0; p < CALIB_COUNT; p++) {
+		cJSON *o = cJSON_CreateObject();
+		const char *range_source;
+		double lo, hi;
+
+		if (!o || !cJSON_AddItemToArray(arr, o)) {
+			cJSON_Delete(o);
+			cJSON_Delete(arr);
+			return false;
+		}
+		calib_bounds(cal, (enum calib_param)p, &lo, &hi, &range_source);
+		cJSON_AddStringToObject(o, "name", calib_params[p].name);
+		cJSON_AddStringToObject(o, "unit", calib_params[p].unit);
+		cJSON_AddNumberToObject(o, "value", calib_get(cal, (enum calib_param)p));
+		cJSON_AddNumberToObject(o, "min", lo);
+		cJSON_AddNumberToObject(o, "max", hi);
+		cJSON_AddStringToObject(o, "range_source", range_source);
+		cJSON_AddNumberToObject(o, "prior", calib_prior(cal, (enum calib_param)p));
+		cJSON_AddStringToObject(o, "source", cal->source[p]);
+		cJSON_AddBoolToObject(o, "fitted", calib_is_fitted(cal, (enum calib_param)p));
+		cJSON_AddBoolToObject(o, "at_bound", calib_at_bound(cal, (enum calib_param)p));
+		if (cal->on_bound[p][0])
+			cJSON_AddStringToObject(o, "on_bound", cal->on_bound[p]);
+	}
+	cJSON_ReplaceItemInObjectCaseSensitive(j, "parameters", arr);
+	return true;
+}
+
 static int do_show(const struct args *a)
 {
 	struct catalog cat;
@@ -830,6 +867,11 @@ static int do_show(const struct args *a)
 	}
 	if (a->report == FMT_JSON) {
 		cJSON *j = cal_profile_json(cal, fits, n);
+
+		if (j && !show_parameters_json(j, cal)) {
+			cJSON_Delete(j);
+			j = NULL;
+		}
 		code = j ? write_json(j, NULL) : EXIT_INTERNAL;
 		cJSON_Delete(j);
 		code = cli_finish(code);
@@ -853,11 +895,29 @@ static int do_show(const struct args *a)
 		if (p->inputs[0])
 			printf("inputs      %s\n", p->inputs);
 	}
-	printf("\n  %-26s %14s  %-34s %s\n", "parameter", "value", "fitted range", "source");
+	printf("\n  %-26s %14s %11s %11s %-6s %-8s %-34s %s\n", "parameter", "value", "min", "max",
+	       "fitted", "at_bound", "fitted range", "source");
 	for (int p = 0; p < CALIB_COUNT; p++) {
-		printf("  %-26s %14.6g  ", calib_params[p].name, calib_get(cal, (enum calib_param)p));
+		double lo, hi;
+
+		calib_bounds(cal, (enum calib_param)p, &lo, &hi, NULL);
+		printf("  %-26s %14.6g %11.4g %11.4g %-6s %-8s ", calib_params[p].name,
+		       calib_get(cal, (enum calib_param)p), lo, hi,
+		       calib_is_fitted(cal, (enum calib_param)p) ? "yes" : "no",
+		       !calib_at_bound(cal, (enum calib_param)p) ? "no"
+		       : cal->on_bound[p][0] ? "cited" : "YES");
 		print_range(&cal->range[p], true);
 		printf(" %.90s%s\n", cal->source[p], strlen(cal->source[p]) > 90 ? "..." : "");
+	}
+	{
+		int n_bound = 0;
+
+		for (int p = 0; p < CALIB_COUNT; p++)
+			n_bound += calib_at_bound(cal, (enum calib_param)p) && !cal->on_bound[p][0];
+		if (n_bound)
+			printf("\nwarning: %d parameter%s on a bound of %s physical range with no measurement "
+			       "that puts %s there (at_bound YES)\n", n_bound, n_bound > 1 ? "s" : "",
+			       n_bound > 1 ? "their" : "its", n_bound > 1 ? "them" : "it");
 	}
 	print_fits_text(fits, n, true);
 	code = cli_finish(EXIT_OK);

@@ -1,13 +1,16 @@
 /* cmd_validate.c: `stepcast validate [FILE]`: predict published training
  * runs and report the error per case and in summary. */
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../../reports/rpt_catalog.h"
 #include "../../reports/rpt_step.h"
 #include "../../reports/rpt_validate.h"
+#include "../validate/bands.h"
 #include "../validate/fit.h"
 #include "../validate/validate.h"
 #include "cli.h"
@@ -49,6 +52,10 @@ static int run_fit(struct val_set *set, struct calibration *cal, const int *para
 	char *text;
 	int ok;
 
+	double start_value[VAL_FIT_MAX_PARAMS];
+
+	for (int i = 0; i < n; i++)
+		start_value[i] = calib_get(cal, (enum calib_param)params[i]);
 	sc_error_clear(&err);
 	cli_progress_begin("validate --fit");
 	fit_st = val_fit(set, cal, params, n, 2000, NULL, &res, &err);
@@ -63,13 +70,35 @@ static int run_fit(struct val_set *set, struct calibration *cal, const int *para
 	for (int i = 0; i < n; i++) {
 		char *src = cal->source[params[i]];
 		char prior[SC_CALIB_SOURCE_MAX];
-		snprintf(prior, sizeof(prior), "%s", src);
+		/* a refit keeps one level: the prior behind an earlier fit */
+		snprintf(prior, sizeof(prior), "%s",
+			 strncmp(src, "fitted (stepcast validate", 25) == 0 && strstr(src, "; prior: ")
+			 ? strstr(src, "; prior: ") + 9 : src);
 		snprintf(src, SC_CALIB_SOURCE_MAX,
 			 "fitted (stepcast validate --fit) over the %d %s cases of %s: MAPE %.1f%% -> %.1f%%; "
 			 "prior: %s", res.cases, cal->gpu_family, base, 100 * res.mape_before,
 			 100 * res.mape_after, prior);
-		fprintf(stderr, "  %-28s %.6g\n", calib_params[params[i]].name,
-			calib_get(cal, (enum calib_param)params[i]));
+		{
+			double lo, hi;
+
+			calib_bounds(cal, (enum calib_param)params[i], &lo, &hi, NULL);
+			fprintf(stderr, "  %-28s %.6g  [%.4g, %.4g]%s\n", calib_params[params[i]].name,
+				calib_get(cal, (enum calib_param)params[i]), lo, hi,
+				calib_at_bound(cal, (enum calib_param)params[i]) ? "  AT BOUND" : "");
+		}
+		if (!cal->has_prior[params[i]]) {
+			/* the value the fit started from is the prior of later fits */
+			cal->has_prior[params[i]] = true;
+			cal->prior[params[i]] = start_value[i];
+		}
+	}
+	if (res.n_at_bound > 0) {
+		fprintf(stderr, "stepcast: validate: warning: %d fitted parameter%s ended on a bound of "
+			"its physical range (the data push past what is physical: a missing effect, not "
+			"a value to keep):", res.n_at_bound, res.n_at_bound > 1 ? "s" : "");
+		for (int i = 0; i < res.n_at_bound; i++)
+			fprintf(stderr, " %s", calib_params[res.at_bound[i]].name);
+		fprintf(stderr, "\n");
 	}
 	json = rpt_calibration_json(cal);
 	text = json ? cJSON_Print(json) : NULL;
@@ -86,65 +115,165 @@ static int run_fit(struct val_set *set, struct calibration *cal, const int *para
 	return EXIT_OK;
 }
 
-/* --cross-validate: leave each source group out of the fit in turn and
- * report how well the parameters fitted without it predict it. */
+/* Print one profile's leave-one-source-group-out table (stderr). */
+static void print_cross_validation(const struct calibration *cal, const struct val_cv_result *cv)
+{
+	fprintf(stderr, "cross-validation of %s (leave one source group out)\n", cal->name);
+	fprintf(stderr, "  %-40s %5s %12s %14s\n", "left-out group", "cases", "in-sample %",
+		"out-of-sample %");
+	for (int g = 0; g < cv->n_groups; g++) {
+		const struct val_cv_group *gr = &cv->groups[g];
+
+		fprintf(stderr, "  %-40s %5d %12.1f %14.1f%s\n", gr->name, gr->cases, 100 * gr->mape_in,
+			100 * gr->mape_out,
+			gr->from_priors ? "  (no other group to fit on: the parameters' priors)" : "");
+	}
+	if (cv->cases)
+		fprintf(stderr, "  %-40s %5d %12.1f %14.1f\n", "all", cv->cases, 100 * cv->mape_in,
+			100 * cv->mape_out);
+}
+
+/* --cross-validate (with --fit): the in-sample profile is the fit on every
+ * group; each group is then predicted by the fit without it. */
 static int cross_validate(struct val_set *set, const struct calibration *start,
 			  const int *params, int n)
 {
-	const char *groups[64];
-	int n_groups = 0;
-	double sum_in = 0, sum_out = 0;
-	int total = 0;
+	static struct calibration all;
+	static struct val_cv_result cv;
+	struct val_fit_result res;
+	struct sc_error err;
+
+	all = *start;
+	sc_error_clear(&err);
+	if (val_fit(set, &all, params, n, 2000, NULL, &res, &err) != SC_OK)
+		return cli_fail(&err);
+	if (val_cross_validate(set, &all, params, n, 2000, &cv, &err) != SC_OK)
+		return cli_fail(&err);
+	print_cross_validation(start, &cv);
+	return EXIT_OK;
+}
+
+/* --out-of-sample: for each profile the expressed cases use, refit the
+ * parameters it marks as fitted by `validate --fit` with each source group
+ * left out (val_cross_validate); the cases keep their out-of-sample
+ * predictions for the summary. */
+static int out_of_sample(struct val_set *set)
+{
+	static struct calibration seen[16];
+	static struct val_cv_result cv;
+	int n_seen = 0;
 
 	for (int i = 0; i < set->n_cases; i++) {
 		const struct val_case *vc = &set->cases[i];
-		bool seen = false;
-
-		if (!vc->scenario || !calibration_fits_gpu(start, &vc->scenario->cluster.gpu))
-			continue;
-		for (int j = 0; j < n_groups; j++)
-			if (strcmp(groups[j], vc->source_group) == 0)
-				seen = true;
-		if (!seen && n_groups < 64)
-			groups[n_groups++] = vc->source_group;
-	}
-	fprintf(stderr, "cross-validation of %s (leave one source group out)\n", start->name);
-	fprintf(stderr, "  %-40s %5s %12s %14s\n", "left-out group", "cases", "in-sample %",
-		"out-of-sample %");
-	for (int g = 0; g < n_groups; g++) {
-		static struct calibration all, held;
-		struct val_fit_result res;
-		enum sc_status fit_st;
+		const struct calibration *cal;
+		int params[VAL_FIT_MAX_PARAMS], n = 0;
+		bool dup = false;
 		struct sc_error err;
-		int count;
-		double in, out;
 
-		all = *start;
-		held = *start;
-		sc_error_clear(&err);
-		cli_progress_begin("validate --fit");
-		fit_st = val_fit(set, &all, params, n, 2000, NULL, &res, &err);
-		cli_progress_end();
-		if (fit_st != SC_OK)
-			return cli_fail(&err);
-		in = val_group_mape(set, &all, groups[g], &count);
-		cli_progress_begin("validate --fit");
-		fit_st = val_fit(set, &held, params, n, 2000, groups[g], &res, &err);
-		cli_progress_end();
-		if (fit_st != SC_OK) {
-			fprintf(stderr, "  %-40s %5d %12.1f %14s  (%s)\n", groups[g], count, 100 * in,
-				"-", err.message);
+		if (!vc->expressible || !vc->scenario)
+			continue;
+		cal = &vc->scenario->calibration;
+		for (int j = 0; j < n_seen; j++)
+			dup |= strcmp(seen[j].name, cal->name) == 0 &&
+			       strcmp(seen[j].gpu_family, cal->gpu_family) == 0;
+		if (dup || n_seen >= 16)
+			continue;
+		seen[n_seen] = *cal;
+		cal = &seen[n_seen++];
+		for (int p = 0; p < CALIB_COUNT && n < VAL_FIT_MAX_PARAMS; p++)
+			if (calib_is_validate_fitted(cal, (enum calib_param)p, false))
+				params[n++] = p;
+		if (n == 0) {
+			fprintf(stderr, "stepcast: validate: profile \"%s\" has no parameter fitted by "
+				"validate --fit: its cases are out of sample as they are\n", cal->name);
+			for (int k = 0; k < set->n_cases; k++) {
+				struct val_case *c = &set->cases[k];
+				if (c->expressible && c->scenario &&
+				    strcmp(c->scenario->calibration.name, cal->name) == 0) {
+					c->has_oos = true;
+					c->oos_predicted_step_s = c->predicted_step_s;
+					c->oos_err_rel = c->err_rel;
+				}
+			}
 			continue;
 		}
-		out = val_group_mape(set, &held, groups[g], &count);
-		fprintf(stderr, "  %-40s %5d %12.1f %14.1f\n", groups[g], count, 100 * in, 100 * out);
-		sum_in += in * count;
-		sum_out += out * count;
-		total += count;
+		sc_error_clear(&err);
+		if (val_cross_validate(set, cal, params, n, 2000, &cv, &err) != SC_OK)
+			return cli_fail(&err);
+		print_cross_validation(cal, &cv);
 	}
-	if (total)
-		fprintf(stderr, "  %-40s %5d %12.1f %14.1f\n", "all", total, 100 * sum_in / total,
-			100 * sum_out / total);
+	return EXIT_OK;
+}
+
+/* The per-regime bands of the out-of-sample residuals: a table, and with
+ * bands_output the bands file (configs/uncertainty-bands.json). */
+static int regime_bands(const struct val_set *set, FILE *out, const char *bands_output)
+{
+	static struct val_regime_stats st[9];
+	const char *families[9];
+	int n = 0;
+
+	/* each GPU family's bands, then all pooled (the fallback) */
+	for (int i = 0; i < set->n_cases && n < 8; i++) {
+		const struct val_case *vc = &set->cases[i];
+		bool seen = false;
+
+		if (!vc->has_oos || !vc->scenario)
+			continue;
+		for (int k = 0; k < n; k++)
+			seen |= strcmp(families[k], vc->scenario->calibration.gpu_family) == 0;
+		if (!seen)
+			families[n++] = vc->scenario->calibration.gpu_family;
+	}
+	families[n++] = "all";
+	fprintf(out, "\nregimes (measured / predicted out of sample; coverage: P10-P90 of the other "
+		"source groups, target >= 80 %%)\n");
+	fprintf(out, "%-10s %-22s %5s %7s %7s %7s %9s\n", "family", "regime", "cases", "P10", "P50",
+		"P90", "cover%");
+	for (int k = 0; k < n; k++) {
+		val_regime_bands(set, strcmp(families[k], "all") == 0 ? NULL : families[k], &st[k]);
+		for (int r = 0; r < REGIME_COUNT; r++) {
+			const struct model_regime_band *b = &st[k].band[r];
+			char cov[16] = "-";
+
+			if (!b->present)
+				continue;
+			if (b->coverage >= 0)
+				snprintf(cov, sizeof(cov), "%.1f", 100 * b->coverage);
+			fprintf(out, "%-10s %-22s %5d %7.3f %7.3f %7.3f %9s\n", families[k],
+				model_regime_name((enum model_regime)r), b->cases, b->p10, b->p50, b->p90, cov);
+		}
+		if (st[k].shown_coverage >= 0)
+			fprintf(out, "%-10s %-22s %5d %7s %7s %7s %9.1f\n", families[k], "shown (widest)",
+				st[k].shown_cases, "", "", "", 100 * st[k].shown_coverage);
+	}
+	if (bands_output) {
+		char created[32], *text;
+		const char *epoch = getenv("SOURCE_DATE_EPOCH");
+		time_t t = epoch && *epoch ? (time_t)strtoll(epoch, NULL, 10) : time(NULL);
+		struct tm tm;
+		cJSON *j;
+		int code;
+
+		gmtime_r(&t, &tm);
+		strftime(created, sizeof(created), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		/* the file holds the pooled bands only: checked out of sample
+		 * (nested), they cover 68 % where each family's own cover 26 %
+		 * (Hopper) to 77 % (Ampere): a family has too few source groups
+		 * for its between-group spread (README, Accuracy) */
+		j = val_regime_bands_json(set, st + n - 1, families + n - 1, 1,
+					  "stepcast validate --out-of-sample --bands-output "
+					  "configs/uncertainty-bands.json (scripts/refit-calibration.sh)", created);
+		text = j ? cJSON_Print(j) : NULL;
+		cJSON_Delete(j);
+		if (!text) {
+			fprintf(stderr, "stepcast: error: out of memory\n");
+			return EXIT_INTERNAL;
+		}
+		code = cli_output_text(bands_output, text, true, NULL, NULL);
+		free(text);
+		return code;
+	}
 	return EXIT_OK;
 }
 
@@ -182,6 +311,7 @@ static void validate_usage(FILE *out)
 		"usage: stepcast validate [FILE] [--format text|json|csv|md] [--max-mape PCT]\n"
 		"                         [--summary] [--calibration NAME|FILE] [--systems FILE]\n"
 		"                         [--config-dir DIR] [--fit P1,P2,... --output FILE]\n"
+		"                         [--out-of-sample] [--max-oos-mape PCT] [--bands-output FILE]\n"
 		"\n"
 		"Predict every case of FILE (default: the public training runs shipped in\n"
 		"tests/validation/data/training-cases.json) and compare with the measured step\n"
@@ -209,6 +339,16 @@ static void validate_usage(FILE *out)
 		"  -e, --explain ID        print the full prediction (as predict does) for case ID\n"
 		"  -x, --cross-validate    with --fit: for each source group, refit without that\n"
 		"                          group and report its error out of sample (stderr)\n"
+		"  -O, --out-of-sample     also predict every case out of sample: for each\n"
+		"                          profile, refit the parameters it marks as fitted by\n"
+		"                          validate --fit with the case's source group left out\n"
+		"                          (leave-one-source-group-out); the summary leads with\n"
+		"                          that MAPE (JSON: mape_out_of_sample per row, and a\n"
+		"                          row per GPU family); slow: minutes on 2 cores\n"
+		"      --max-oos-mape PCT  with --out-of-sample (implied): exit 1 when the\n"
+		"                          overall out-of-sample MAPE is above PCT percent\n"
+		"      --bands-output FILE with --out-of-sample (implied): write the P10/P50/P90\n"
+		"                          band of each regime (configs/uncertainty-bands.json)\n"
 		"  -S, --serving           validate serving instead: predict the published\n"
 		"                          serving measurements of FILE (default: the shipped\n"
 		"                          serving-cases.json) with `stepcast serve`'s model and\n"
@@ -234,6 +374,9 @@ static void validate_usage(FILE *out)
 		"  -h, --help              show this help\n");
 }
 
+/* long-only options */
+enum { OPT_MAX_OOS_MAPE = 0x200, OPT_BANDS_OUTPUT };
+
 int cmd_validate(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -252,13 +395,17 @@ int cmd_validate(int argc, char **argv)
 		{ "quiet", no_argument, NULL, CLI_OPT_QUIET },
 		{ "collectives", no_argument, NULL, 'C' },
 		{ "min-bytes", required_argument, NULL, 'B' },
+		{ "out-of-sample", no_argument, NULL, 'O' },
+		{ "max-oos-mape", required_argument, NULL, OPT_MAX_OOS_MAPE },
+		{ "bands-output", required_argument, NULL, OPT_BANDS_OUTPUT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	enum cli_format fmt = FMT_TEXT;
 	const char *dir = NULL, *path, *calib = NULL, *systems = NULL;
-	const char *fit = NULL, *output = NULL, *explain = NULL;
-	double max_mape = -1;
+	const char *fit = NULL, *output = NULL, *explain = NULL, *bands_output = NULL;
+	double max_mape = -1, max_oos_mape = -1;
+	bool oos = false;
 	bool summary_only = false;
 	struct catalog cat;
 	struct val_set set;
@@ -274,7 +421,7 @@ int cmd_validate(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":f:m:sk:y:c:o:e:xSMh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":f:m:sk:y:c:o:e:xSMOh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (!cli_parse_format("validate", optarg, 1u << FMT_TEXT | 1u << FMT_JSON |
@@ -327,6 +474,20 @@ int cmd_validate(int argc, char **argv)
 			if (end == optarg || *end || !(min_bytes >= 0) || min_bytes > 1e15)
 				return cli_usage_error("validate", "--min-bytes needs a size >= 0, got '%s'", optarg);
 			break;
+		case 'O':
+			oos = true;
+			break;
+		case OPT_BANDS_OUTPUT:
+			bands_output = optarg;
+			oos = true;
+			break;
+		case OPT_MAX_OOS_MAPE:
+			max_oos_mape = strtod(optarg, &end);
+			if (end == optarg || *end || !(max_oos_mape >= 0))
+				return cli_usage_error("validate", "--max-oos-mape needs a percentage >= 0, got '%s'",
+						       optarg);
+			oos = true;
+			break;
 		case 'h':
 			validate_usage(stdout);
 			return cli_finish(EXIT_OK);
@@ -367,6 +528,9 @@ int cmd_validate(int argc, char **argv)
 
 		if (systems)
 			return cli_usage_error("validate", "--systems is not used with --serving");
+		if (oos)
+			return cli_usage_error("validate", "--out-of-sample is not used with --serving "
+					       "(use --fit ... --cross-validate)");
 		if (fit && !calib)
 			return cli_usage_error("validate", "--fit needs --calibration NAME (the profile to fit)");
 		if (fit && !output)
@@ -386,6 +550,9 @@ int cmd_validate(int argc, char **argv)
 		return cli_usage_error("validate", "--output is only used with --fit");
 	if (cross && !fit)
 		return cli_usage_error("validate", "--cross-validate needs --fit");
+	if (oos && fit)
+		return cli_usage_error("validate", "--out-of-sample does not go with --fit "
+				       "(--cross-validate is the fit's own)");
 	if (fit && (code = parse_fit_list(fit, fit_params, &n_fit)) != EXIT_OK)
 		return code;
 	if ((code = cli_load_catalog(dir, &cat)) != EXIT_OK)
@@ -436,6 +603,10 @@ int cmd_validate(int argc, char **argv)
 		return cli_fail(&err);
 	}
 	catalog_free(&cat);
+	if (oos && !explain && (code = out_of_sample(&set)) != EXIT_OK) {
+		val_free(&set);
+		return code;
+	}
 	if (explain) {
 		code = explain_case(&set, explain);
 		val_free(&set);
@@ -446,13 +617,33 @@ int cmd_validate(int argc, char **argv)
 		fprintf(stderr, "stepcast: error: out of memory\n");
 		return EXIT_INTERNAL;
 	}
+	if (oos && (code = regime_bands(&set, fmt == FMT_TEXT || fmt == FMT_MD ? stdout : stderr,
+					bands_output)) != EXIT_OK) {
+		val_free(&set);
+		return code;
+	}
 	val_stats(&set, NULL, NULL, &all);
-	val_free(&set);
 	code = EXIT_OK;
 	if (max_mape >= 0 && 100 * all.mape > max_mape) {
 		fprintf(stderr, "stepcast: validate: MAPE %.1f %% is above --max-mape %.1f %%\n",
 			100 * all.mape, max_mape);
 		code = EXIT_CHECK_FAILED;
 	}
+	if (max_oos_mape >= 0) {
+		double sum = 0;
+		int n = 0;
+
+		for (int i = 0; i < set.n_cases; i++)
+			if (set.cases[i].expressible && set.cases[i].has_oos) {
+				sum += fabs(set.cases[i].oos_err_rel);
+				n++;
+			}
+		if (n > 0 && 100 * sum / n > max_oos_mape) {
+			fprintf(stderr, "stepcast: validate: out-of-sample MAPE %.1f %% is above "
+				"--max-oos-mape %.1f %%\n", 100 * sum / n, max_oos_mape);
+			code = EXIT_CHECK_FAILED;
+		}
+	}
+	val_free(&set);
 	return cli_finish(code);
 }

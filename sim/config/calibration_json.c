@@ -43,6 +43,20 @@ cJSON *cfg_calibration_json(const struct calibration *c)
 						      r->ranks_min, r->ranks_max };
 			cJSON_AddItemToObject(p, "range", cfg_to_json(cfg_calib_range_fields, &rj));
 		}
+		if (c->has_bounds[i]) {
+			cJSON *b = cJSON_CreateObject();
+
+			if (b) {
+				cJSON_AddNumberToObject(b, "min", c->bound_min[i]);
+				cJSON_AddNumberToObject(b, "max", c->bound_max[i]);
+				cJSON_AddStringToObject(b, "source", c->bound_source[i]);
+				cJSON_AddItemToObject(p, "bounds", b);
+			}
+		}
+		if (c->has_prior[i])
+			cJSON_AddNumberToObject(p, "prior", c->prior[i]);
+		if (c->on_bound[i][0])
+			cJSON_AddStringToObject(p, "on_bound", c->on_bound[i]);
 		cJSON_AddItemToObject(params, calib_params[i].name, p);
 	}
 	return o;

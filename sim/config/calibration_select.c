@@ -82,6 +82,14 @@ enum sc_status calibration_select(const struct catalog *cat, const struct gpu_sp
 	if ((path = calibration_ref_is_path(ref))) {
 		if ((st = load_path(ref, relative_to, file, pointer, out, err)) != SC_OK)
 			return st;
+		/* the catalogue's regime bands (uncertainty-bands.json) are the
+		 * validation's, not the profile's: a profile file gets them too */
+		for (int k = 0; cat && k < cat->n_calibrations; k++)
+			if (strcmp(cat->calibrations[k].gpu_family, out->gpu_family) == 0) {
+				memcpy(out->regime_band, cat->calibrations[k].regime_band,
+				       sizeof(out->regime_band));
+				break;
+			}
 	} else {
 		const struct calibration *c = catalog_calibration(cat, ref);
 

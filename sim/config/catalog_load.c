@@ -2,6 +2,7 @@
 #include "catalog_load.h"
 #include "../../models/limits.h"
 #include "datadir.h"
+#include "../../models/uncertainty.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define REQ CFG_REQUIRED
 #define POS CFG_POSITIVE
@@ -333,6 +335,16 @@ struct calib_entry {
 	double value;
 	char source[SC_CALIB_SOURCE_MAX];
 	struct cfg_calib_range range;
+	struct cfg_calib_bounds bounds;
+	double prior;
+	char on_bound[SC_CALIB_BOUND_SOURCE_MAX];
+};
+
+const struct cfg_field cfg_calib_bounds_fields[] = {
+	CFG_F_NUM(struct cfg_calib_bounds, min, REQ, "smallest physical value for this GPU class"),
+	CFG_F_NUM(struct cfg_calib_bounds, max, REQ, "largest physical value for this GPU class"),
+	CFG_F_STR(struct cfg_calib_bounds, source, REQ, "the measurement or limit each end stands for"),
+	CFG_END
 };
 
 static const char *const range_quantities[] = { "message_bytes", "gemm_dim", "copy_bytes", NULL };
@@ -565,8 +577,15 @@ enum sc_status cfg_read_calibration(struct cfg_reader *rd, const cJSON *obj,
 			CFG_F_STR(struct calib_entry, source, REQ, "where the value comes from"),
 			CFG_F_OBJ(struct calib_entry, range, 0, cfg_calib_range_fields,
 				  "the fitted data's range (schema_version 2)"),
+			CFG_F_OBJ(struct calib_entry, bounds, 0, cfg_calib_bounds_fields,
+				  "this profile's physical range, inside the catalogue's"),
+			CFG_F_NUM_RANGE(struct calib_entry, prior, 0, info->min, info->max,
+					"the value before any fit (centre of validate --fit's prior)"),
+			CFG_F_STR(struct calib_entry, on_bound, 0,
+				  "the measurement that puts the value on its bound"),
 			CFG_END
 		};
+		const cJSON *bounds;
 		const cJSON *range;
 		struct calib_entry e;
 
@@ -581,6 +600,48 @@ enum sc_status cfg_read_calibration(struct cfg_reader *rd, const cJSON *obj,
 			return st;
 		*calib_value(cal, (enum calib_param)i) = e.value;
 		memcpy(cal->source[i], e.source, sizeof(e.source));
+		memcpy(cal->on_bound[i], e.on_bound, sizeof(e.on_bound));
+		if (cJSON_GetObjectItemCaseSensitive(item, "prior")) {
+			cal->has_prior[i] = true;
+			cal->prior[i] = e.prior;
+		}
+		bounds = cJSON_GetObjectItemCaseSensitive(item, "bounds");
+		if (bounds) {
+			char bwhere[SC_ERROR_PTR_MAX];
+
+			cfg_pointer_key(bwhere, sizeof(bwhere), pwhere, "bounds");
+			if (!(e.bounds.min >= info->min && e.bounds.max <= info->max &&
+			      e.bounds.min < e.bounds.max))
+				return sc_error_set(rd->err, SC_EINVAL, rd->file, bwhere,
+						    "bounds [%g, %g] must be an interval inside the catalogue's "
+						    "range [%g, %g] of %s", e.bounds.min, e.bounds.max,
+						    info->min, info->max, info->name);
+			cal->has_bounds[i] = true;
+			cal->bound_min[i] = e.bounds.min;
+			cal->bound_max[i] = e.bounds.max;
+			memcpy(cal->bound_source[i], e.bounds.source, sizeof(e.bounds.source));
+		}
+		{
+			double lo, hi;
+
+			calib_bounds(cal, (enum calib_param)i, &lo, &hi, NULL);
+			if (!(e.value >= lo && e.value <= hi)) {
+				char vwhere[SC_ERROR_PTR_MAX];
+
+				cfg_pointer_key(vwhere, sizeof(vwhere), pwhere, "value");
+				return sc_error_set(rd->err, SC_EINVAL, rd->file, vwhere,
+						    "value %g is outside the profile's bounds [%g, %g]",
+						    e.value, lo, hi);
+			}
+			if (cal->has_prior[i] && !(e.prior >= lo && e.prior <= hi)) {
+				char vwhere[SC_ERROR_PTR_MAX];
+
+				cfg_pointer_key(vwhere, sizeof(vwhere), pwhere, "prior");
+				return sc_error_set(rd->err, SC_EINVAL, rd->file, vwhere,
+						    "prior %g is outside the profile's bounds [%g, %g]",
+						    e.prior, lo, hi);
+			}
+		}
 		range = cJSON_GetObjectItemCaseSensitive(item, "range");
 		if (range) {
 			char rwhere[SC_ERROR_PTR_MAX];
@@ -812,6 +873,131 @@ static enum sc_status load_calibrations(const char *dir, struct catalog *cat,
 	return st;
 }
 
+/* configs/uncertainty-bands.json (optional; written by `stepcast validate
+ * --out-of-sample --bands-output`): one band per regime, attached to every
+ * profile of the catalogue (calibration.h, regime_band). */
+struct cfg_regime_entry {
+	char family[SC_NAME_MAX];
+	char name[48];
+	int cases;
+	double p10, p50, p90;
+	double coverage_out_of_sample;
+	int coverage_cases;
+};
+
+static const struct cfg_field regime_entry_fields[] = {
+	CFG_F_STR(struct cfg_regime_entry, family, 0, "GPU family (gpu_family of the profiles), or \"all\": pooled, the fallback"),
+	CFG_F_STR(struct cfg_regime_entry, name, REQ, "regime name (models/uncertainty.h)"),
+	CFG_F_INT(struct cfg_regime_entry, cases, REQ | POS, "residuals behind the band"),
+	CFG_F_NUM(struct cfg_regime_entry, p10, REQ | POS, "P10 of measured / predicted"),
+	CFG_F_NUM(struct cfg_regime_entry, p50, REQ | POS, "P50 of measured / predicted"),
+	CFG_F_NUM(struct cfg_regime_entry, p90, REQ | POS, "P90 of measured / predicted"),
+	CFG_F_NUM(struct cfg_regime_entry, coverage_out_of_sample, OPT_NONNEG,
+		  "fraction of cases inside the other groups' P10-P90"),
+	CFG_F_INT(struct cfg_regime_entry, coverage_cases, OPT_POS, "cases the coverage checked"),
+	CFG_END
+};
+
+static enum sc_status load_regime_bands(const char *dir, struct catalog *cat, struct sc_error *err)
+{
+	static const char *const keys[] = { "schema_version", "provenance", "regimes",
+					    "coverage_shown", NULL };
+	char path[1024], where[SC_ERROR_PTR_MAX];
+	struct cfg_reader rd = { path, err, NULL };
+	/* [0]: pooled ("all"), [1 + k]: family of cat->calibrations[k]'s
+	 * family (resolved below) */
+	static struct model_regime_band pooled[REGIME_COUNT];
+	static char fam[16][SC_NAME_MAX];
+	static struct model_regime_band famb[16][REGIME_COUNT];
+	int n_fam = 0;
+	const cJSON *arr, *item, *v;
+	enum sc_status st;
+	cJSON *root;
+	int i = 0;
+
+	snprintf(path, sizeof(path), "%s/uncertainty-bands.json", dir);
+	if (access(path, F_OK) != 0)
+		return SC_OK;
+	if (!(root = cfg_parse_file(path, err)))
+		return err ? err->status : SC_EINVAL;
+	memset(pooled, 0, sizeof(pooled));
+	memset(famb, 0, sizeof(famb));
+	if ((st = cfg_check_keys(&rd, root, keys, "")) != SC_OK)
+		goto out;
+	v = cJSON_GetObjectItemCaseSensitive(root, "schema_version");
+	if (!cJSON_IsNumber(v) || v->valuedouble != 1) {
+		st = sc_error_set(err, SC_EINVAL, path, "/schema_version", "unsupported schema version (expected 1)");
+		goto out;
+	}
+	arr = cJSON_GetObjectItemCaseSensitive(root, "regimes");
+	if (!cJSON_IsArray(arr)) {
+		st = sc_error_set(err, SC_EINVAL, path, "/regimes", "expected an array");
+		goto out;
+	}
+	cJSON_ArrayForEach(item, arr) {
+		struct cfg_regime_entry e;
+		int r;
+
+		memset(&e, 0, sizeof(e));
+		e.coverage_out_of_sample = -1;
+		snprintf(where, sizeof(where), "/regimes/%d", i++);
+		if ((st = cfg_read_object(&rd, item, regime_entry_fields, &e, where)) != SC_OK)
+			goto out;
+		struct model_regime_band *bands = pooled;
+
+		if (e.family[0] && strcmp(e.family, "all") != 0) {
+			int f;
+
+			for (f = 0; f < n_fam; f++)
+				if (strcmp(fam[f], e.family) == 0)
+					break;
+			if (f == n_fam) {
+				if (n_fam == 16) {
+					st = sc_error_set(err, SC_EINVAL, path, where, "more than 16 families");
+					goto out;
+				}
+				snprintf(fam[n_fam++], SC_NAME_MAX, "%s", e.family);
+			}
+			bands = famb[f];
+		}
+		for (r = 0; r < REGIME_COUNT; r++)
+			if (strcmp(e.name, model_regime_name((enum model_regime)r)) == 0)
+				break;
+		if (r == REGIME_COUNT || bands[r].present) {
+			st = sc_error_set(err, SC_EINVAL, path, where, r == REGIME_COUNT ?
+					  "unknown regime \"%s\"" : "regime \"%s\" given twice", e.name);
+			goto out;
+		}
+		if (!(e.p10 <= e.p50 && e.p50 <= e.p90)) {
+			st = sc_error_set(err, SC_EINVAL, path, where, "needs p10 <= p50 <= p90");
+			goto out;
+		}
+		bands[r].present = true;
+		bands[r].cases = e.cases;
+		bands[r].p10 = e.p10;
+		bands[r].p50 = e.p50;
+		bands[r].p90 = e.p90;
+		bands[r].coverage = cJSON_GetObjectItemCaseSensitive(item, "coverage_out_of_sample") &&
+				    cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(item, "coverage_out_of_sample"))
+				    ? e.coverage_out_of_sample : -1;
+	}
+	/* a profile takes its family's band of a regime, else the pooled one */
+	for (int k = 0; k < cat->n_calibrations; k++) {
+		struct calibration *c = &cat->calibrations[k];
+
+		memcpy(c->regime_band, pooled, sizeof(pooled));
+		for (int f = 0; f < n_fam; f++)
+			if (strcmp(fam[f], c->gpu_family) == 0)
+				for (int r = 0; r < REGIME_COUNT; r++)
+					if (famb[f][r].present)
+						c->regime_band[r] = famb[f][r];
+	}
+	st = SC_OK;
+out:
+	cJSON_Delete(root);
+	return st;
+}
+
 enum sc_status catalog_load(const char *dir, struct catalog *cat, struct sc_error *err)
 {
 	return catalog_load_ov(dir, NULL, cat, err);
@@ -885,6 +1071,7 @@ enum sc_status catalog_load_ov(const char *dir, struct cfg_overrides *ov, struct
 				 sizeof(struct model_arch), offsetof(struct model_arch, name),
 				 (void **)&cat->models, &cat->n_models, ov, CFG_OV_MODELS, err)) ||
 	    (st = load_calibrations(dir, cat, ov, err)) ||
+	    (st = load_regime_bands(dir, cat, err)) ||
 	    (st = resilience_load(dir, &cat->resilience, err)) ||
 	    (st = unapplied_calibration(cat, ov, err)))
 		goto fail;

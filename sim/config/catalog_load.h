@@ -91,6 +91,14 @@ struct cfg_calib_range {
 	int ranks_min, ranks_max;
 };
 extern const struct cfg_field cfg_calib_range_fields[];
+
+/* A parameter's "bounds": the profile's physical range (struct
+ * calibration's bound_min, bound_max, bound_source). */
+struct cfg_calib_bounds {
+	double min, max;
+	char source[SC_CALIB_BOUND_SOURCE_MAX];
+};
+extern const struct cfg_field cfg_calib_bounds_fields[];
 extern const struct cfg_field cfg_calib_provenance_fields[];
 extern const struct cfg_field cfg_calib_fit_fields[];
 

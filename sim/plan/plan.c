@@ -119,7 +119,10 @@ static enum sc_status point_train(const struct scenario *sc, struct plan_point *
 		plan_time_to_train(s, &r, tokens, usd_h, &pt->train[p]);
 	}
 	if (st == SC_OK) {
-		pt->band = model_band_of_calibration(&s->calibration);
+		enum model_regime regime;
+
+		pt->band = sim_step_band(s, &r, &regime);
+		pt->regime = (int)regime;
 		pt->time_q_s.p10 = time_at_quantile_s(s, &r, &pt->band, tokens, 0.10);
 		pt->time_q_s.p50 = time_at_quantile_s(s, &r, &pt->band, tokens, 0.50);
 		pt->time_q_s.p90 = time_at_quantile_s(s, &r, &pt->band, tokens, 0.90);

@@ -54,7 +54,8 @@ struct plan_point {
 	struct plan_train train[PRICING_COUNT]; /* time and cost per pricing model
 						  (usd fields 0 when not offered), at the
 						  point prediction of the step time */
-	struct model_band band;      /* of the best layout's step time (its calibration's) */
+	struct model_band band;      /* of the best layout's step time (sim_step_band: its regime's) */
+	int regime;                  /* enum model_regime of band; REGIME_COUNT: the calibration's */
 	struct model_quantiles time_q_s; /* time to train at the step time's P10, P50, P90 */
 	double time_conf_s;          /* time to train at the plan's confidence */
 	bool meets_deadline;         /* time_conf_s <= the deadline */

@@ -17,19 +17,27 @@ struct fit_ctx {
 	int n_params;
 	const char *exclude_group;
 	double mape;
+	double u_prior[VAL_FIT_MAX_PARAMS]; /* each parameter's prior, on u */
+	double prior_weight;                /* b / n of fit.h's posterior */
 };
 
-/* Parameters are searched on an unbounded variable u and mapped into
- * [min, max] by a logistic, so the simplex can never leave the bounds. */
-static double to_value(const struct calib_param_info *p, double u)
+/* Parameters are searched on an unbounded variable u and mapped into the
+ * profile's physical range [min, max] (calib_bounds) by a logistic, so the
+ * simplex can never leave it. */
+static double to_value(const struct calibration *cal, int param, double u)
 {
-	return p->min + (p->max - p->min) / (1.0 + exp(-u));
+	double lo, hi;
+
+	calib_bounds(cal, (enum calib_param)param, &lo, &hi, NULL);
+	return lo + (hi - lo) / (1.0 + exp(-u));
 }
 
-static double to_u(const struct calib_param_info *p, double v)
+static double to_u(const struct calibration *cal, int param, double v)
 {
-	double f = (v - p->min) / (p->max - p->min);
+	double lo, hi, f;
 
+	calib_bounds(cal, (enum calib_param)param, &lo, &hi, NULL);
+	f = (v - lo) / (hi - lo);
 	if (f < 1e-9)
 		f = 1e-9;
 	if (f > 1 - 1e-9)
@@ -73,13 +81,16 @@ static double objective(struct fit_ctx *ctx, int *count)
 static double gsl_objective(const gsl_vector *u, void *arg)
 {
 	struct fit_ctx *ctx = arg;
+	double penalty = 0;
 
 	for (int i = 0; i < ctx->n_params; i++) {
-		const struct calib_param_info *p = &calib_params[ctx->params[i]];
+		double ui = gsl_vector_get(u, (size_t)i), z = (ui - ctx->u_prior[i]) / VAL_FIT_PRIOR_SIGMA_U;
+
 		*calib_value(ctx->cal, (enum calib_param)ctx->params[i]) =
-			to_value(p, gsl_vector_get(u, (size_t)i));
+			to_value(ctx->cal, ctx->params[i], ui);
+		penalty += 0.5 * z * z;
 	}
-	return objective(ctx, NULL);
+	return objective(ctx, NULL) + ctx->prior_weight * penalty;
 }
 
 enum sc_status val_fit(struct val_set *set, struct calibration *cal,
@@ -87,7 +98,7 @@ enum sc_status val_fit(struct val_set *set, struct calibration *cal,
 		       const char *exclude_group, struct val_fit_result *res,
 		       struct sc_error *err)
 {
-	struct fit_ctx ctx = { set, cal, params, n_params, exclude_group, 0 };
+	struct fit_ctx ctx = { set, cal, params, n_params, exclude_group, 0, { 0 }, 0 };
 	gsl_multimin_function fn = { gsl_objective, (size_t)n_params, &ctx };
 	gsl_multimin_fminimizer *s;
 	gsl_vector *u, *step;
@@ -100,6 +111,10 @@ enum sc_status val_fit(struct val_set *set, struct calibration *cal,
 				    "fit needs 1 to %d parameters, got %d", VAL_FIT_MAX_PARAMS, n_params);
 	res->mean_abs_log_before = objective(&ctx, &res->cases);
 	res->mape_before = ctx.mape;
+	/* fit.h: the prior's weight is the data term's scale over the cases */
+	ctx.prior_weight = res->cases > 0 ? res->mean_abs_log_before / res->cases : 0;
+	for (int i = 0; i < n_params; i++)
+		ctx.u_prior[i] = to_u(cal, params[i], calib_prior(cal, (enum calib_param)params[i]));
 	if (res->cases < 2 * n_params)
 		return sc_error_set(err, SC_EINVAL, NULL, NULL,
 				    "profile \"%s\" covers %d expressible cases: too few to fit %d parameters",
@@ -115,8 +130,7 @@ enum sc_status val_fit(struct val_set *set, struct calibration *cal,
 		return sc_error_set(err, SC_ENOMEM, NULL, NULL, "out of memory");
 	}
 	for (int i = 0; i < n_params; i++) {
-		const struct calib_param_info *p = &calib_params[params[i]];
-		gsl_vector_set(u, (size_t)i, to_u(p, calib_get(cal, (enum calib_param)params[i])));
+		gsl_vector_set(u, (size_t)i, to_u(cal, params[i], calib_get(cal, (enum calib_param)params[i])));
 		gsl_vector_set(step, (size_t)i, 0.5);
 	}
 	gsl_multimin_fminimizer_set(s, &fn, u, step);
@@ -127,11 +141,13 @@ enum sc_status val_fit(struct val_set *set, struct calibration *cal,
 		status = gsl_multimin_test_size(gsl_multimin_fminimizer_size(s), 1e-4);
 	}
 	*cal = start;
-	for (int i = 0; i < n_params; i++) {
-		const struct calib_param_info *p = &calib_params[params[i]];
+	for (int i = 0; i < n_params; i++)
 		*calib_value(cal, (enum calib_param)params[i]) =
-			to_value(p, gsl_vector_get(s->x, (size_t)i));
-	}
+			to_value(cal, params[i], gsl_vector_get(s->x, (size_t)i));
+	res->n_at_bound = 0;
+	for (int i = 0; i < n_params; i++)
+		if (calib_at_bound(cal, (enum calib_param)params[i]))
+			res->at_bound[res->n_at_bound++] = params[i];
 	res->iterations = it;
 	res->mean_abs_log_after = objective(&ctx, NULL);
 	res->mape_after = ctx.mape;
@@ -162,4 +178,92 @@ double val_group_mape(struct val_set *set, const struct calibration *cal,
 	}
 	*count = n;
 	return n ? sum / n : 0;
+}
+
+/* Predict case vc with cal: step time, or 0 when the model fails. */
+static double predict_with(struct val_case *vc, const struct calibration *cal)
+{
+	struct step_result r;
+	struct sc_error err;
+
+	vc->scenario->calibration = *cal;
+	if (sim_step_predict(vc->scenario, &r, &err) != SC_OK || !(r.step_time_s > 0))
+		return 0;
+	return r.step_time_s;
+}
+
+enum sc_status val_cross_validate(struct val_set *set, const struct calibration *in,
+				  const int *params, int n_params, int max_iterations,
+				  struct val_cv_result *res, struct sc_error *err)
+{
+	static struct calibration held;
+	double sum_in = 0, sum_out = 0;
+
+	memset(res, 0, sizeof(*res));
+	for (int i = 0; i < set->n_cases; i++) {
+		const struct val_case *vc = &set->cases[i];
+		bool seen = false;
+
+		if (!vc->expressible || !uses_profile(vc, in))
+			continue;
+		for (int j = 0; j < res->n_groups; j++)
+			seen |= strcmp(res->groups[j].name, vc->source_group) == 0;
+		if (!seen) {
+			if (res->n_groups >= VAL_CV_MAX_GROUPS)
+				return sc_error_set(err, SC_EINVAL, NULL, NULL,
+						    "more than %d source groups", VAL_CV_MAX_GROUPS);
+			snprintf(res->groups[res->n_groups++].name, sizeof(res->groups[0].name), "%s",
+				 vc->source_group);
+		}
+	}
+	for (int g = 0; g < res->n_groups; g++) {
+		struct val_cv_group *gr = &res->groups[g];
+		struct val_fit_result fr;
+		struct sc_error ferr;
+
+		held = *in;
+		sc_error_clear(&ferr);
+		if (val_fit(set, &held, params, n_params, max_iterations, gr->name, &fr, &ferr) != SC_OK) {
+			/* too few cases outside the group: the priors */
+			held = *in;
+			for (int k = 0; k < n_params; k++)
+				*calib_value(&held, (enum calib_param)params[k]) =
+					calib_prior(in, (enum calib_param)params[k]);
+			gr->from_priors = true;
+		}
+		gr->iterations = fr.iterations;
+		for (int i = 0; i < set->n_cases; i++) {
+			struct val_case *vc = &set->cases[i];
+			double p_in, p_out;
+
+			if (!vc->expressible || !uses_profile(vc, in) ||
+			    strcmp(vc->source_group, gr->name) != 0)
+				continue;
+			p_in = predict_with(vc, in);
+			p_out = predict_with(vc, &held);
+			if (!(p_in > 0) || !(p_out > 0))
+				continue;
+			vc->has_oos = true;
+			vc->oos_predicted_step_s = p_out;
+			vc->oos_err_rel = (p_out - vc->measured_step_s) / vc->measured_step_s;
+			gr->mape_in += fabs(p_in - vc->measured_step_s) / vc->measured_step_s;
+			gr->mape_out += fabs(vc->oos_err_rel);
+			gr->cases++;
+		}
+		sum_in += gr->mape_in;
+		sum_out += gr->mape_out;
+		res->cases += gr->cases;
+		if (gr->cases) {
+			gr->mape_in /= gr->cases;
+			gr->mape_out /= gr->cases;
+		}
+	}
+	if (res->cases) {
+		res->mape_in = sum_in / res->cases;
+		res->mape_out = sum_out / res->cases;
+	}
+	for (int i = 0; i < set->n_cases; i++)
+		if (set->cases[i].scenario && uses_profile(&set->cases[i], in))
+			set->cases[i].scenario->calibration = *in;
+	return SC_OK;
 }

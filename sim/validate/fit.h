@@ -16,6 +16,15 @@
 
 #define VAL_FIT_MAX_PARAMS 16
 
+/* The prior of each fitted parameter: normal on the logistic variable u of
+ * its physical range (value = min + (max - min) / (1 + e^-u)), centred on
+ * the parameter's prior value (calib_prior) with this standard deviation.
+ * The fit minimises mean |log error| + (b / n) sum ((u - u_prior) / sigma)^2 / 2
+ * with b the mean |log error| before the fit and n the cases: the
+ * posterior mode for Laplace errors of scale b.  u of a bound is infinite,
+ * so the prior keeps a fit off the bounds unless the data insist. */
+#define VAL_FIT_PRIOR_SIGMA_U 2.0
+
 struct val_fit_result {
 	int cases;               /* cases the profile covers */
 	int iterations;
@@ -23,6 +32,8 @@ struct val_fit_result {
 	double mape_after;
 	double mean_abs_log_before;
 	double mean_abs_log_after;
+	int n_at_bound;                      /* fitted parameters that ended on a bound */
+	int at_bound[VAL_FIT_MAX_PARAMS];    /* their indices */
 };
 
 /* Fit params (indices into calib_params) of *cal over set's cases that use
@@ -37,5 +48,36 @@ enum sc_status val_fit(struct val_set *set, struct calibration *cal,
  * cal's profile, predicted with cal. */
 double val_group_mape(struct val_set *set, const struct calibration *cal,
 		      const char *group, int *count);
+
+/* Leave-one-source-group-out cross-validation, the one implementation
+ * behind `validate --cross-validate` and `validate --out-of-sample`.
+ * For each source group of the cases that use profile `in` (by family):
+ * refit params (indices into calib_params) starting from `in` on every
+ * other group, and predict the group's cases with that fit.  A fold whose
+ * other groups hold too few cases to fit predicts with the params at their
+ * priors (calib_prior): what the model knows without that family's data.
+ * Each such case gets has_oos, oos_predicted_step_s and oos_err_rel; each
+ * group its MAPE in sample (predicted with `in`) and out of sample.  The
+ * cases' scenarios hold `in` again on return. */
+#define VAL_CV_MAX_GROUPS 64
+
+struct val_cv_group {
+	char name[SC_NAME_MAX * 2];
+	int cases;
+	double mape_in, mape_out; /* fractions */
+	bool from_priors;         /* no other group to fit on */
+	int iterations;
+};
+
+struct val_cv_result {
+	int n_groups;
+	struct val_cv_group groups[VAL_CV_MAX_GROUPS];
+	int cases;
+	double mape_in, mape_out; /* over every case of the profile */
+};
+
+enum sc_status val_cross_validate(struct val_set *set, const struct calibration *in,
+				  const int *params, int n_params, int max_iterations,
+				  struct val_cv_result *res, struct sc_error *err);
 
 #endif

@@ -20,6 +20,8 @@ struct sfit_ctx {
 	const char *only_group;
 	double mape;
 	int metrics;
+	double u_prior[VAL_FIT_MAX_PARAMS]; /* fit.h's prior, as in training */
+	double prior_weight;
 };
 
 static bool in_family(const struct sval_case *vc, const struct calibration *cal)
@@ -76,6 +78,15 @@ static double objective(struct sfit_ctx *x)
 }
 
 /* The logistic map of fit.c: an unbounded u into [min, max]. */
+/* The profile's physical range of parameter p in place of the catalogue's. */
+static struct calib_param_info info_of(const struct calibration *cal, int p)
+{
+	struct calib_param_info i = calib_params[p];
+
+	calib_bounds(cal, (enum calib_param)p, &i.min, &i.max, NULL);
+	return i;
+}
+
 static double to_value(const struct calib_param_info *p, double u)
 {
 	return p->min + (p->max - p->min) / (1.0 + exp(-u));
@@ -92,21 +103,39 @@ static double to_u(const struct calib_param_info *p, double v)
 	return log(f / (1 - f));
 }
 
+static double to_value_of(const struct calibration *cal, int p, double u)
+{
+	struct calib_param_info i = info_of(cal, p);
+
+	return to_value(&i, u);
+}
+
+static double to_u_of(const struct calibration *cal, int p, double v)
+{
+	struct calib_param_info i = info_of(cal, p);
+
+	return to_u(&i, v);
+}
+
 static double gsl_objective(const gsl_vector *u, void *arg)
 {
 	struct sfit_ctx *x = arg;
+	double penalty = 0;
 
-	for (int i = 0; i < x->n_params; i++)
-		*calib_value(x->cal, (enum calib_param)x->params[i]) =
-			to_value(&calib_params[x->params[i]], gsl_vector_get(u, (size_t)i));
-	return objective(x);
+	for (int i = 0; i < x->n_params; i++) {
+		double ui = gsl_vector_get(u, (size_t)i), z = (ui - x->u_prior[i]) / VAL_FIT_PRIOR_SIGMA_U;
+
+		*calib_value(x->cal, (enum calib_param)x->params[i]) = to_value_of(x->cal, x->params[i], ui);
+		penalty += 0.5 * z * z;
+	}
+	return objective(x) + x->prior_weight * penalty;
 }
 
 enum sc_status sval_fit(struct sval_set *set, struct calibration *cal, const int *params,
 			int n_params, int max_iterations, const char *exclude_group,
 			struct val_fit_result *res, struct sc_error *err)
 {
-	struct sfit_ctx x = { set, cal, params, n_params, exclude_group, NULL, 0, 0 };
+	struct sfit_ctx x = { set, cal, params, n_params, exclude_group, NULL, 0, 0, { 0 }, 0 };
 	gsl_multimin_function fn = { gsl_objective, (size_t)n_params, &x };
 	gsl_multimin_fminimizer *s;
 	gsl_vector *u, *step;
@@ -120,6 +149,9 @@ enum sc_status sval_fit(struct sval_set *set, struct calibration *cal, const int
 	res->mean_abs_log_before = objective(&x);
 	res->mape_before = x.mape;
 	res->cases = x.metrics;
+	x.prior_weight = x.metrics > 0 ? res->mean_abs_log_before / x.metrics : 0;
+	for (int i = 0; i < n_params; i++)
+		x.u_prior[i] = to_u_of(cal, params[i], calib_prior(cal, (enum calib_param)params[i]));
 	if (x.metrics < 2 * n_params)
 		return sc_error_set(err, SC_EINVAL, NULL, NULL,
 				    "profile \"%s\" covers %d published metrics of expressible serving cases: too few to fit %d parameters",
@@ -135,8 +167,8 @@ enum sc_status sval_fit(struct sval_set *set, struct calibration *cal, const int
 		return sc_error_set(err, SC_ENOMEM, NULL, NULL, "out of memory");
 	}
 	for (int i = 0; i < n_params; i++) {
-		gsl_vector_set(u, (size_t)i, to_u(&calib_params[params[i]],
-						  calib_get(cal, (enum calib_param)params[i])));
+		gsl_vector_set(u, (size_t)i, to_u_of(cal, params[i],
+						     calib_get(cal, (enum calib_param)params[i])));
 		gsl_vector_set(step, (size_t)i, 0.5);
 	}
 	gsl_multimin_fminimizer_set(s, &fn, u, step);
@@ -149,7 +181,10 @@ enum sc_status sval_fit(struct sval_set *set, struct calibration *cal, const int
 	*cal = start;
 	for (int i = 0; i < n_params; i++)
 		*calib_value(cal, (enum calib_param)params[i]) =
-			to_value(&calib_params[params[i]], gsl_vector_get(s->x, (size_t)i));
+			to_value_of(cal, params[i], gsl_vector_get(s->x, (size_t)i));
+	for (int i = 0; i < n_params; i++)
+		if (calib_at_bound(cal, (enum calib_param)params[i]))
+			res->at_bound[res->n_at_bound++] = params[i];
 	res->iterations = it;
 	res->mean_abs_log_after = objective(&x);
 	res->mape_after = x.mape;
@@ -163,7 +198,7 @@ double sval_group_mape(struct sval_set *set, const struct calibration *cal, cons
 		       int *count)
 {
 	struct calibration c = *cal;
-	struct sfit_ctx x = { set, &c, NULL, 0, NULL, group, 0, 0 };
+	struct sfit_ctx x = { set, &c, NULL, 0, NULL, group, 0, 0, { 0 }, 0 };
 
 	objective(&x);
 	*count = x.metrics;

@@ -4,8 +4,9 @@
  * minimise the mean absolute log error of predicted versus measured
  * throughput, TTFT and TPOT (every published metric of every expressible
  * case whose GPU belongs to the profile's family counts once), by GSL's
- * Nelder-Mead simplex with the parameters kept inside their catalogue
- * bounds, as sim/validate/fit.c does for training.  Parameters are shared
+ * Nelder-Mead simplex with the parameters kept inside their physical
+ * ranges (calib_bounds) under fit.h's prior, as sim/validate/fit.c does for
+ * training.  Parameters are shared
  * by all cases of a GPU family: never per case, per source or per model.
  * The caller owns every struct; nothing to free.
  */

@@ -45,6 +45,9 @@ struct val_case {
 	double predicted_memory_bytes; /* per GPU, worst stage, as nvidia-smi would show it */
 	double memory_capacity_bytes;  /* HBM less the driver's reserve */
 	int bottleneck;                /* enum bottleneck */
+	bool has_oos;                  /* out of sample (val_cross_validate) */
+	double oos_predicted_step_s;   /* predicted with its source group left out of the fit */
+	double oos_err_rel;
 	struct scenario *scenario;     /* owned; NULL when not expressible */
 };
 

@@ -37,9 +37,11 @@ fail() {
 	exit 1
 }
 
-# "name value" of every parameter that `calibrate show` prints.
+# "name value" of every parameter that `calibrate show` prints, to 4
+# significant digits: fits of one curve read from its log and from its
+# JSON agree that far (the last printed digit of a flat optimum may not).
 values() {
-	"$bin" calibrate show "$1" | awk '/^  [a-z_0-9]+ +[-0-9.e+]+ /{ print $1, $2 }'
+	"$bin" calibrate show "$1" | awk '/^  [a-z_0-9]+ +[-0-9.e+]+ /{ printf "%s %.4g\n", $1, $2 }'
 }
 
 case $case in

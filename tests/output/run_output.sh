@@ -81,7 +81,7 @@ chmod 640 "$work/mode.txt"
 # number and the profile did not load): the measurements reader refuses the
 # row by its JSON pointer (plausibility ranges, calibrate/cal_measure.c),
 # the old profile stays and no temporary file is left (a non-finite number
-# reaching a profile would be an internal error, reports/rpt_num.h, with
+# reaching a profile would be an internal error, sim/config/rpt_num.h, with
 # the same guarantees)
 cp -r configs "$work/configs"
 old=$work/configs/calibration/p5-efa-nccltests.json

@@ -32,7 +32,7 @@ export LC_ALL=C NO_COLOR=1
 
 # The CI gate, read from .ci/run (one number, one place): overall validate
 # MAPE in percent (see README).
-MAPE_GATE=$(sed -n "s/.*validate --summary --max-mape \([0-9.]*\).*/\1/p" .ci/run)
+MAPE_GATE=$(sed -n "s/.*validate --summary .*--max-mape \([0-9.]*\).*/\1/p" .ci/run)
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/stepcast-regress.XXXXXX") || exit 2
 trap 'rm -rf "$work"' EXIT

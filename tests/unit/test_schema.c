@@ -707,6 +707,9 @@ static void test_calibration_schema(void)
 			{ "source", CFG_STRING, CFG_REQUIRED, 0, SC_CALIB_SOURCE_MAX, NULL, NULL, NULL,
 			  0, 0, NULL, 0, 0 },
 			{ "range", CFG_OBJECT, 0, 0, 0, NULL, cfg_calib_range_fields, NULL, 0, 0, NULL, 0, 0 },
+			{ "bounds", CFG_OBJECT, 0, 0, 0, NULL, cfg_calib_bounds_fields, NULL, 0, 0, NULL, 0, 0 },
+			{ "prior", CFG_DOUBLE, CFG_BOUNDED, 0, 0, NULL, NULL, NULL, info->min, info->max, NULL, 0, 0 },
+			{ "on_bound", CFG_STRING, 0, 0, SC_CALIB_BOUND_SOURCE_MAX, NULL, NULL, NULL, 0, 0, NULL, 0, 0 },
 			CFG_END
 		};
 		const cJSON *pdoc = doc;

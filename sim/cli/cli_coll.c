@@ -360,6 +360,7 @@ int cmd_collective(int argc, char **argv)
 	struct cluster cl;
 	struct sc_error err;
 	const struct instance_spec *in;
+	struct instance_spec inst;
 	int c, opi = -1, ranks;
 	struct net_span s;
 	cJSON *root = NULL, *rows = NULL;
@@ -434,6 +435,9 @@ int cmd_collective(int argc, char **argv)
 		catalog_free(&cat);
 		return cli_fail(&err);
 	}
+	/* the catalogue is freed below: keep the instance */
+	inst = *in;
+	in = &inst;
 	memset(&cl, 0, sizeof(cl));
 	cl.instance = *in;
 	cl.gpu = *catalog_gpu(&cat, in->gpu);

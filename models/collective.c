@@ -132,7 +132,9 @@ static struct efa_tier efa_tier_of(const struct calibration *cal, const struct n
 	}
 	{
 		double N = s->domains > 2 ? s->domains : 2;
-		double decay = 1.0 / (1.0 + cal->awsefa_scale_decay * log2(N / 2.0));
+		/* >= 0 by the parameter's range; clamped so that no profile can
+		 * make a span faster than its line rate */
+		double decay = 1.0 / (1.0 + fmax(0.0, cal->awsefa_scale_decay) * log2(N / 2.0));
 
 		t.ring_alpha = cal->awsefa_step_alpha_s;
 		t.tree_alpha = cal->awsefa_tree_alpha_s;

@@ -209,19 +209,6 @@ double mem_optimizer_bytes_per_param(enum sc_optimizer o, enum sc_dtype master,
 	return mb + (o == OPT_SGD ? 1.0 : 2.0) * sb;
 }
 
-/* PyTorch's caching allocator keeps freed blocks for reuse: max reserved
- * over max allocated.  Megatron-Bridge's Moonlight-16B study on 8 x H100
- * (skills/nemo-mbridge-perf-activation-recompute/SKILL.md) reports about
- * 40 GB reserved against 35.9-36.6 GB allocated: 9-11 %, 10 % used for
- * every framework (all use the same allocator; expandable segments, where
- * set, lower it). */
-#define MEM_ALLOCATOR_SLACK 0.10
-
-double mem_allocator_slack(enum sc_framework f)
-{
-	(void)f;
-	return MEM_ALLOCATOR_SLACK;
-}
 
 /* cuBLAS and Transformer Engine workspaces, allocated through the caching
  * allocator: 32 MiB for cuBLAS on Hopper and later (CUBLAS_WORKSPACE_CONFIG
@@ -329,7 +316,7 @@ void mem_estimate(const struct mem_in *in, const struct calibration *cal,
 				 in->act_extra_bytes;
 	out->allocated_bytes = out->weights_bytes + out->gradients_bytes + out->optimizer_bytes +
 			       out->activations_bytes + out->buffers_bytes;
-	slack = mem_allocator_slack(in->framework);
+	slack = MEM_ALLOCATOR_SLACK;
 	out->fragmentation_bytes = slack * out->allocated_bytes;
 	out->reserved_bytes = out->allocated_bytes + out->fragmentation_bytes;
 	out->comm_buffers_bytes = cal->nccl_buffer_bytes;

@@ -118,8 +118,12 @@ double mem_optimizer_bytes_per_param(enum sc_optimizer o, enum sc_dtype master,
  * NVFP4; BF16 otherwise (2). */
 double mem_linear_input_bytes(enum sc_framework f, enum sc_precision p);
 
-/* The caching allocator's slack: max reserved over max allocated, minus 1. */
-double mem_allocator_slack(enum sc_framework f);
+/* PyTorch's caching allocator keeps freed blocks for reuse: max reserved
+ * over max allocated, minus 1.  Megatron-Bridge's Moonlight-16B study on 8 x
+ * H100 (skills/nemo-mbridge-perf-activation-recompute/SKILL.md) reports
+ * about 40 GB reserved against 35.9-36.6 GB allocated: 9-11 %; one value
+ * for every framework (all use the same allocator). */
+#define MEM_ALLOCATOR_SLACK 0.10
 
 void mem_estimate(const struct mem_in *in, const struct calibration *cal,
 		  struct mem_out *out);

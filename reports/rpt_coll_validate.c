@@ -1,5 +1,6 @@
 /* rpt_coll_validate.c: collective validation tables (see rpt_coll_validate.h). */
 #include "rpt_coll_validate.h"
+#include "rpt_util.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -210,8 +211,13 @@ static void csv_out(FILE *out, const struct cv_set *set, double min_bytes)
 		const struct cv_curve *c = &set->curves[i];
 
 		if (!c->expressible) {
-			fprintf(out, "%s,%s,%s,%s,%d,,,,,,\"not expressed: %s\"\n", c->id, c->source_group,
-				c->system, c->collective, c->nodes, c->reason);
+			char why[sizeof(c->reason) + 16];
+
+			fprintf(out, "%s,%s,%s,%s,%d,,,,,,", c->id, c->source_group, c->system, c->collective,
+				c->nodes);
+			snprintf(why, sizeof(why), "not expressed: %s", c->reason);
+			rpt_csv_str(out, why);
+			fputc('\n', out);
 			continue;
 		}
 		for (int j = 0; j < c->n_points; j++) {

@@ -189,7 +189,7 @@ static void collectives(FILE *out, const char *label, const struct step_result *
 void rpt_prom_step(FILE *out, const char *label, const struct scenario *sc,
 		   const struct step_result *r, const struct goodput_result *g)
 {
-	struct model_band b = model_band_of_calibration(&sc->calibration);
+	struct model_band b = sim_step_band(sc, r, NULL); /* the band predict prints */
 	struct model_quantiles q = model_band_quantiles(&b, r->step_time_s);
 	const char *name = "stepcast_predicted_step_time_seconds";
 	char lay[96];

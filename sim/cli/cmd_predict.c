@@ -16,7 +16,7 @@
 #include "../analytic/goodput.h"
 #include "../analytic/step.h"
 #include "../config/scenario_load.h"
-#include "../analytic/mem_advice.h"
+#include "../search/explain.h"
 #include "cli.h"
 #include "cli_progress.h"
 #include "cli_des.h"
@@ -345,21 +345,35 @@ int cmd_predict(int argc, char **argv)
 		break;
 	}
 	if (r.oom) {
-		/* said, not hidden: how far over, and what would fit */
-		struct mem_fit_option opt[MEM_ADVICE_MAX];
-		int n = sim_mem_fit_advice(&sc, &r, opt, MEM_ADVICE_MAX);
+		/* said, not hidden: how far over, and which of explain's
+		 * single-step neighbours fit (fastest first; else the closest) */
+		static struct explain_result x;
+		struct sc_error xerr;
+		int shown = 0, closest = -1;
 
 		fprintf(stderr, "stepcast: predict: %s does not fit in GPU memory: %.2f GiB per GPU "
 			"(%s pipeline stage) of %.2f GiB usable, %.2f GiB over (step %.3f s); one change each:\n",
 			path, r.mem_total_bytes / 1073741824.0, r.mem_worst_stage ? "last" : "first",
 			r.mem_capacity_bytes / 1073741824.0,
 			(r.mem_total_bytes - r.mem_capacity_bytes) / 1073741824.0, r.step_time_s);
-		for (int i = 0; i < n; i++)
-			fprintf(stderr, "  %-24s %8.2f GiB  %s  step %.3f s\n", opt[i].change,
-				opt[i].need_bytes / 1073741824.0, opt[i].fits ? "fits " : "still over",
-				opt[i].step_time_s);
-		if (n == 0)
-			fprintf(stderr, "  no single change of recompute, ZeRO stage, micro-batch, TP or PP fits\n");
+		sc_error_clear(&xerr);
+		if (explain_run(&sc, &x, &xerr) == SC_OK) {
+			for (int i = 0; i < x.n; i++) {
+				const struct explain_option *o = &x.opt[i];
+
+				if (!o->oom && shown < 6) {
+					fprintf(stderr, "  %-24s %8.2f GiB  fits  step %.3f s  (%s)\n", o->change,
+						o->mem_total_bytes / 1073741824.0, o->step_time_s, o->set);
+					shown++;
+				}
+				if (o->oom && (closest < 0 || o->mem_total_bytes < x.opt[closest].mem_total_bytes))
+					closest = i;
+			}
+			if (shown == 0 && closest >= 0)
+				fprintf(stderr, "  no single change fits; closest: %s, %.2f GiB (%s)\n",
+					x.opt[closest].change, x.opt[closest].mem_total_bytes / 1073741824.0,
+					x.opt[closest].set);
+		}
 		return cli_finish(EXIT_OOM);
 	}
 	return cli_finish(EXIT_OK);

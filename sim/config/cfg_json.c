@@ -766,3 +766,24 @@ cJSON *cfg_to_json(const struct cfg_field *fields, const void *src)
 	}
 	return obj;
 }
+
+enum sc_status cfg_array_alloc(struct cfg_reader *rd, const cJSON *obj, const char *key,
+			       size_t elem_size, const cJSON **items, void **out, int *n)
+{
+	char where[SC_ERROR_PTR_MAX];
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	*out = NULL;
+	*n = 0;
+	*items = a;
+	cfg_pointer_key(where, sizeof(where), "", key);
+	if (!cJSON_IsArray(a))
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, where, "expected an array");
+	*n = cJSON_GetArraySize(a);
+	*out = calloc((size_t)*n + 1, elem_size);
+	if (!*out) {
+		*n = 0;
+		return sc_error_set(rd->err, SC_ENOMEM, rd->file, NULL, "out of memory");
+	}
+	return SC_OK;
+}

@@ -128,6 +128,13 @@ enum sc_status cfg_check_keys(struct cfg_reader *rd, const cJSON *obj,
 			      const char *const *allowed, const char *pointer);
 
 /* Append "/key" (escaped per RFC 6901) or "/index" to a pointer. */
+/* The array at obj's key as *items (an error naming /key if it is not
+ * one), and room for its elements: *out = calloc(n + 1, elem_size), *n its
+ * length (SC_ENOMEM on failure).  The prologue of every reader of a file
+ * that is a list of records (validation cases, systems, recipes). */
+enum sc_status cfg_array_alloc(struct cfg_reader *rd, const cJSON *obj, const char *key,
+			       size_t elem_size, const cJSON **items, void **out, int *n);
+
 void cfg_pointer_key(char *out, size_t n, const char *base, const char *key);
 void cfg_pointer_index(char *out, size_t n, const char *base, int index);
 

@@ -140,6 +140,16 @@ enum sc_status explain_run(const struct scenario *sc, struct explain_result *out
 		snprintf(set, sizeof(set), "--set training.recompute=%s", recompute_name(c.training.recompute));
 		try_one(&x, &c, change, set);
 	}
+	if (sc->training.optimizer == OPT_ADAM && sc->training.moments_dtype != DTYPE_BF16) {
+		/* Megatron's precision-aware optimizer (--exp-avg-dtype bf16):
+		 * memory, not time */
+		struct scenario c = *sc;
+
+		c.training.moments_dtype = DTYPE_BF16;
+		snprintf(change, sizeof(change), "moments_dtype bf16");
+		snprintf(set, sizeof(set), "--set training.moments_dtype=bf16");
+		try_one(&x, &c, change, set);
+	}
 	for (int k = 0; k < 2; k++) {
 		struct scenario c = *sc;
 		int mb = k ? sc->training.micro_batch_seqs / 2 : sc->training.micro_batch_seqs * 2;

@@ -510,8 +510,11 @@ enum sc_status srv_pick_layout(struct srv_scenario *sc, char *why, size_t why_n,
 			tried++;
 			if (srv_replica_for(c, &c->replica, rep, &e) != SC_OK)
 				continue;
-			if (srv_capacity(c, &cap, &e) != SC_OK || srv_simulate_checked(c, r, &e) != SC_OK)
+			/* the capacity once: srv_simulate_checked would run the
+			 * saturated simulation again */
+			if (srv_capacity(c, &cap, &e) != SC_OK || srv_simulate(c, r, &e) != SC_OK)
 				continue;
+			srv_stability(c, cap, r);
 			fit++;
 			ok = (!r->slo_given || r->slo_met) && (!open || r->stable);
 			if (!have || (ok && !best_ok) || (ok == best_ok && cap > best_cap * (1 + 1e-9))) {

@@ -1187,7 +1187,9 @@ void srv_stability(const struct srv_scenario *sc, double sustainable_rps, struct
 	}
 	/* a window without arrivals (one request) or without completions is
 	 * no measurement of a rate */
-	r->stable = !(sustainable_rps > 0) || r->offered_rps <= sustainable_rps;
+	/* a queue whose arrival rate equals its service rate grows without
+	 * bound too (utilisation 1): strictly below */
+	r->stable = !(sustainable_rps > 0) || r->offered_rps < sustainable_rps;
 	r->steady = r->stable && r->duration_s > 0 && r->output_tokens_per_s > 0 &&
 		    r->duration_s >= SRV_STEADY_LIFETIMES * life;
 	if (r->stable && !r->steady && r->duration_s > 0 && life > 0) {

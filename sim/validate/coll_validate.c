@@ -378,12 +378,19 @@ static bool op_of(const char *name, enum coll_op *op)
  * m / (one message latency + m / B), B the GPU's EFA share at the
  * all-to-all efficiency, times awsefa_cross_rail_eff when the writes go to
  * NICs of other rails. */
+/* The raw SRD curves name their traffic first: "cross-rail ..." or
+ * "rail-aligned ..." / "rail-optimized (no cross-rail traffic) ...". */
+static bool cross_rail(const struct cv_curve *c)
+{
+	return strncmp(c->algorithm, "cross-rail", 10) == 0;
+}
+
 static double raw_srd_GBps(const struct cv_curve *c, const struct calibration *cal, double m)
 {
 	struct net_span s = net_span_of(&c->cluster, c->cluster.nodes * c->cluster.instance.gpus_per_node, 1);
 	double B = s.efa_Bps * cal->awsefa_a2a_bw_eff;
 
-	if (strstr(c->algorithm, "cross-rail") || strstr(c->algorithm, "non-rail"))
+	if (cross_rail(c))
 		B *= cal->awsefa_cross_rail_eff;
 	return m / (cal->awsefa_step_alpha_s + m / B) / 1e9;
 }
@@ -401,7 +408,7 @@ double cv_predict_point(const struct cv_curve *c, const struct calibration *cal,
 	if (c->kind == CV_KIND_RAW_SRD) {
 		if (algorithm)
 			snprintf(algorithm, (size_t)algorithm_size, "raw-srd/%s",
-				 strstr(c->algorithm, "cross-rail") ? "cross-rail" : "rail-aligned");
+				 cross_rail(c) ? "cross-rail" : "rail-aligned");
 		return raw_srd_GBps(c, cal, p->bytes);
 	}
 	if (c->kind == CV_KIND_EP) {

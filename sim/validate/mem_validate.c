@@ -255,17 +255,9 @@ enum sc_status memval_load(const char *path, const char *systems_path, const str
 	if ((st = val_read_models(path, cJSON_GetObjectItemCaseSensitive(root, "models"), &set->base,
 				  err)) != SC_OK)
 		goto out;
-	cases = cJSON_GetObjectItemCaseSensitive(root, "cases");
-	if (!cJSON_IsArray(cases)) {
-		st = sc_error_set(err, SC_EINVAL, path, "/cases", "expected an array of cases");
+	if ((st = cfg_array_alloc(&rd, root, "cases", sizeof(*set->cases), &cases,
+				  (void **)&set->cases, &set->n_cases)) != SC_OK)
 		goto out;
-	}
-	set->n_cases = cJSON_GetArraySize(cases);
-	set->cases = calloc((size_t)set->n_cases + 1, sizeof(*set->cases));
-	if (!set->cases) {
-		st = sc_error_set(err, SC_ENOMEM, path, NULL, "out of memory");
-		goto out;
-	}
 	cJSON_ArrayForEach(item, cases) {
 		struct mem_case *mc = &set->cases[i];
 		char where[SC_ERROR_PTR_MAX];

@@ -217,7 +217,8 @@ enum sc_status val_load_systems(const char *path, struct val_set *set,
 {
 	static const char *const top[] = { "schema_version", "systems", NULL };
 	struct cfg_reader rd = { path, err, NULL };
-	cJSON *root = cfg_parse_file(path, err), *list, *item;
+	cJSON *root = cfg_parse_file(path, err), *item;
+	const cJSON *list;
 	enum sc_status st;
 	int i = 0;
 
@@ -225,17 +226,9 @@ enum sc_status val_load_systems(const char *path, struct val_set *set,
 		return err->status;
 	if ((st = cfg_check_keys(&rd, root, top, "")) != SC_OK)
 		goto out;
-	list = cJSON_GetObjectItemCaseSensitive(root, "systems");
-	if (!cJSON_IsArray(list)) {
-		st = sc_error_set(err, SC_EINVAL, path, "/systems", "expected an array");
+	if ((st = cfg_array_alloc(&rd, root, "systems", sizeof(*set->systems), &list,
+				  (void **)&set->systems, &set->n_systems)) != SC_OK)
 		goto out;
-	}
-	set->n_systems = cJSON_GetArraySize(list);
-	set->systems = calloc((size_t)set->n_systems + 1, sizeof(*set->systems));
-	if (!set->systems) {
-		st = sc_error_set(err, SC_ENOMEM, path, NULL, "out of memory");
-		goto out;
-	}
 	cJSON_ArrayForEach(item, list) {
 		char where[SC_ERROR_PTR_MAX];
 		cfg_pointer_index(where, sizeof(where), "/systems", i);
@@ -273,7 +266,8 @@ static enum sc_status load_recipes(const char *systems_path, struct val_set *set
 	char path[1024];
 	const char *slash = strrchr(systems_path, '/');
 	struct cfg_reader rd = { path, err, NULL };
-	cJSON *root, *list, *item;
+	cJSON *root, *item;
+	const cJSON *list;
 	enum sc_status st;
 	FILE *f;
 	int i = 0;
@@ -289,17 +283,9 @@ static enum sc_status load_recipes(const char *systems_path, struct val_set *set
 		return err->status;
 	if ((st = cfg_check_keys(&rd, root, top, "")) != SC_OK)
 		goto out;
-	list = cJSON_GetObjectItemCaseSensitive(root, "recipes");
-	if (!cJSON_IsArray(list)) {
-		st = sc_error_set(err, SC_EINVAL, path, "/recipes", "expected an array");
+	if ((st = cfg_array_alloc(&rd, root, "recipes", sizeof(*set->recipes), &list,
+				  (void **)&set->recipes, &set->n_recipes)) != SC_OK)
 		goto out;
-	}
-	set->n_recipes = cJSON_GetArraySize(list);
-	set->recipes = calloc((size_t)set->n_recipes + 1, sizeof(*set->recipes));
-	if (!set->recipes) {
-		st = sc_error_set(err, SC_ENOMEM, path, NULL, "out of memory");
-		goto out;
-	}
 	cJSON_ArrayForEach(item, list) {
 		char where[SC_ERROR_PTR_MAX];
 		const char *fw;
@@ -698,17 +684,9 @@ enum sc_status val_load(const char *cases_path, const char *systems_path,
 	if ((st = val_read_models(cases_path, cJSON_GetObjectItemCaseSensitive(root, "models"),
 				  set, err)) != SC_OK)
 		goto out;
-	cases = cJSON_GetObjectItemCaseSensitive(root, "cases");
-	if (!cJSON_IsArray(cases)) {
-		st = sc_error_set(err, SC_EINVAL, cases_path, "/cases", "expected an array of cases");
+	if ((st = cfg_array_alloc(&rd, root, "cases", sizeof(*set->cases), &cases,
+				  (void **)&set->cases, &set->n_cases)) != SC_OK)
 		goto out;
-	}
-	set->n_cases = cJSON_GetArraySize(cases);
-	set->cases = calloc((size_t)set->n_cases + 1, sizeof(*set->cases));
-	if (!set->cases) {
-		st = sc_error_set(err, SC_ENOMEM, cases_path, NULL, "out of memory");
-		goto out;
-	}
 	cJSON_ArrayForEach(item, cases) {
 		char where[SC_ERROR_PTR_MAX];
 

@@ -26,9 +26,9 @@ code=$?
 grep -q 'OUT OF MEMORY' "$work/out" || fail "no breakdown on stdout"
 head -1 "$work/err" | grep -q '^stepcast: predict: .* does not fit in GPU memory: .* GiB per GPU .* of 79.14 GiB usable, .* GiB over' ||
 	fail "first stderr line: $(head -1 "$work/err")"
-grep -q 'zero_stage 3 (FSDP) .* fits ' "$work/err" || fail "FSDP not offered: $(cat "$work/err")"
-# the offered change really fits: re-predict with it
-sed 's/"zero_stage": 0/"zero_stage": 3, "fsdp": true/' "$work/s.json" >"$work/fsdp.json"
-"$bin" predict "$work/fsdp.json" >"$work/out2" 2>"$work/err2" || fail "FSDP layout: exit $?: $(cat "$work/err2")"
+grep -q 'zero_stage 3 .* fits .*(--set layout.zero_stage=3)' "$work/err" || fail "FSDP not offered: $(cat "$work/err")"
+# the offered change really fits: re-predict with the --set it names
+"$bin" predict "$work/s.json" --set layout.zero_stage=3 >"$work/out2" 2>"$work/err2" ||
+	fail "FSDP layout: exit $?: $(cat "$work/err2")"
 grep -q ' fits$' "$work/out2" || fail "FSDP layout does not say it fits"
 echo "ok memory.oom"

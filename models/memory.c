@@ -54,6 +54,7 @@ void mem_layer_activations(const struct model_arch *m,
 	double h = m->hidden, a = m->heads;
 	double kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
 	double lin = o->linear_input_bytes > 0 ? o->linear_input_bytes : 2.0;
+	double gin = o->gated_input_bytes > 0 ? o->gated_input_bytes : 2.0;
 	double d_qk, d_v, mats, kv_l;
 	double attn = 0, scores = 0, mlp = 0, mask = o->dropout ? 1.0 : 0.0;
 	double q_b, v_b, o_in, lse_b, fc1_gate_b = 0, fc2_out_b, eager = 0;
@@ -93,20 +94,20 @@ void mem_layer_activations(const struct model_arch *m,
 		double fe = m->moe_ffn_hidden;
 
 		mlp_inner += 4.0 * sb * rep * m->experts;           /* router probs */
-		mlp_inner += rows * (lin * h + 2.0 * (mats - 1.0) * fe / etp + lin * fe / etp);
+		mlp_inner += rows * (lin * h + gin * (mats - 1.0) * fe / etp + lin * fe / etp);
 		moe_act_b = rows * lin * fe / etp;
 		fc1_gate_b = rows * 2.0 * fe / etp;
 		if (m->shared_experts > 0) {
 			double fs = m->shared_experts * fe / t;
 
-			shared_b = 2.0 * sb * (mats - 1.0) * fs + lin * sb * fs;
+			shared_b = gin * sb * (mats - 1.0) * fs + lin * sb * fs;
 			mlp_inner += shared_b;
 			fc1_gate_b += 2.0 * sb * fs;
 		}
 	} else {
 		double f = m->ffn_hidden / t;
 
-		mlp_inner += 2.0 * sb * (mats - 1.0) * f + lin * sb * f;
+		mlp_inner += gin * sb * (mats - 1.0) * f + lin * sb * f;
 		fc1_gate_b = 2.0 * sb * f;
 		/* eager (uncompiled) PyTorch keeps the gated MLP's activation
 		 * output apart from the product it feeds (silu(x1) and x1 * x3

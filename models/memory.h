@@ -30,6 +30,9 @@ struct mem_act_opts {
 	bool compile;          /* torchtitan torch.compile: elementwise ops fused */
 	double linear_input_bytes; /* bytes per element of a kept linear input: 2 (BF16),
 				      1 (FP8 casts kept, Transformer Engine), 0.5625 (NVFP4) */
+	double gated_input_bytes;  /* bytes per element of the kept gated-activation
+				      (SwiGLU) input: 2 (BF16), or MEM_FP8_TILE_BYTES
+				      when cached in FP8 (0 = 2) */
 	unsigned recompute_modules; /* with selective, Megatron: enum sc_recompute_module bits */
 	enum sc_precision precision;
 };
@@ -42,6 +45,13 @@ struct mem_act {
 	double stored_bytes;
 	double working_bytes;
 };
+
+/* Bytes per element of an activation cached in FP8 with DeepSeek-V3's
+ * fine-grained quantization: one FP32 scale per 1 x 128 tile (DeepSeek-V3
+ * technical report, arXiv 2412.19437, section 3.3.2 "Fine-Grained
+ * Quantization"; section 3.3.4 "Low-Precision Storage and Communication":
+ * the SwiGLU input is cached in FP8 and the output recomputed from it). */
+#define MEM_FP8_TILE_BYTES (1.0 + 4.0 / 128.0)
 
 void mem_layer_activations(const struct model_arch *m,
 			   const struct mem_act_opts *opts, bool moe_layer,

@@ -102,6 +102,8 @@ struct training {
 	bool compile;            /* torch.compile (torchtitan): fused elementwise ops and loss */
 	bool no_lp_weight_cache; /* Megatron --disable-parameter-transpose-cache: TE's FP8/FP4
 				    weight copies cast per GEMM, not kept across micro-batches */
+	bool activation_input_fp8; /* the MLP activation's (SwiGLU) input kept in FP8 with
+				      1 x 128 tile scales (DeepSeek-V3 report 3.3.4) */
 	double tokens_to_train;  /* 0 = not given */
 };
 

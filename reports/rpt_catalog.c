@@ -21,7 +21,12 @@ bool rpt_catalog_kind_valid(const char *kind)
 
 static void text_gpus(FILE *out, const struct catalog *cat)
 {
-	fprintf(out, "%-10s %-9s %9s %9s %9s %8s %9s %11s  %s\n", "gpu", "family",
+	int w = 10; /* the name column fits the longest name */
+
+	for (int i = 0; i < cat->n_gpus; i++)
+		if ((int)strlen(cat->gpus[i].name) > w)
+			w = (int)strlen(cat->gpus[i].name);
+	fprintf(out, "%-*s %-9s %9s %9s %9s %8s %9s %11s  %s\n", w, "gpu", "family",
 		"bf16_TF", "fp8_TF", "fp4_TF", "hbm_GB", "hbm_GBps", "nvlink_GBps", "calibration");
 	for (int i = 0; i < cat->n_gpus; i++) {
 		const struct gpu_spec *g = &cat->gpus[i];
@@ -30,7 +35,7 @@ static void text_gpus(FILE *out, const struct catalog *cat)
 			snprintf(fp8, sizeof(fp8), "%.1f", g->peak_fp8_flops / 1e12);
 		if (g->peak_fp4_flops > 0)
 			snprintf(fp4, sizeof(fp4), "%.1f", g->peak_fp4_flops / 1e12);
-		fprintf(out, "%-10s %-9s %9.1f %9s %9s %8.0f %9.0f %11.0f  %s\n", g->name, g->family,
+		fprintf(out, "%-*s %-9s %9.1f %9s %9s %8.0f %9.0f %11.0f  %s\n", w, g->name, g->family,
 			g->peak_bf16_flops / 1e12, fp8, fp4, g->hbm_bytes / 1e9, g->hbm_GBps,
 			g->nvlink_GBps, g->calibration);
 	}

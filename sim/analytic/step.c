@@ -591,6 +591,7 @@ static enum sc_status prepare(const struct scenario *sc, const struct layout_inf
 		ao.recompute_modules = tr->recompute_modules;
 		ao.precision = tr->precision;
 		ao.linear_input_bytes = mem_linear_input_bytes(tr->framework, tr->precision);
+		ao.gated_input_bytes = tr->activation_input_fp8 ? MEM_FP8_TILE_BYTES : 2.0;
 		mem_layer_activations(m, &ao, false, &p->act_dense);
 		if (model_is_moe(m))
 			mem_layer_activations(m, &ao, true, &p->act_moe);

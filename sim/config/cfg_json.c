@@ -454,18 +454,18 @@ const char *cfg_did_you_mean(const char *word, const char *const *candidates)
 
 	if (limit < 2)
 		limit = 2;
-	/* A word that begins exactly one candidate means that candidate
-	 * ("h100" -> "h100-sxm"), whatever the edit distance says. */
+	/* A word that begins candidates means the shortest of them, the first
+	 * in catalogue order on a tie ("h100" -> "h100-sxm", not the variants
+	 * "h100-sxm-96gb" or "h100-nvl" after it), whatever the edit distance
+	 * says. */
 	if (strlen(word) >= 2) {
-		const char *only = NULL;
-		int n = 0;
+		const char *pick = NULL;
 		for (const char *const *c = candidates; *c; c++)
-			if (strncmp(*c, word, strlen(word)) == 0 && strcmp(*c, word) != 0) {
-				only = *c;
-				n++;
-			}
-		if (n == 1)
-			return only;
+			if (strncmp(*c, word, strlen(word)) == 0 && strcmp(*c, word) != 0 &&
+			    (!pick || strlen(*c) < strlen(pick)))
+				pick = *c;
+		if (pick)
+			return pick;
 	}
 	for (const char *const *c = candidates; *c; c++) {
 		int d = levenshtein(word, *c);

@@ -156,6 +156,7 @@ const struct cfg_field cfg_training_fields[] = {
 	CFG_F_BOOL(struct training, dropout, 0, "dropout on, masks kept for the backward (default false)"),
 	CFG_F_BOOL(struct training, compile, 0, "torch.compile of the model and loss (torchtitan; default false)"),
 	CFG_F_BOOL(struct training, no_lp_weight_cache, 0, "Megatron --disable-parameter-transpose-cache: FP8/FP4 weight copies not kept (default false)"),
+	CFG_F_BOOL(struct training, activation_input_fp8, 0, "the MLP activation's (SwiGLU) input kept in FP8 for the backward, as DeepSeek-V3 (default false)"),
 	CFG_F_NUM(struct training, tokens_to_train, POS, "training budget, tokens"),
 	CFG_END
 };

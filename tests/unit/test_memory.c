@@ -90,6 +90,37 @@ static void test_gqa_swiglu(void)
 	CHECK_REL(got, want, 1e-12);
 }
 
+/* DeepSeek-V3's FP8-cached SwiGLU input (report 3.3.4): the fc1 output of a
+ * gated MLP, 2 x f per token, is kept at 1 + 4/128 bytes per element instead
+ * of 2; nothing else moves. */
+static void test_activation_input_fp8(void)
+{
+	struct model_arch m = gpt3();
+	struct mem_act_opts o;
+	struct mem_act bf16, fp8;
+	double s = 2048, f = 28672, t = 8;
+
+	m.hidden = 8192;
+	m.ffn_hidden = 28672;
+	m.heads = 64;
+	m.kv_heads = 8;
+	m.gated_mlp = true;
+	m.activation = ACT_SWIGLU;
+	memset(&o, 0, sizeof(o));
+	o.seq_len = s;
+	o.micro_batch = 1;
+	o.tp = 8;
+	o.etp = 8;
+	o.sp = true;
+	o.flash = true;
+	o.recompute = RECOMPUTE_SELECTIVE;
+	mem_layer_activations(&m, &o, false, &bf16);
+	o.gated_input_bytes = MEM_FP8_TILE_BYTES;
+	mem_layer_activations(&m, &o, false, &fp8);
+	CHECK_REL(bf16.stored_bytes - fp8.stored_bytes,
+		  (2.0 - (1.0 + 4.0 / 128.0)) * s * 2 * f / t, 1e-12);
+}
+
 static void test_zero_bytes(void)
 {
 	struct calibration cal;
@@ -274,6 +305,7 @@ int main(void)
 {
 	RUN(test_korthikanti_table2);
 	RUN(test_gqa_swiglu);
+	RUN(test_activation_input_fp8);
 	RUN(test_zero_bytes);
 	RUN(test_frameworks);
 	RUN(test_schedules);

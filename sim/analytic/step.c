@@ -747,406 +747,428 @@ static bool pipeline_memo(const struct scenario *sc, const struct step_prep *p,
 	return ok;
 }
 
-/* The rest of the step of sc's (validated) layout from its shape p. */
-static void finish(const struct scenario *sc, const struct step_prep *p,
-		   const struct layout_info *li, unsigned flags, struct step_pipe_memo *memo,
-		   struct step_result *out)
+/* The shared context of one layout's step: the scenario, the GPU, the
+ * calibration and the network span of every parallel group. */
+static void ctx_of(const struct scenario *sc, const struct step_prep *p,
+		   const struct layout_info *li, struct ctx *x)
 {
-	const struct layout *lay = &sc->layout;
+	x->sc = sc;
+	x->gpu = &sc->cluster.gpu;
+	x->cal = &sc->calibration;
+	x->dtype = p->dtype;
+	x->sp = p->sp;
+	x->imbalance = p->imbalance;
+	x->tp = p->tp_span;
+	x->etp = p->etp_span;
+	x->cp = p->cp_span;
+	x->ep = p->ep_span;
+	x->pp = layout_span(&sc->cluster, li, LG_PP);
+}
+
+/* What pipeline rank s holds: its chunks' dense and MoE layers
+ * (models/layout), whether it has the first virtual stage (the embedding)
+ * and the last (the output head, the loss and the MTP heads), and its
+ * parameters on this GPU.  The one place both the memory and the time of a
+ * stage ask. */
+struct stage_content {
+	int dense, moe;
+	bool first, last;
+	double params_dense, params_expert;
+};
+
+static void stage_content_of(const struct scenario *sc, const struct step_prep *p,
+			     const struct layout_info *li, int s, struct stage_content *c)
+{
+	const struct model_arch *m = &sc->model;
+	const struct tf_ops *ops = &p->ops;
+	/* one embedding table serves input and output when tied and held by
+	 * one rank */
+	bool tied_shared = m->tied_embeddings && li->pp == 1;
+
+	memset(c, 0, sizeof(*c));
+	for (int k = 0; k < li->vpp; k++) {
+		int j = layout_vstage_of(li, sc->layout.schedule, s, k), b, e, nm;
+
+		layout_vstage_layers(li, j, &b, &e);
+		nm = tf_moe_layers_in(m, b, e);
+		c->moe += nm;
+		c->dense += (e - b) - nm;
+		c->first |= j == 0;
+		c->last |= j == li->virtual_stages - 1;
+	}
+	c->params_dense = c->dense * ops->dense.params_dense_local +
+			  c->moe * ops->moe.params_dense_local;
+	c->params_expert = c->moe * ops->moe.params_expert_local;
+	if (c->first)
+		c->params_dense += ops->embed.params_dense_local;
+	if (c->last) {
+		c->params_dense += ops->logits.params_dense_local;
+		if (tied_shared)
+			c->params_dense -= ops->embed.params_dense_local;
+		if (m->mtp_layers > 0) {
+			const struct tf_layer *ml = ops->mtp_layer_is_moe ? &ops->moe : &ops->dense;
+
+			c->params_dense += m->mtp_layers *
+					   (ml->params_dense_local + ops->mtp_extra.params_dense_local);
+			c->params_expert += m->mtp_layers * ml->params_expert_local;
+		}
+	}
+}
+
+/* Memory of the first and the last pipeline stage (models/memory), the
+ * worse one reported.  Computed before the step time, so that a search can
+ * stop when the layout does not fit. */
+static void stage_memory(const struct scenario *sc, const struct step_prep *p,
+			 const struct layout_info *li, struct step_result *out)
+{
 	const struct training *tr = &sc->training;
 	const struct model_arch *m = &sc->model;
 	const struct cluster *cl = &sc->cluster;
-	const struct calibration *cal = &sc->calibration;
 	const struct tf_ops *ops = &p->ops;
-	const struct tf_flops *fl = &p->flops;
-	struct ctx x;
-	struct stage crit, st;
-	int tp = li->tp, pp = li->pp, cp = li->cp, v = li->vpp, pv = li->virtual_stages;
-	int gpus, mb, zero, edp;
-	double stage_sum = 0, p2p_mb = 0, p2p_call = 0, p2p_bytes = 0, pp_wait_s = 0;
-	struct stage st_first, st_last, st_mid; /* DualPipe's pairing */
-	double max_params_dense = 0, max_params_expert = 0;
-	double tokens_per_step, peak;
-	struct sched_in si;
-	struct sched_out so;
-	bool tied_shared;
+	const struct mem_act a_dense = p->act_dense, a_moe = p->act_moe;
+	int tp = li->tp, pp = li->pp;
+	double sb = tr->micro_batch_seqs * ((double)tr->seq_len / li->cp);
+	double rep = p->sp ? 1.0 / tp : 1.0;
+	/* the largest FSDP / ZeRO-3 unit: one decoder layer (each is wrapped),
+	 * or the embedding or the output head */
+	double unit = fmax(ops->dense.params_dense_local,
+			   model_is_moe(m) ? ops->moe.params_dense_local + ops->moe.params_expert_local
+					   : 0.0);
+	int worst = 0;
 
-	x.sc = sc;
-	x.gpu = &cl->gpu;
-	x.cal = cal;
-	x.dtype = p->dtype;
-	x.sp = p->sp;
-	x.imbalance = p->imbalance;
-	x.tp = p->tp_span;
-	x.etp = p->etp_span;
-	x.cp = p->cp_span;
-	x.ep = p->ep_span;
-	gpus = (int)li->gpus;
-	mb = li->micro_batches;
-	zero = li->zero;
-	edp = li->edp;
-	x.pp = layout_span(cl, li, LG_PP);
+	unit = fmax(unit, fmax(ops->embed.params_dense_local, ops->logits.params_dense_local));
+	memset(out->mem_stage, 0, sizeof(out->mem_stage));
+	for (int pass = 0; pass < 2; pass++) {
+		int s = pass == 0 ? 0 : pp - 1;
+		struct stage_content c;
+		struct mem_in mi;
+		struct mem_out *mo = &out->mem_stage[pass];
+		double act, extra, logits = 0;
 
-	/* pipeline send/recv: the activation (SP-sharded when SP is on) of
-	 * each chunk forward and its gradient backward */
-	if (pp > 1) {
-		p2p_bytes = 2.0 * tr->micro_batch_seqs * ((double)tr->seq_len / cp) *
-			    m->hidden / (x.sp ? tp : 1);
-		p2p_call = coll_time(cal, &x.pp, COLL_SEND_RECV, p2p_bytes, NULL);
-		p2p_mb = (1.0 - cal->pp_overlap) * 2.0 * v * p2p_call;
+		if (pass == 1 && pp == 1) {
+			out->mem_stage[1] = out->mem_stage[0];
+			break;
+		}
+		stage_content_of(sc, p, li, s, &c);
+		act = c.dense * a_dense.stored_bytes + c.moe * a_moe.stored_bytes;
+		extra = tr->recompute == RECOMPUTE_FULL
+			? fmax(a_dense.working_bytes, model_is_moe(m) ? a_moe.working_bytes : 0)
+			: 0;
+		if (c.first)
+			act += 2.0 * sb * m->hidden * rep;
+		if (c.last) {
+			/* the loss's logits of one micro-batch, held between the
+			 * last stage's forward and backward (models/memory has
+			 * the bytes per element of each framework); each MTP
+			 * depth computes its own */
+			logits = sb * m->vocab / tp * (1 + m->mtp_layers);
+			act += m->mtp_layers * (ops->mtp_layer_is_moe ? a_moe.stored_bytes
+								  : a_dense.stored_bytes);
+		}
+		mi.framework = tr->framework;
+		/* DualPipe keeps both directions' stages */
+		mi.params_dense = c.params_dense * sched_param_copies(sc->layout.schedule);
+		mi.params_expert = c.params_expert * sched_param_copies(sc->layout.schedule);
+		mi.unit_params = unit;
+		mi.dense_shard = li->dense_shard;
+		mi.expert_shard = li->edp;
+		mi.zero_stage = li->zero;
+		mi.grad_fp32 = tr->grad_fp32;
+		mi.master_dtype = tr->master_dtype;
+		mi.moments_dtype = tr->moments_dtype;
+		mi.precision = tr->precision;
+		mi.optimizer = tr->optimizer;
+		mi.compile = tr->compile;
+		mi.no_lp_weight_cache = tr->no_lp_weight_cache;
+		mi.act_per_microbatch_bytes = act;
+		mi.inflight_microbatches = pp > 1 ? sched_inflight(sc->layout.schedule, pp, li->vpp,
+								  li->micro_batches, s)
+						  : 1.0;
+		mi.act_extra_bytes = extra;
+		mi.logits_elements = logits;
+		mi.capacity_bytes = cl->gpu.hbm_bytes;
+		mi.driver_reserved_bytes = cl->gpu.driver_reserved_bytes;
+		mem_estimate(&mi, &sc->calibration, mo);
+		if (pass == 1 && mo->total_bytes > out->mem_stage[0].total_bytes)
+			worst = 1;
 	}
-
-	/* every pipeline rank: its v chunks' layers (models/layout) and the
-	 * head parts */
-	tied_shared = m->tied_embeddings && pp == 1;
-
-	/* memory: first and last pipeline stage, the worse one reported (first
-	 * computed, so that a search can stop here when the layout does not
-	 * fit) */
 	{
-		const struct mem_act a_dense = p->act_dense, a_moe = p->act_moe;
-		double sb = tr->micro_batch_seqs * ((double)tr->seq_len / cp);
-		double rep = x.sp ? 1.0 / tp : 1.0;
-		/* the largest FSDP / ZeRO-3 unit: one decoder layer (each is
-		 * wrapped), or the embedding or the output head */
-		double unit = fmax(ops->dense.params_dense_local,
-				   model_is_moe(m) ? ops->moe.params_dense_local +
-							     ops->moe.params_expert_local
-						   : 0.0);
-		int worst = 0;
+		const struct mem_out *w = &out->mem_stage[worst];
 
-		unit = fmax(unit, fmax(ops->embed.params_dense_local, ops->logits.params_dense_local));
-		memset(out->mem_stage, 0, sizeof(out->mem_stage));
-		for (int pass = 0; pass < 2; pass++) {
-			int s = pass == 0 ? 0 : pp - 1;
-			struct mem_in mi;
-			struct mem_out *mo = &out->mem_stage[pass];
-			int nd = 0, nm = 0;
-			double pdn, pex, act, extra, logits = 0;
-
-			if (pass == 1 && pp == 1) {
-				out->mem_stage[1] = out->mem_stage[0];
-				break;
-			}
-			bool has_first = false, has_last = false;
-
-			for (int c = 0; c < v; c++) {
-				int j = layout_vstage_of(li, lay->schedule, s, c), b, e, k;
-
-				layout_vstage_layers(li, j, &b, &e);
-				k = tf_moe_layers_in(m, b, e);
-
-				nm += k;
-				nd += (e - b) - k;
-				has_first |= j == 0;
-				has_last |= j == pv - 1;
-			}
-			pdn = nd * ops->dense.params_dense_local + nm * ops->moe.params_dense_local;
-			pex = nm * ops->moe.params_expert_local;
-			act = nd * a_dense.stored_bytes + nm * a_moe.stored_bytes;
-			extra = tr->recompute == RECOMPUTE_FULL
-				? fmax(a_dense.working_bytes, model_is_moe(m) ? a_moe.working_bytes : 0)
-				: 0;
-			if (has_first) {
-				pdn += ops->embed.params_dense_local;
-				act += 2.0 * sb * m->hidden * rep;
-			}
-			if (has_last) {
-				pdn += ops->logits.params_dense_local -
-				       (tied_shared ? ops->embed.params_dense_local : 0);
-				/* the loss's logits of one micro-batch, held between
-				 * the last stage's forward and backward (models/memory
-				 * has the bytes per element of each framework) */
-				logits = sb * m->vocab / tp;
-				if (m->mtp_layers > 0) {
-					const struct tf_layer *ml = ops->mtp_layer_is_moe ? &ops->moe : &ops->dense;
-
-					pdn += m->mtp_layers * (ml->params_dense_local +
-							       ops->mtp_extra.params_dense_local);
-					pex += m->mtp_layers * ml->params_expert_local;
-					act += m->mtp_layers * (ops->mtp_layer_is_moe ? a_moe.stored_bytes
-										: a_dense.stored_bytes);
-					/* each MTP depth computes its own logits */
-					logits *= 1 + m->mtp_layers;
-				}
-			}
-			/* DualPipe keeps both directions' stages */
-			mi.framework = tr->framework;
-			mi.params_dense = pdn * sched_param_copies(lay->schedule);
-			mi.params_expert = pex * sched_param_copies(lay->schedule);
-			mi.unit_params = unit;
-			mi.dense_shard = li->dense_shard;
-			mi.expert_shard = edp;
-			mi.zero_stage = zero;
-			mi.grad_fp32 = tr->grad_fp32;
-			mi.master_dtype = tr->master_dtype;
-			mi.moments_dtype = tr->moments_dtype;
-			mi.precision = tr->precision;
-			mi.optimizer = tr->optimizer;
-			mi.compile = tr->compile;
-			mi.no_lp_weight_cache = tr->no_lp_weight_cache;
-			mi.act_per_microbatch_bytes = act;
-			mi.inflight_microbatches = pp > 1 ? sched_inflight(lay->schedule, pp, v, mb, s) : 1.0;
-			mi.act_extra_bytes = extra;
-			mi.logits_elements = logits;
-			mi.capacity_bytes = cl->gpu.hbm_bytes;
-			mi.driver_reserved_bytes = cl->gpu.driver_reserved_bytes;
-			mem_estimate(&mi, cal, mo);
-			if (pass == 1 && mo->total_bytes > out->mem_stage[0].total_bytes)
-				worst = 1;
-		}
-		{
-			const struct mem_out *w = &out->mem_stage[worst];
-
-			out->mem_worst_stage = worst;
-			out->mem_bytes[MEM_WEIGHTS] = w->weights_bytes;
-			out->mem_bytes[MEM_GRADIENTS] = w->gradients_bytes;
-			out->mem_bytes[MEM_OPTIMIZER] = w->optimizer_bytes;
-			out->mem_bytes[MEM_ACTIVATIONS] = w->activations_bytes;
-			out->mem_bytes[MEM_BUFFERS] = w->buffers_bytes;
-			out->mem_bytes[MEM_COMM_BUFFERS] = w->comm_buffers_bytes;
-			out->mem_bytes[MEM_RESERVE] = w->reserve_bytes;
-			out->mem_total_bytes = w->total_bytes;
-			out->mem_capacity_bytes = w->usable_bytes;
-			out->oom = w->oom;
-		}
+		out->mem_worst_stage = worst;
+		out->mem_bytes[MEM_WEIGHTS] = w->weights_bytes;
+		out->mem_bytes[MEM_GRADIENTS] = w->gradients_bytes;
+		out->mem_bytes[MEM_OPTIMIZER] = w->optimizer_bytes;
+		out->mem_bytes[MEM_ACTIVATIONS] = w->activations_bytes;
+		out->mem_bytes[MEM_BUFFERS] = w->buffers_bytes;
+		out->mem_bytes[MEM_COMM_BUFFERS] = w->comm_buffers_bytes;
+		out->mem_bytes[MEM_RESERVE] = w->reserve_bytes;
+		out->mem_total_bytes = w->total_bytes;
+		out->mem_capacity_bytes = w->usable_bytes;
+		out->oom = w->oom;
 	}
-	if ((flags & STEP_STOP_IF_OOM) && out->oom)
-		return;
+}
 
-	memset(&crit, 0, sizeof(crit));
-	crit.time_s = -1;
-	memset(&st_first, 0, sizeof(st_first));
-	st_last = st_mid = st_first;
+/* Every pipeline rank's time for one micro-batch: the slowest (the
+ * critical stage, whose work sets the step), their sum, and the most
+ * parameters any rank holds (it bounds the DP collectives). */
+struct stage_scan {
+	struct stage crit;
+	double sum_s;
+	double max_params_dense, max_params_expert;
+};
+
+static void stage_times(const struct scenario *sc, const struct step_prep *p,
+			const struct layout_info *li, double p2p_mb, struct stage_scan *r)
+{
+	const struct model_arch *m = &sc->model;
+	int pp = li->pp;
+	struct stage st, st_first, st_last, st_mid; /* DualPipe's pairing */
+
+	memset(r, 0, sizeof(*r));
+	r->crit.time_s = -1;
+	memset(&st, 0, sizeof(st));
+	st_first = st_last = st_mid = st;
 	for (int s = 0; s < pp; s++) {
-		int nd = 0, nmo = 0;
-		bool first = false, last = false;
+		struct stage_content c;
 
-		for (int c = 0; c < v; c++) {
-			int j = layout_vstage_of(li, lay->schedule, s, c), b, e, nm;
-
-			layout_vstage_layers(li, j, &b, &e);
-			nm = tf_moe_layers_in(m, b, e);
-
-			nmo += nm;
-			nd += (e - b) - nm;
-			first |= j == 0;
-			last |= j == pv - 1;
-		}
+		stage_content_of(sc, p, li, s, &c);
 		/* a stage with the same layers as the one before, neither first
 		 * nor last, costs the same: keep st (a search finishes layouts
 		 * of up to a hundred stages) */
-		if (s > 0 && first == st.first && last == st.last && nd == st.dense && nmo == st.moe)
-			goto same_stage;
-		memset(&st, 0, sizeof(st));
-		st.first = first;
-		st.last = last;
-		st.dense = nd;
-		st.moe = nmo;
-		{
+		if (!(s > 0 && c.first == st.first && c.last == st.last && c.dense == st.dense &&
+		      c.moe == st.moe)) {
 			const struct step_kind_time *kinds[6];
 			double n[6];
-			int nk = piece_kinds(m, p, st.dense, st.moe, st.first, st.last, kinds, n);
+			int nk = piece_kinds(m, p, c.dense, c.moe, c.first, c.last, kinds, n);
 
+			memset(&st, 0, sizeof(st));
+			st.first = c.first;
+			st.last = c.last;
+			st.dense = c.dense;
+			st.moe = c.moe;
 			for (int i = 0; i < nk; i++)
 				kind_add(&st.kt, kinds[i], n[i]);
+			st.params_dense = c.params_dense;
+			st.params_expert = c.params_expert;
+			st.time_s = st.kt.total_s + p2p_mb;
 		}
-		st.params_dense = st.dense * ops->dense.params_dense_local +
-				  st.moe * ops->moe.params_dense_local;
-		st.params_expert = st.moe * ops->moe.params_expert_local;
-		if (st.first)
-			st.params_dense += ops->embed.params_dense_local;
-		if (st.last) {
-			st.params_dense += ops->logits.params_dense_local;
-			if (tied_shared)
-				st.params_dense -= ops->embed.params_dense_local;
-			if (m->mtp_layers > 0) {
-				const struct tf_layer *ml = ops->mtp_layer_is_moe ? &ops->moe : &ops->dense;
-
-				st.params_dense += m->mtp_layers *
-						   (ml->params_dense_local + ops->mtp_extra.params_dense_local);
-				st.params_expert += m->mtp_layers * ml->params_expert_local;
-			}
-		}
-		st.time_s = st.kt.total_s + p2p_mb;
-same_stage:
-		stage_sum += st.time_s;
-		if (st.time_s > crit.time_s)
-			crit = st;
+		r->sum_s += st.time_s;
+		if (st.time_s > r->crit.time_s)
+			r->crit = st;
 		if (s == 0)
 			st_first = st;
 		else if (s == pp - 1)
 			st_last = st;
 		else if (st.time_s > st_mid.time_s)
 			st_mid = st;
-		if (st.params_dense > max_params_dense)
-			max_params_dense = st.params_dense;
-		if (st.params_expert > max_params_expert)
-			max_params_expert = st.params_expert;
+		if (st.params_dense > r->max_params_dense)
+			r->max_params_dense = st.params_dense;
+		if (st.params_expert > r->max_params_expert)
+			r->max_params_expert = st.params_expert;
 	}
-
-	si.p = pp;
-	si.v = v;
-	si.m = mb;
-	si.stage_max_s = crit.time_s;
-	si.stage_sum_s = stage_sum;
 	/* DualPipe: rank s runs stages s and pp - 1 - s, half the
 	 * micro-batches each: the first and last ranks the mean of the first
 	 * and last stages, the others a middle stage's (or less) */
-	if (lay->schedule == SCHED_DUALPIPE && pp > 1) {
+	if (sc->layout.schedule == SCHED_DUALPIPE && pp > 1) {
 		struct stage pair = st_first;
 
 		memset(&pair.kt, 0, sizeof(pair.kt));
 		kind_add(&pair.kt, &st_first.kt, 0.5);
 		kind_add(&pair.kt, &st_last.kt, 0.5);
 		pair.time_s = 0.5 * (st_first.time_s + st_last.time_s);
-		crit = pair.time_s >= st_mid.time_s ? pair : st_mid;
-		si.stage_max_s = crit.time_s;
+		r->crit = pair.time_s >= st_mid.time_s ? pair : st_mid;
 	}
+}
+
+/* The pipeline schedule's step (models/schedule) from the stages: its
+ * closed form, or with STEP_EXACT_PIPELINE the schedule replayed with
+ * every chunk's own times and the sends on the critical path.  Of the
+ * replay's wait beyond the busy time, the schedule's bubble (the closed
+ * form's, at most) is the bubble; the rest, what the sends and unequal
+ * chunks add, is exposed pipeline communication (*pp_wait_s). */
+static void pipeline_step(const struct scenario *sc, const struct step_prep *p,
+			  const struct layout_info *li, unsigned flags, struct step_pipe_memo *memo,
+			  const struct stage_scan *r, double p2p_mb, double p2p_call,
+			  struct sched_out *so, double *pp_wait_s)
+{
+	const struct stage *crit = &r->crit;
+	struct sched_in si;
+
+	si.p = li->pp;
+	si.v = li->vpp;
+	si.m = li->micro_batches;
+	si.stage_max_s = crit->time_s;
+	si.stage_sum_s = r->sum_s;
 	/* the split of the slowest stage: W is its weight-gradient GEMMs,
 	 * F and B share the rest (communication included) as their compute */
 	{
-		double fb = crit.kt.fwd_s + crit.kt.bwd_s - crit.kt.wgrad_s;
+		double fb = crit->kt.fwd_s + crit->kt.bwd_s - crit->kt.wgrad_s;
 
-		si.wgrad_max_s = crit.kt.wgrad_s;
-		si.fwd_max_s = fb > 0 ? (crit.time_s - crit.kt.wgrad_s) * crit.kt.fwd_s / fb : 0;
+		si.wgrad_max_s = crit->kt.wgrad_s;
+		si.fwd_max_s = fb > 0 ? (crit->time_s - crit->kt.wgrad_s) * crit->kt.fwd_s / fb : 0;
 	}
-	sched_step(lay->schedule, &si, &so);
-	/* exact: the schedule replayed with every chunk's own times and the
-	 * sends on the critical path.  Of its wait beyond the busy time, the
-	 * schedule's bubble (the closed form's, at most) is the bubble; the
-	 * rest, what the sends and unequal chunks add, is exposed pipeline
-	 * communication */
-	if ((flags & STEP_EXACT_PIPELINE) && pp > 1) {
+	sched_step(sc->layout.schedule, &si, so);
+	*pp_wait_s = 0;
+	if ((flags & STEP_EXACT_PIPELINE) && li->pp > 1) {
 		double t1, wait;
 
-		if (pipeline_memo(sc, p, li, memo, p2p_mb / v, p2p_call, &t1)) {
-			wait = t1 > so.busy_s ? t1 - so.busy_s : 0;
-			so.bubble_s = so.bubble_s < wait ? so.bubble_s : wait;
-			pp_wait_s = wait - so.bubble_s;
-			so.time_s = so.busy_s + wait;
-			so.bubble_fraction = so.busy_s > 0 ? so.bubble_s / so.busy_s : 0;
+		if (pipeline_memo(sc, p, li, memo, p2p_mb / li->vpp, p2p_call, &t1)) {
+			wait = t1 > so->busy_s ? t1 - so->busy_s : 0;
+			so->bubble_s = so->bubble_s < wait ? so->bubble_s : wait;
+			*pp_wait_s = wait - so->bubble_s;
+			so->time_s = so->busy_s + wait;
+			so->bubble_fraction = so->busy_s > 0 ? so->bubble_s / so->busy_s : 0;
 		}
 	}
+}
 
-	/* DP gradient and parameter collectives, per stage, concurrently on all
-	 * stages: the stage with the most parameters bounds.  Dense parameters
-	 * are reduced over DP x CP (stride tp) or the FSDP group; expert
-	 * parameters over the expert-DP group (stride etp*ep). */
-	struct dp_result dpr;
-	memset(&dpr, 0, sizeof(dpr));
+/* DP gradient and parameter collectives, per stage, concurrently on all
+ * stages: the stage with the most parameters bounds.  Dense parameters are
+ * reduced over DP x CP (stride tp) or the FSDP group; expert parameters
+ * over the expert-DP group (stride etp*ep).  *pd and *pe (the most
+ * parameters of a rank) come back as held: DualPipe holds, reduces and
+ * updates both directions' stages. */
+static void dp_step(const struct ctx *x, const struct layout_info *li, const struct stage *crit,
+		    double *pd, double *pe, struct dp_result *dpr)
+{
+	const struct scenario *sc = x->sc;
+	const struct cluster *cl = &sc->cluster;
+	struct net_span g_dense = layout_span(cl, li, LG_DP);
+	struct net_span g_exp = layout_span(cl, li, LG_EDP);
+	double mbw = crit->kt.fwd_s + crit->kt.bwd_s;
+	int zero = li->zero, mb = li->micro_batches;
+	/* FSDP gathers per micro-batch only the stage it runs */
+	double copies = sched_param_copies(sc->layout.schedule), per_mb = zero >= 3 ? 1.0 : copies;
+
+	memset(dpr, 0, sizeof(*dpr));
+	*pd *= copies;
+	*pe *= copies;
+	dp_group_cost(x, &g_dense, *pd / copies * per_mb, zero, mb, crit->kt.fwd_s, crit->kt.bwd_s,
+		      mbw, dpr);
+	if (model_is_moe(&sc->model))
+		dp_group_cost(x, &g_exp, *pe / copies * per_mb, zero, mb, crit->kt.fwd_s,
+			      crit->kt.bwd_s, mbw, dpr);
+	if (li->g[LG_REPLICA].ranks > 1) {
+		/* hybrid sharding: all-reduce the gradient shards across the
+		 * replicas once per step */
+		struct net_span g_rep = layout_span(cl, li, LG_REPLICA);
+		double one;
+		double gb = sc->training.grad_fp32 ? 4.0 : 2.0;
+		double t = bucketed(x->cal, &g_rep, COLL_ALL_REDUCE, *pd / li->dense_shard, gb, &one);
+
+		dpr->exposed_s += t;
+		if (g_rep.inter)
+			dpr->exposed_efa_s += t;
+		else
+			dpr->exposed_nvlink_s += t;
+	}
+}
+
+/* The step's collectives, one row per group and operation (only when
+ * asked for: it costs as much as the rest of the step). */
+static void list_collectives(const struct ctx *x, const struct step_prep *p,
+			     const struct layout_info *li, const struct stage *crit,
+			     double p2p_bytes, double p2p_call, double pd, double pe,
+			     struct step_result *out)
+{
+	const struct scenario *sc = x->sc;
+	const struct model_arch *m = &sc->model;
+	const struct calibration *cal = x->cal;
+	const struct tf_ops *ops = &p->ops;
+	struct net_span g_dense = layout_span(&sc->cluster, li, LG_DP);
+	struct net_span g_exp = layout_span(&sc->cluster, li, LG_EDP);
+	int mb = li->micro_batches, zero = li->zero;
+
+	add_coll(out, "tp", cal, &x->tp, x->sp ? COLL_ALL_GATHER : COLL_ALL_REDUCE,
+		 ops->dense.tp_bytes, mb * (crit->kt.tp_s - crit->kt.etp_s));
+	if (model_is_moe(m))
+		add_coll(out, "etp", cal, &x->etp, x->sp ? COLL_ALL_GATHER : COLL_ALL_REDUCE,
+			 ops->moe.etp_bytes, mb * crit->kt.etp_s);
+	if (li->cp > 1) {
+		struct net_span ring = x->cp;
+
+		ring.ranks = 2;
+		add_coll(out, "cp", cal, &ring, COLL_SEND_RECV, ops->dense.cp_kv_bytes,
+			 mb * crit->kt.cp_s);
+	}
+	if (model_is_moe(m) && x->ep.ranks > 1) {
+		struct coll_choice ch;
+		double bytes = ops->moe.ep_bytes * x->imbalance;
+
+		ep_a2a(x, bytes, &ch);
+		record_coll(out, "ep", COLL_ALL_TO_ALL, &x->ep, bytes, &ch, mb * crit->kt.ep_s);
+	}
+	if (li->pp > 1)
+		add_coll(out, "pp", cal, &x->pp, COLL_SEND_RECV, p2p_bytes,
+			 2.0 * li->vpp * mb * p2p_call);
 	{
-		struct net_span g_dense = layout_span(cl, li, LG_DP);
-		struct net_span g_exp = layout_span(cl, li, LG_EDP);
-		double mbw = crit.kt.fwd_s + crit.kt.bwd_s;
+		double gb = sc->training.grad_fp32 ? 4.0 : 2.0;
+		double bk = cal->dp_bucket_params, one;
+		double bd = (bk > 0 && bk < pd) ? bk : pd;
+		double be = (bk > 0 && bk < pe) ? bk : pe;
+		const char *w = zero >= 3 ? "fsdp" : "dp";
+		double per = zero >= 3 ? mb : 1.0;
+		enum coll_op gop = zero == 0 ? COLL_ALL_REDUCE : COLL_REDUCE_SCATTER;
 
-		/* DualPipe holds, reduces and updates both directions' stages;
-		 * FSDP gathers per micro-batch only the stage it runs */
-		double copies = sched_param_copies(lay->schedule), per_mb = zero >= 3 ? 1.0 : copies;
-
-		max_params_dense *= copies;
-		max_params_expert *= copies;
-		dp_group_cost(&x, &g_dense, max_params_dense / copies * per_mb, zero, mb, crit.kt.fwd_s,
-			      crit.kt.bwd_s, mbw, &dpr);
+		add_coll(out, w, cal, &g_dense, gop, bd * gb,
+			 per * bucketed(cal, &g_dense, gop, pd, gb, &one));
+		if (zero >= 1)
+			add_coll(out, w, cal, &g_dense, COLL_ALL_GATHER, bd * 2.0,
+				 per * (zero >= 3 ? 2.0 : 1.0) *
+				 bucketed(cal, &g_dense, COLL_ALL_GATHER, pd, 2.0, &one));
 		if (model_is_moe(m))
-			dp_group_cost(&x, &g_exp, max_params_expert / copies * per_mb, zero, mb,
-				      crit.kt.fwd_s, crit.kt.bwd_s, mbw, &dpr);
-		if (li->g[LG_REPLICA].ranks > 1) {
-			/* hybrid sharding: all-reduce the gradient shards across
-			 * the replicas once per step */
-			struct net_span g_rep = layout_span(cl, li, LG_REPLICA);
-			double one;
-			double gb = tr->grad_fp32 ? 4.0 : 2.0;
-			double t = bucketed(cal, &g_rep, COLL_ALL_REDUCE,
-					    max_params_dense / li->dense_shard, gb, &one);
-
-			dpr.exposed_s += t;
-			if (g_rep.inter)
-				dpr.exposed_efa_s += t;
-			else
-				dpr.exposed_nvlink_s += t;
-		}
-		/* collectives list (only when asked for: it costs as much as
-		 * the rest of this function) */
-		if (!(flags & STEP_COLLECTIVES))
-			goto no_list;
-		add_coll(out, "tp", cal, &x.tp, x.sp ? COLL_ALL_GATHER : COLL_ALL_REDUCE,
-			 ops->dense.tp_bytes, mb * (crit.kt.tp_s - crit.kt.etp_s));
-		if (model_is_moe(m))
-			add_coll(out, "etp", cal, &x.etp, x.sp ? COLL_ALL_GATHER : COLL_ALL_REDUCE,
-				 ops->moe.etp_bytes, mb * crit.kt.etp_s);
-		if (cp > 1) {
-			struct net_span ring = x.cp;
-
-			ring.ranks = 2;
-			add_coll(out, "cp", cal, &ring, COLL_SEND_RECV, ops->dense.cp_kv_bytes,
-				 mb * crit.kt.cp_s);
-		}
-		if (model_is_moe(m) && x.ep.ranks > 1) {
-			struct coll_choice ch;
-			double bytes = ops->moe.ep_bytes * x.imbalance;
-
-			ep_a2a(&x, bytes, &ch);
-			record_coll(out, "ep", COLL_ALL_TO_ALL, &x.ep, bytes, &ch, mb * crit.kt.ep_s);
-		}
-		if (pp > 1)
-			add_coll(out, "pp", cal, &x.pp, COLL_SEND_RECV, p2p_bytes,
-				 2.0 * v * mb * p2p_call);
-		{
-			double gb = tr->grad_fp32 ? 4.0 : 2.0;
-			double bk = cal->dp_bucket_params, one;
-			double pd = max_params_dense, pe = max_params_expert;
-			double bd = (bk > 0 && bk < pd) ? bk : pd;
-			double be = (bk > 0 && bk < pe) ? bk : pe;
-			const char *w = zero >= 3 ? "fsdp" : "dp";
-			double per = zero >= 3 ? mb : 1.0;
-			enum coll_op gop = zero == 0 ? COLL_ALL_REDUCE : COLL_REDUCE_SCATTER;
-
-			add_coll(out, w, cal, &g_dense, gop, bd * gb,
-				 per * bucketed(cal, &g_dense, gop, pd, gb, &one));
-			if (zero >= 1)
-				add_coll(out, w, cal, &g_dense, COLL_ALL_GATHER, bd * 2.0,
-					 per * (zero >= 3 ? 2.0 : 1.0) *
-					 bucketed(cal, &g_dense, COLL_ALL_GATHER, pd, 2.0, &one));
-			if (model_is_moe(m))
-				add_coll(out, "edp", cal, &g_exp, gop, be * gb,
-					 per * bucketed(cal, &g_exp, gop, pe, gb, &one));
-		}
-no_list:;
+			add_coll(out, "edp", cal, &g_exp, gop, be * gb,
+				 per * bucketed(cal, &g_exp, gop, pe, gb, &one));
 	}
+}
 
+/* The breakdown: the optimizer step, the critical stage's work times the
+ * micro-batches, the schedule's bubble, then what follows the pipeline;
+ * the step time is their sum. */
+static void breakdown(const struct ctx *x, const struct layout_info *li, const struct stage *crit,
+		      const struct sched_out *so, double p2p_mb, double pp_wait_s,
+		      const struct dp_result *dpr, double pd, double pe, struct step_result *out)
+{
+	const struct calibration *cal = x->cal;
+	int mb = li->micro_batches;
 	/* optimizer step: streams the local parameter shard's state through
-	 * HBM (Adam: master, m, v, gradient read; master, m, v, weight written) */
-	double local_params;
-	{
-		double ds = zero >= 1 ? li->dense_shard : 1;
-		double es = zero >= 1 ? edp : 1;
+	 * HBM (Adam: master, m, v, gradient read; master, m, v, weight
+	 * written) */
+	double ds = li->zero >= 1 ? li->dense_shard : 1;
+	double es = li->zero >= 1 ? li->edp : 1;
+	double local_params = pd / ds + pe / es;
 
-		local_params = max_params_dense / ds + max_params_expert / es;
-		out->part_s[PART_OPTIMIZER] = local_params * cal->optimizer_bytes_per_param /
-					      (cl->gpu.hbm_GBps * 1e9 * cal->hbm_eta);
-	}
-
-	/* the breakdown: the critical stage's work times the micro-batches,
-	 * the schedule's bubble, then what follows the pipeline */
-	out->part_s[PART_COMPUTE] = mb * (crit.kt.compute.compute_s + crit.kt.compute.memory_s +
-					  crit.kt.interference_s) +
-				    cal->comm_interference * dpr.hidden_s;
-	out->part_s[PART_TP_COMM] = mb * crit.kt.tp_exp_s;
-	out->part_s[PART_CP_COMM] = mb * crit.kt.cp_exp_s;
-	out->part_s[PART_EP_COMM] = mb * crit.kt.ep_exp_s;
+	out->part_s[PART_OPTIMIZER] = local_params * cal->optimizer_bytes_per_param /
+				      (x->gpu->hbm_GBps * 1e9 * cal->hbm_eta);
+	out->part_s[PART_COMPUTE] = mb * (crit->kt.compute.compute_s + crit->kt.compute.memory_s +
+					  crit->kt.interference_s) +
+				    cal->comm_interference * dpr->hidden_s;
+	out->part_s[PART_TP_COMM] = mb * crit->kt.tp_exp_s;
+	out->part_s[PART_CP_COMM] = mb * crit->kt.cp_exp_s;
+	out->part_s[PART_EP_COMM] = mb * crit->kt.ep_exp_s;
 	out->part_s[PART_PP_COMM] = mb * p2p_mb + pp_wait_s;
-	out->part_s[PART_BUBBLE] = so.bubble_s;
-	out->part_s[PART_DP_COMM] = dpr.exposed_s;
-	out->part_s[PART_OVERHEAD] = mb * crit.kt.compute.launch_s + cal->step_overhead_s;
+	out->part_s[PART_BUBBLE] = so->bubble_s;
+	out->part_s[PART_DP_COMM] = dpr->exposed_s;
+	out->part_s[PART_OVERHEAD] = mb * crit->kt.compute.launch_s + cal->step_overhead_s;
 	out->step_time_s = 0;
 	for (int i = 0; i < PART_COUNT; i++)
 		out->step_time_s += out->part_s[i];
-
-	/* throughput and FLOPs */
-	tokens_per_step = (double)tr->global_batch_seqs * tr->seq_len;
 	out->micro_batches = mb;
-	out->bubble_fraction = so.bubble_fraction;
+	out->bubble_fraction = so->bubble_fraction;
+}
+
+/* Throughput, model and hardware FLOPs, MFU and HFU of the step time. */
+static void rates(const struct scenario *sc, const struct step_prep *p,
+		  const struct layout_info *li, struct step_result *out)
+{
+	const struct training *tr = &sc->training;
+	const struct model_arch *m = &sc->model;
+	const struct tf_flops *fl = &p->flops;
+	double tokens_per_step = (double)tr->global_batch_seqs * tr->seq_len;
+	int gpus = (int)li->gpus;
+	double peak = gpu_precision_peak_flops(&sc->cluster.gpu, tr->precision);
+
 	out->tokens_per_s = tokens_per_step / out->step_time_s;
 	out->tokens_per_s_per_gpu = out->tokens_per_s / gpus;
 	/* model FLOPs: forward + backward (2x forward), no recompute */
@@ -1158,42 +1180,84 @@ no_list:;
 						tokens_per_step;
 	else if (tr->recompute == RECOMPUTE_SELECTIVE)
 		out->hardware_flops_per_step += fl->layers_attn * tokens_per_step;
-	peak = gpu_precision_peak_flops(&cl->gpu, tr->precision);
 	out->model_tflops_per_gpu = out->model_flops_per_step / out->step_time_s / gpus / 1e12;
 	out->mfu = out->model_flops_per_step / (out->step_time_s * gpus * peak);
 	out->hfu = out->hardware_flops_per_step / (out->step_time_s * gpus * peak);
-	out->uncertainty_rel = cal->uncertainty_rel;
+	out->uncertainty_rel = sc->calibration.uncertainty_rel;
+}
 
-	/* bottleneck: the largest of the resources' shares of the step */
-	{
-		double share[BOTTLENECK_COUNT];
-		double nv = 0, efa = 0;
-		double parts_tier[4][2] = {
-			{ out->part_s[PART_TP_COMM], x.tp.inter ? 1 : 0 },
-			{ out->part_s[PART_CP_COMM], x.cp.inter ? 1 : 0 },
-			{ out->part_s[PART_EP_COMM], x.ep.inter ? 1 : 0 },
-			{ out->part_s[PART_PP_COMM], x.pp.inter ? 1 : 0 },
-		};
+/* The bottleneck: the largest of the resources' shares of the step. */
+static void bottleneck_of(const struct ctx *x, const struct stage *crit, int mb,
+			  const struct dp_result *dpr, struct step_result *out)
+{
+	double share[BOTTLENECK_COUNT];
+	double nv = 0, efa = 0;
+	double parts_tier[4][2] = {
+		{ out->part_s[PART_TP_COMM], x->tp.inter ? 1 : 0 },
+		{ out->part_s[PART_CP_COMM], x->cp.inter ? 1 : 0 },
+		{ out->part_s[PART_EP_COMM], x->ep.inter ? 1 : 0 },
+		{ out->part_s[PART_PP_COMM], x->pp.inter ? 1 : 0 },
+	};
 
-		for (int i = 0; i < 4; i++) {
-			if (parts_tier[i][1] > 0)
-				efa += parts_tier[i][0];
-			else
-				nv += parts_tier[i][0];
-		}
-		nv += dpr.exposed_nvlink_s;
-		efa += dpr.exposed_efa_s;
-		share[BOTTLENECK_TENSOR_CORES] = mb * crit.kt.compute.compute_s;
-		share[BOTTLENECK_HBM] = mb * crit.kt.compute.memory_s + out->part_s[PART_OPTIMIZER];
-		share[BOTTLENECK_NVLINK] = nv;
-		share[BOTTLENECK_EFA] = efa;
-		share[BOTTLENECK_PIPELINE_BUBBLE] = out->part_s[PART_BUBBLE];
-		share[BOTTLENECK_OVERHEAD] = out->part_s[PART_OVERHEAD];
-		out->bottleneck = BOTTLENECK_TENSOR_CORES;
-		for (int i = 1; i < BOTTLENECK_COUNT; i++)
-			if (share[i] > share[out->bottleneck])
-				out->bottleneck = (enum bottleneck)i;
+	for (int i = 0; i < 4; i++) {
+		if (parts_tier[i][1] > 0)
+			efa += parts_tier[i][0];
+		else
+			nv += parts_tier[i][0];
 	}
+	nv += dpr->exposed_nvlink_s;
+	efa += dpr->exposed_efa_s;
+	share[BOTTLENECK_TENSOR_CORES] = mb * crit->kt.compute.compute_s;
+	share[BOTTLENECK_HBM] = mb * crit->kt.compute.memory_s + out->part_s[PART_OPTIMIZER];
+	share[BOTTLENECK_NVLINK] = nv;
+	share[BOTTLENECK_EFA] = efa;
+	share[BOTTLENECK_PIPELINE_BUBBLE] = out->part_s[PART_BUBBLE];
+	share[BOTTLENECK_OVERHEAD] = out->part_s[PART_OVERHEAD];
+	out->bottleneck = BOTTLENECK_TENSOR_CORES;
+	for (int i = 1; i < BOTTLENECK_COUNT; i++)
+		if (share[i] > share[out->bottleneck])
+			out->bottleneck = (enum bottleneck)i;
+}
+
+/* The rest of the step of sc's (validated) layout from its shape p: memory
+ * first (a search stops there when the layout does not fit), then the
+ * stages, the pipeline schedule, the DP collectives, the breakdown, the
+ * rates and the bottleneck. */
+static void finish(const struct scenario *sc, const struct step_prep *p,
+		   const struct layout_info *li, unsigned flags, struct step_pipe_memo *memo,
+		   struct step_result *out)
+{
+	const struct training *tr = &sc->training;
+	struct ctx x;
+	struct stage_scan scan;
+	struct sched_out so;
+	struct dp_result dpr;
+	int tp = li->tp, pp = li->pp, cp = li->cp, v = li->vpp;
+	double p2p_mb = 0, p2p_call = 0, p2p_bytes = 0, pp_wait_s;
+	double pd, pe;
+
+	ctx_of(sc, p, li, &x);
+	/* pipeline send/recv: the activation (SP-sharded when SP is on) of
+	 * each chunk forward and its gradient backward */
+	if (pp > 1) {
+		p2p_bytes = 2.0 * tr->micro_batch_seqs * ((double)tr->seq_len / cp) *
+			    sc->model.hidden / (x.sp ? tp : 1);
+		p2p_call = coll_time(&sc->calibration, &x.pp, COLL_SEND_RECV, p2p_bytes, NULL);
+		p2p_mb = (1.0 - sc->calibration.pp_overlap) * 2.0 * v * p2p_call;
+	}
+	stage_memory(sc, p, li, out);
+	if ((flags & STEP_STOP_IF_OOM) && out->oom)
+		return;
+	stage_times(sc, p, li, p2p_mb, &scan);
+	pipeline_step(sc, p, li, flags, memo, &scan, p2p_mb, p2p_call, &so, &pp_wait_s);
+	pd = scan.max_params_dense;
+	pe = scan.max_params_expert;
+	dp_step(&x, li, &scan.crit, &pd, &pe, &dpr);
+	if (flags & STEP_COLLECTIVES)
+		list_collectives(&x, p, li, &scan.crit, p2p_bytes, p2p_call, pd, pe, out);
+	breakdown(&x, li, &scan.crit, &so, p2p_mb, pp_wait_s, &dpr, pd, pe, out);
+	rates(sc, p, li, out);
+	bottleneck_of(&x, &scan.crit, li->micro_batches, &dpr, out);
 }
 
 enum sc_status sim_step_prepare(const struct scenario *sc, struct step_prep *prep,

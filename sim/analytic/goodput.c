@@ -287,14 +287,188 @@ static enum sc_status straggler_stretch(const struct scenario *sc, int gpus,
 	return st;
 }
 
+/* Data loading: the data tier's bandwidth and the stall it adds to a step
+ * of g->work_step_s. */
+static enum sc_status data_loading(const struct scenario *sc, struct goodput_result *g,
+				   struct sc_error *err)
+{
+	const struct storage_cfg *s = &sc->storage;
+	const struct cluster *cl = &sc->cluster;
+	struct data_load_in in;
+	enum sc_status st;
+
+	st = storage_bandwidth(&s->data_tier, &cl->instance, cl->nodes, s->provisioned_TiB,
+			       s->s3_prefixes, &g->data_bw, err);
+	if (st != SC_OK)
+		return st;
+	g->has_data = true;
+	in.tokens_per_step = (double)sc->training.global_batch_seqs * sc->training.seq_len;
+	in.bytes_per_token = s->bytes_per_token > 0 ? s->bytes_per_token
+			     : storage_default_bytes_per_token(sc->model.vocab);
+	storage_data_readers(sc, &in.copies, &in.reading_nodes);
+	in.compute_step_s = g->work_step_s;
+	in.prefetch_batches = s->prefetch_batches;
+	storage_data_load(&g->data_bw, &in, &g->data);
+	g->data_stall_s = g->data.stall_s;
+	return SC_OK;
+}
+
+/* The checkpoint, its tier, and what a save blocks and drains. */
+static enum sc_status checkpoint_io(const struct scenario *sc, struct goodput_result *g,
+				    struct sc_error *err)
+{
+	const struct storage_cfg *s = &sc->storage;
+	const struct cluster *cl = &sc->cluster;
+	enum sc_status st;
+
+	st = storage_bandwidth(&s->checkpoint_tier, &cl->instance, cl->nodes, s->provisioned_TiB,
+			       s->s3_prefixes, &g->ckpt_bw, err);
+	if (st != SC_OK)
+		return st;
+	storage_ckpt_size(sc, s->checkpoint_moments, &g->ckpt);
+	storage_ckpt_io(&g->ckpt_bw, &g->ckpt, s->d2h_GBps * 1e9, cl->instance.gpus_per_node, &g->io);
+	g->host_bytes_per_node = g->io.host_bytes_per_node;
+	g->host_capacity_bytes = cl->instance.memory_GiB * 1024.0 * 1024.0 * 1024.0;
+	g->host_memory_ok = !s->async_checkpoint || g->host_bytes_per_node <= g->host_capacity_bytes;
+	g->drain_s = s->async_checkpoint ? g->io.drain_s : 0.0;
+	if (g->drain_s > 0 && g->ckpt_bw.node_net_Bps > 0)
+		g->drain_net_share = g->ckpt.node_write_bytes / g->drain_s / g->ckpt_bw.node_net_Bps;
+	g->blocking_s = s->async_checkpoint ? g->io.async_stall_s : g->io.sync_stall_s;
+	return SC_OK;
+}
+
+/* Failures at this job's size: per-GPU and per-node causes, the MTBF and
+ * the interruptions a day. */
+static void failure_rates(const struct scenario *sc, struct goodput_result *g)
+{
+	const struct storage_cfg *s = &sc->storage;
+	int gpus = scenario_gpus(sc);
+
+	g->gpu_rate_per_h = 0;
+	g->node_rate_per_h = 0;
+	for (int i = 0; i < s->failures.n_causes; i++) {
+		double rate = res_cause_rate_per_h(&s->failures, i, gpus, sc->cluster.nodes);
+
+		if (s->failures.cause[i].per == FAIL_PER_GPU)
+			g->gpu_rate_per_h += rate;
+		else
+			g->node_rate_per_h += rate;
+	}
+	g->job_rate_per_h = g->gpu_rate_per_h + g->node_rate_per_h;
+	g->mtbf_s = g->job_rate_per_h > 0 ? 3600.0 / g->job_rate_per_h : INFINITY;
+	g->planned_per_h = s->failures.planned_per_h;
+	g->interruptions_per_day = 24.0 * (g->job_rate_per_h + g->planned_per_h);
+}
+
+/* The restart and the restore after a failure.  From a checkpoint: every
+ * byte read once from the tier (Megatron-LM --ckpt-fully-parallel-load),
+ * the replicated part all-gathered over its data-parallel copies, then
+ * copied to the GPUs.  Checkpointless: the replaced node's GPUs get their
+ * state from the peers holding its replica, over the node's network. */
+static enum sc_status restore_cost(const struct scenario *sc, struct goodput_result *g,
+				   struct sc_error *err)
+{
+	const struct storage_cfg *s = &sc->storage;
+	const struct cluster *cl = &sc->cluster;
+	struct net_span span = net_span_of(cl, g->ckpt.replica_group > 0 ? g->ckpt.replica_group : 1,
+					   g->ckpt.replica_stride > 0 ? g->ckpt.replica_stride : 1);
+	enum sc_status st;
+
+	g->exchange_s = coll_time(&sc->calibration, &span, COLL_ALL_GATHER,
+				  g->ckpt.gpu_replicated_bytes, NULL);
+	if (s->recovery == RECOVERY_CHECKPOINTLESS) {
+		st = checkpointless_cost(sc, g, err);
+		if (st != SC_OK)
+			return st;
+		g->restart_s = s->checkpointless.restart_s;
+		g->restore_s = (g->ckpt.gpu_held_bytes + g->mem_extra_bytes) *
+			       cl->instance.gpus_per_node / g->ckpt_bw.node_net_Bps;
+	} else {
+		g->restart_s = s->restart.restart_s;
+		g->restore_s = g->io.read_s + g->exchange_s +
+			       (s->h2d_GBps > 0 ? g->ckpt.gpu_held_bytes / (s->h2d_GBps * 1e9) : 0.0);
+	}
+	return SC_OK;
+}
+
+/* The checkpoint interval: Young's and Daly's for this checkpoint's
+ * blocking cost, the optimum, and the steps between saves (given, or
+ * Daly's). */
+static void checkpoint_interval(const struct storage_cfg *s, struct goodput_result *g)
+{
+	double k;
+
+	g->young_s = res_young_interval_s(g->blocking_s, g->mtbf_s);
+	g->daly_s = res_daly_interval_s(g->blocking_s, g->mtbf_s);
+	g->optimum_s = res_optimal_interval_s(g->blocking_s, g->restart_s + g->restore_s, g->mtbf_s);
+	g->interval_auto = s->checkpoint_every_steps == 0;
+	if (s->recovery != RECOVERY_CHECKPOINT && g->interval_auto)
+		return;
+	if (!g->interval_auto)
+		k = s->checkpoint_every_steps;
+	else if (isfinite(g->daly_s))
+		k = fmax(1.0, round(g->daly_s / g->work_step_s));
+	else
+		k = 0;   /* no failures: nothing to checkpoint for */
+	/* an async save must finish draining before the next snapshot */
+	if (k > 0 && s->async_checkpoint && g->interval_auto)
+		k = fmax(k, ceil((g->drain_s - g->blocking_s) / g->work_step_s));
+	if (k > 2e9)
+		k = 2e9;
+	g->interval_steps = (int)k;
+	g->periodic = k > 0;
+}
+
+/* The segment a failure rolls back (steps k, seconds tau, its save's cost
+ * delta, the drain it may lose) and the planned interruptions, into the
+ * calendar. */
+static void segments(const struct storage_cfg *s, struct goodput_result *g)
+{
+	double k, tau, delta = 0, drain = 0, planned_cost, planned;
+
+	if (g->periodic) {
+		g->interval_s = g->interval_steps * g->work_step_s;
+		/* waiting for the previous drain counts as blocking */
+		delta = s->async_checkpoint ? fmax(g->blocking_s, g->drain_s - g->interval_s)
+					    : g->blocking_s;
+		g->checkpoint_s = delta / g->interval_steps;
+	}
+	g->recovery_s = g->restart_s + g->restore_s;
+	if (s->recovery == RECOVERY_CHECKPOINTLESS) {
+		/* one step per segment: a failure loses the step in flight;
+		 * durable checkpoints, if any, amortised into it */
+		k = 1;
+		tau = g->work_step_s;
+		delta = g->checkpoint_s;
+	} else if (g->periodic) {
+		k = g->interval_steps;
+		tau = g->interval_s;
+		/* a failure during an async drain rolls back one more segment:
+		 * uniform in time, that costs the drain time D on average
+		 * (D <= tau + delta holds by the wait above) */
+		drain = g->drain_s;
+		g->recovery_s += drain;
+	} else {
+		k = 1;
+		tau = g->work_step_s;
+	}
+	/* planned interruptions lose no work: each costs a restart and a
+	 * restore (the job checkpoints first) */
+	planned_cost = g->restart_s + g->restore_s;
+	planned = g->planned_per_h * planned_cost / 3600.0;
+	if (planned > 0.99)
+		planned = 0.99;
+	g->step_s = g->work_step_s + g->checkpoint_s;
+	calendar(g, k, tau, delta, drain, planned);
+}
+
+/* Goodput of the step r: stragglers, then with storage the data stall,
+ * the checkpoint, failures, restore, the interval and the calendar. */
 static enum sc_status goodput_of(const struct scenario *sc, const struct step_result *r,
 				 struct goodput_memo *memo, struct goodput_result *g,
 				 struct sc_error *err)
 {
 	const struct storage_cfg *s = &sc->storage;
-	const struct cluster *cl = &sc->cluster;
-	int gpus = scenario_gpus(sc), gpn = cl->instance.gpus_per_node;
-	double tokens_per_step = (double)sc->training.global_batch_seqs * sc->training.seq_len;
 	enum sc_status st;
 
 	memset(g, 0, sizeof(*g));
@@ -307,7 +481,7 @@ static enum sc_status goodput_of(const struct scenario *sc, const struct step_re
 
 	/* stragglers: the synchronous step waits for the slowest GPU's compute */
 	if (sc->stragglers.enabled) {
-		st = straggler_stretch(sc, gpus, memo, &g->straggler_stretch, err);
+		st = straggler_stretch(sc, scenario_gpus(sc), memo, &g->straggler_stretch, err);
 		if (st != SC_OK)
 			return st;
 		g->straggler_s = (g->straggler_stretch - 1.0) * r->part_s[PART_COMPUTE];
@@ -323,146 +497,16 @@ static enum sc_status goodput_of(const struct scenario *sc, const struct step_re
 		advise(sc, g);
 		return SC_OK;
 	}
-
-	/* data loading */
-	if (s->has_data_tier) {
-		struct data_load_in in;
-
-		st = storage_bandwidth(&s->data_tier, &cl->instance, cl->nodes, s->provisioned_TiB,
-				       s->s3_prefixes, &g->data_bw, err);
-		if (st != SC_OK)
-			return st;
-		g->has_data = true;
-		in.tokens_per_step = tokens_per_step;
-		in.bytes_per_token = s->bytes_per_token > 0 ? s->bytes_per_token
-				     : storage_default_bytes_per_token(sc->model.vocab);
-		storage_data_readers(sc, &in.copies, &in.reading_nodes);
-		in.compute_step_s = g->work_step_s;
-		in.prefetch_batches = s->prefetch_batches;
-		storage_data_load(&g->data_bw, &in, &g->data);
-		g->data_stall_s = g->data.stall_s;
-	}
-
-	/* the checkpoint and its tier */
-	st = storage_bandwidth(&s->checkpoint_tier, &cl->instance, cl->nodes, s->provisioned_TiB,
-			       s->s3_prefixes, &g->ckpt_bw, err);
-	if (st != SC_OK)
+	if (s->has_data_tier && (st = data_loading(sc, g, err)) != SC_OK)
 		return st;
-	storage_ckpt_size(sc, s->checkpoint_moments, &g->ckpt);
-	storage_ckpt_io(&g->ckpt_bw, &g->ckpt, s->d2h_GBps * 1e9, gpn, &g->io);
-	g->host_bytes_per_node = g->io.host_bytes_per_node;
-	g->host_capacity_bytes = cl->instance.memory_GiB * 1024.0 * 1024.0 * 1024.0;
-	g->host_memory_ok = !s->async_checkpoint || g->host_bytes_per_node <= g->host_capacity_bytes;
-	g->drain_s = s->async_checkpoint ? g->io.drain_s : 0.0;
-	if (g->drain_s > 0 && g->ckpt_bw.node_net_Bps > 0)
-		g->drain_net_share = g->ckpt.node_write_bytes / g->drain_s / g->ckpt_bw.node_net_Bps;
-	g->blocking_s = s->async_checkpoint ? g->io.async_stall_s : g->io.sync_stall_s;
-
-	/* failures at this job's size */
-	g->gpu_rate_per_h = 0;
-	g->node_rate_per_h = 0;
-	for (int i = 0; i < s->failures.n_causes; i++) {
-		double rate = res_cause_rate_per_h(&s->failures, i, gpus, cl->nodes);
-
-		if (s->failures.cause[i].per == FAIL_PER_GPU)
-			g->gpu_rate_per_h += rate;
-		else
-			g->node_rate_per_h += rate;
-	}
-	g->job_rate_per_h = g->gpu_rate_per_h + g->node_rate_per_h;
-	g->mtbf_s = g->job_rate_per_h > 0 ? 3600.0 / g->job_rate_per_h : INFINITY;
-	g->planned_per_h = s->failures.planned_per_h;
-	g->interruptions_per_day = 24.0 * (g->job_rate_per_h + g->planned_per_h);
-
-	/* the restore: every byte read once from the tier (Megatron-LM
-	 * --ckpt-fully-parallel-load), the replicated part all-gathered over
-	 * its data-parallel copies, then copied to the GPUs */
-	{
-		struct net_span span = net_span_of(cl, g->ckpt.replica_group > 0 ? g->ckpt.replica_group : 1,
-						   g->ckpt.replica_stride > 0 ? g->ckpt.replica_stride : 1);
-
-		g->exchange_s = coll_time(&sc->calibration, &span, COLL_ALL_GATHER,
-					  g->ckpt.gpu_replicated_bytes, NULL);
-	}
-
-	if (s->recovery == RECOVERY_CHECKPOINTLESS) {
-		st = checkpointless_cost(sc, g, err);
-		if (st != SC_OK)
-			return st;
-		g->restart_s = s->checkpointless.restart_s;
-		/* the replaced node's GPUs get their state from the peers
-		 * holding its replica, over the node's network */
-		g->restore_s = (g->ckpt.gpu_held_bytes + g->mem_extra_bytes) * gpn /
-			       g->ckpt_bw.node_net_Bps;
-	} else {
-		g->restart_s = s->restart.restart_s;
-		g->restore_s = g->io.read_s + g->exchange_s +
-			       (s->h2d_GBps > 0 ? g->ckpt.gpu_held_bytes / (s->h2d_GBps * 1e9) : 0.0);
-	}
+	if ((st = checkpoint_io(sc, g, err)) != SC_OK)
+		return st;
+	failure_rates(sc, g);
+	if ((st = restore_cost(sc, g, err)) != SC_OK)
+		return st;
 	g->work_step_s += g->data_stall_s + g->replication_s;
-
-	/* the interval, Young's and Daly's for this checkpoint's blocking cost */
-	g->young_s = res_young_interval_s(g->blocking_s, g->mtbf_s);
-	g->daly_s = res_daly_interval_s(g->blocking_s, g->mtbf_s);
-	g->optimum_s = res_optimal_interval_s(g->blocking_s, g->restart_s + g->restore_s, g->mtbf_s);
-	g->interval_auto = s->checkpoint_every_steps == 0;
-	if (s->recovery == RECOVERY_CHECKPOINT || !g->interval_auto) {
-		double k;
-
-		if (!g->interval_auto)
-			k = s->checkpoint_every_steps;
-		else if (isfinite(g->daly_s))
-			k = fmax(1.0, round(g->daly_s / g->work_step_s));
-		else
-			k = 0;   /* no failures: nothing to checkpoint for */
-		/* an async save must finish draining before the next snapshot */
-		if (k > 0 && s->async_checkpoint && g->interval_auto)
-			k = fmax(k, ceil((g->drain_s - g->blocking_s) / g->work_step_s));
-		if (k > 2e9)
-			k = 2e9;
-		g->interval_steps = (int)k;
-		g->periodic = k > 0;
-	}
-
-	{
-		double k, tau, delta = 0, drain = 0, planned_cost, planned;
-
-		if (g->periodic) {
-			g->interval_s = g->interval_steps * g->work_step_s;
-			/* waiting for the previous drain counts as blocking */
-			delta = s->async_checkpoint ? fmax(g->blocking_s, g->drain_s - g->interval_s)
-						    : g->blocking_s;
-			g->checkpoint_s = delta / g->interval_steps;
-		}
-		g->recovery_s = g->restart_s + g->restore_s;
-		if (s->recovery == RECOVERY_CHECKPOINTLESS) {
-			/* one step per segment: a failure loses the step in flight;
-			 * durable checkpoints, if any, amortised into it */
-			k = 1;
-			tau = g->work_step_s;
-			delta = g->checkpoint_s;
-		} else if (g->periodic) {
-			k = g->interval_steps;
-			tau = g->interval_s;
-			/* a failure during an async drain rolls back one more
-			 * segment: uniform in time, that costs the drain time D on
-			 * average (D <= tau + delta holds by the wait above) */
-			drain = g->drain_s;
-			g->recovery_s += drain;
-		} else {
-			k = 1;
-			tau = g->work_step_s;
-		}
-		/* planned interruptions lose no work: each costs a restart and a
-		 * restore (the job checkpoints first) */
-		planned_cost = g->restart_s + g->restore_s;
-		planned = g->planned_per_h * planned_cost / 3600.0;
-		if (planned > 0.99)
-			planned = 0.99;
-		g->step_s = g->work_step_s + g->checkpoint_s;
-		calendar(g, k, tau, delta, drain, planned);
-	}
-
+	checkpoint_interval(s, g);
+	segments(s, g);
 	time_to_train(sc, g);
 	advise(sc, g);
 	return SC_OK;

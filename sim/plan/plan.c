@@ -381,8 +381,8 @@ static int tied_with(const struct compare_result *res, int w, int pricing, bool 
 		if (!by_time && !(pt->train[pricing].usd_per_h > 0))
 			continue;
 		k = by_time ? pt->train[0].time_s : pt->train[pricing].usd_total;
-		if (!model_band_surely_less(&pw->band, kw, &pt->band, k,
-					    compare_error_correlation(res, w, i), c))
+		if (model_band_order(&pw->band, kw, &pt->band, k, compare_error_correlation(res, w, i),
+				     c) != MODEL_ORDER_LESS)
 			out[n++] = i;
 	}
 	return n;

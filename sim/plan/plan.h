@@ -40,7 +40,7 @@ struct plan_opts {
 };
 
 #define PLAN_DEFAULT_MAX_NODES 4096
-#define PLAN_DEFAULT_CONFIDENCE 0.9
+#define PLAN_DEFAULT_CONFIDENCE MODEL_DECISION_CONFIDENCE
 
 /* o's confidence, PLAN_DEFAULT_CONFIDENCE when unset. */
 double plan_confidence(const struct plan_opts *o);

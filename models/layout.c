@@ -377,3 +377,31 @@ struct net_span layout_span(const struct cluster *cl, const struct layout_info *
 {
 	return net_span_of(cl, li->g[g].ranks, li->g[g].stride);
 }
+
+/* ---- fix-ups (layout.h) ---- */
+
+void layout_set_tp(struct layout *l, int tp)
+{
+	l->sequence_parallel = tp > 1 && (l->tp > 1 ? l->sequence_parallel : layout_sp_default(tp));
+	l->tp = tp;
+}
+
+void layout_set_pipeline(struct layout *l, int pp, int vpp)
+{
+	l->pp = pp;
+	l->vpp = pp == 1 ? 1 : vpp;
+	if (!sched_check(l->schedule, l->pp, l->vpp, 0, NULL, 0))
+		l->schedule = l->vpp > 1 ? SCHED_INTERLEAVED_1F1B : SCHED_1F1B;
+}
+
+void layout_set_schedule(struct layout *l, enum sc_schedule s)
+{
+	const int tries[3] = { l->vpp, 1, 2 };
+
+	l->schedule = s;
+	for (int i = 0; i < 3; i++)
+		if (sched_check(s, l->pp, tries[i], 0, NULL, 0)) {
+			l->vpp = tries[i];
+			return;
+		}
+}

@@ -114,6 +114,38 @@ static inline int layout_vstage_of(const struct layout_info *li, enum sc_schedul
 	return sched_slot(sched, li->pp, li->vpp, s, c);
 }
 
+/* ---- fix-ups: the settings that follow when one is changed ----------------
+ *
+ * Every caller that changes one setting of a layout (explain's neighbours,
+ * the search's enumeration) applies these, so that what follows a change is
+ * decided once.  They make no layout valid: layout_derive still decides. */
+
+/* Sequence parallelism as TP runs it: Megatron-Core's --sequence-parallel
+ * needs tp > 1 and is what TP layouts run with (NVIDIA's recipes; the
+ * scenario's default, sim/config/scenario_load). */
+static inline bool layout_sp_default(int tp)
+{
+	return tp > 1;
+}
+
+/* l with tp and what follows it: sequence parallelism off at tp 1 (it needs
+ * tp > 1), on when TP appears (layout_sp_default), kept when tp > 1 stays
+ * (a user's sequence_parallel false is theirs). */
+void layout_set_tp(struct layout *l, int tp);
+
+/* l with pp and vpp (vpp 1 when pp is 1: no virtual stages without a
+ * pipeline) and a schedule that runs them: the current one when its rule
+ * accepts (pp, vpp) (sched_check, micro-batches not yet known), else
+ * Megatron-Core's for that vpp: interleaved-1f1b with vpp > 1, 1f1b with
+ * vpp 1. */
+void layout_set_pipeline(struct layout *l, int pp, int vpp);
+
+/* l with schedule s and the vpp s's rule needs: the current vpp when s
+ * accepts it, else 1 or else 2 (DualPipe, ZB-H1, 1F1B, GPipe run one chunk
+ * per rank; ZB-V two; interleaved-1f1b at least two), the first s accepts.
+ * Unchanged vpp when s accepts none of them at l's pp. */
+void layout_set_schedule(struct layout *l, enum sc_schedule s);
+
 /* The network span of group g of li on cluster cl. */
 struct net_span layout_span(const struct cluster *cl, const struct layout_info *li,
 			    enum layout_group g);

@@ -112,6 +112,21 @@ bool model_band_surely_less(const struct model_band *ba, double pa, const struct
 	return model_band_prob_less(ba, pa, bb, pb, rho) >= c;
 }
 
+enum model_order model_band_order(const struct model_band *ba, double pa, const struct model_band *bb,
+				  double pb, double rho, double c)
+{
+	if (model_band_surely_less(ba, pa, bb, pb, rho, c))
+		return MODEL_ORDER_LESS;
+	if (model_band_surely_less(bb, pb, ba, pa, rho, c))
+		return MODEL_ORDER_GREATER;
+	return MODEL_ORDER_TIE;
+}
+
+const char *model_order_name(enum model_order o)
+{
+	return o == MODEL_ORDER_LESS ? "less" : o == MODEL_ORDER_GREATER ? "greater" : "tie";
+}
+
 unsigned model_regimes_of(const struct scenario *sc, double step_s)
 {
 	struct layout_info li;

@@ -109,4 +109,19 @@ double model_band_prob_less(const struct model_band *ba, double pa, const struct
 bool model_band_surely_less(const struct model_band *ba, double pa, const struct model_band *bb,
 			    double pb, double rho, double c);
 
+/* The one rule every decision between two predictions follows (compare's
+ * winner, plan's cheapest node count, explain's neighbours, diff's two
+ * sides): at confidence c (MODEL_DECISION_CONFIDENCE unless the user gives
+ * --confidence), a is MODEL_ORDER_LESS than b when it is surely below
+ * (model_band_surely_less(a, b)), MODEL_ORDER_GREATER when b is surely
+ * below a, else MODEL_ORDER_TIE: the difference is inside the model's band
+ * and no answer may rank them.  rho as for model_band_prob_less: 0 for two
+ * different predictions (two layouts, two node counts), 1 for one
+ * prediction priced twice. */
+#define MODEL_DECISION_CONFIDENCE 0.9
+enum model_order { MODEL_ORDER_LESS = -1, MODEL_ORDER_TIE = 0, MODEL_ORDER_GREATER = 1 };
+enum model_order model_band_order(const struct model_band *ba, double pa, const struct model_band *bb,
+				  double pb, double rho, double c);
+const char *model_order_name(enum model_order o); /* "less", "tie", "greater" */
+
 #endif

@@ -166,8 +166,55 @@ static void collective_rows(struct rpt_diff *d, const cJSON *la, const cJSON *lb
 	}
 }
 
+/* The step-time band a prediction object carries: what predict printed
+ * (step_time_p50_s and step_time_log_sigma; older files: P10 and P90
+ * through the regime-band form).  false without a step time; *banded
+ * false (the zero band) when it has no band. */
+static bool band_of(const cJSON *o, double *point, struct model_band *b, bool *banded)
+{
+	const cJSON *st = cJSON_GetObjectItemCaseSensitive(o, "step_time_s");
+	const cJSON *p10 = cJSON_GetObjectItemCaseSensitive(o, "step_time_p10_s");
+	const cJSON *p50 = cJSON_GetObjectItemCaseSensitive(o, "step_time_p50_s");
+	const cJSON *p90 = cJSON_GetObjectItemCaseSensitive(o, "step_time_p90_s");
+	const cJSON *sig = cJSON_GetObjectItemCaseSensitive(o, "step_time_log_sigma");
+
+	b->log_bias = b->log_sigma = 0;
+	*banded = false;
+	if (!cJSON_IsNumber(st) || !(st->valuedouble > 0))
+		return false;
+	*point = st->valuedouble;
+	if (cJSON_IsNumber(sig) && sig->valuedouble >= 0 && cJSON_IsNumber(p50) && p50->valuedouble > 0) {
+		b->log_sigma = sig->valuedouble;
+		b->log_bias = log(p50->valuedouble / *point);
+		*banded = true;
+	} else if (cJSON_IsNumber(p10) && cJSON_IsNumber(p90) && p10->valuedouble > 0) {
+		struct model_regime_band rb = { .present = true, .p10 = p10->valuedouble / *point,
+						.p50 = cJSON_IsNumber(p50) ? p50->valuedouble / *point : 1.0,
+						.p90 = p90->valuedouble / *point };
+
+		*b = model_band_of_regime_band(&rb);
+		*banded = true;
+	}
+	return true;
+}
+
+static void verdict_of(const cJSON *a, const cJSON *b, double confidence, struct rpt_diff *d)
+{
+	struct model_band ba, bb;
+	double pa, pb;
+	bool ka, kb;
+
+	d->confidence = confidence > 0 && confidence < 1 ? confidence : MODEL_DECISION_CONFIDENCE;
+	d->has_verdict = band_of(a, &pa, &ba, &ka) && band_of(b, &pb, &bb, &kb);
+	if (!d->has_verdict)
+		return;
+	d->banded = ka && kb;
+	d->order = model_band_order(&bb, pb, &ba, pa, 0.0, d->confidence);
+	d->prob_b_faster = model_band_prob_less(&bb, pb, &ba, pa, 0.0);
+}
+
 void rpt_diff_build(const cJSON *a, const cJSON *b, const char *label_a, const char *label_b,
-		    struct rpt_diff *d)
+		    double confidence, struct rpt_diff *d)
 {
 	double best = -1;
 
@@ -209,6 +256,7 @@ void rpt_diff_build(const cJSON *a, const cJSON *b, const char *label_a, const c
 			d->moved_most = i;
 		}
 	}
+	verdict_of(a, b, confidence, d);
 }
 
 /* A row is shown when either side is non-zero (a part that is 0 in both,
@@ -244,6 +292,21 @@ static void delta(char *out, size_t n, const struct rpt_diff_row *r)
 		snprintf(out, n, "%+.5g", r->b - r->a);
 }
 
+/* B against A in words: faster, slower, or a tie inside the band. */
+static void verdict_line(FILE *out, const struct rpt_diff *d, const char *lead)
+{
+	if (!d->has_verdict)
+		return;
+	if (d->order == MODEL_ORDER_TIE)
+		fprintf(out, "%sa tie: B - A is inside the step band at P%.0f (P(B faster) %.2f)%s\n", lead,
+			100 * d->confidence, d->prob_b_faster,
+			d->banded ? "; neither is faster that the model can tell" : "");
+	else
+		fprintf(out, "%sB is %s than A at P%.0f (P(B faster) %.2f)%s\n", lead,
+			d->order == MODEL_ORDER_LESS ? "faster" : "slower", 100 * d->confidence,
+			d->prob_b_faster, d->banded ? "" : "; no band on a side: the point predictions decide");
+}
+
 static void moved_most_line(FILE *out, const struct rpt_diff *d, const char *lead)
 {
 	const struct rpt_diff_row *m, *s;
@@ -273,6 +336,7 @@ void rpt_diff_text(FILE *out, const struct rpt_diff *d)
 		fprintf(out, "%-11s %s: %s -> %s\n", i ? "" : "changed", d->changes[i].key, d->changes[i].a,
 			d->changes[i].b);
 	moved_most_line(out, d, "moved most  ");
+	verdict_line(out, d, "verdict     ");
 	fprintf(out, "\n%-28s %14s %14s %14s %9s\n", "", "A", "B", "B - A", "rel");
 	for (int i = 0; i < d->n_rows; i++) {
 		const struct rpt_diff_row *r = &d->rows[i];
@@ -302,6 +366,7 @@ void rpt_diff_md(FILE *out, const struct rpt_diff *d)
 	for (int i = 0; i < d->n_changes; i++)
 		fprintf(out, "- changed: %s: `%s` → `%s`\n", d->changes[i].key, d->changes[i].a, d->changes[i].b);
 	moved_most_line(out, d, "- moved most: ");
+	verdict_line(out, d, "- verdict: ");
 	for (int i = 0; i < d->n_rows; i++) {
 		const struct rpt_diff_row *r = &d->rows[i];
 		char a[32], b[32], dl[32], rl[32];
@@ -349,6 +414,14 @@ cJSON *rpt_diff_json(const struct rpt_diff *d)
 		cJSON_AddNumberToObject(mm, "delta_s", m->b - m->a);
 		if (m->a != 0)
 			cJSON_AddNumberToObject(mm, "rel", (m->b - m->a) / fabs(m->a));
+	}
+	if (d->has_verdict && (mm = cJSON_AddObjectToObject(root, "verdict"))) {
+		cJSON_AddStringToObject(mm, "b_against_a", d->order == MODEL_ORDER_LESS ? "faster"
+						       : d->order == MODEL_ORDER_GREATER ? "slower" : "tie");
+		cJSON_AddBoolToObject(mm, "tie", d->order == MODEL_ORDER_TIE);
+		cJSON_AddNumberToObject(mm, "prob_b_faster", d->prob_b_faster);
+		cJSON_AddNumberToObject(mm, "confidence", d->confidence);
+		cJSON_AddBoolToObject(mm, "banded", d->banded);
 	}
 	rows = cJSON_AddArrayToObject(root, "rows");
 	for (int i = 0; rows && i < d->n_rows; i++) {

@@ -17,6 +17,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "../models/uncertainty.h"
+
 #define RPT_DIFF_MAX_ROWS 160
 #define RPT_DIFF_MAX_CHANGES 48
 
@@ -40,11 +42,23 @@ struct rpt_diff {
 	struct rpt_diff_change changes[RPT_DIFF_MAX_CHANGES];
 	int moved_most;      /* index into rows of the breakdown part with the largest |B - A|; -1 */
 	int step_row;        /* index of step_time_s; -1 */
+	/* B's step time against A's by the one decision rule (models/uncertainty
+	 * model_band_order, independent errors) over the bands each side
+	 * carries (step_time_p50_s and step_time_log_sigma, else P10/P90):
+	 * LESS is surely faster, TIE inside the band.  has_verdict false when a
+	 * side has no step time. */
+	bool has_verdict;
+	bool banded;         /* both sides carry a band (else the point predictions decide) */
+	enum model_order order;
+	double prob_b_faster;
+	double confidence;
 };
 
-/* Compare a and b (prediction objects); labels say where each came from. */
+/* Compare a and b (prediction objects) and decide between their step
+ * times at confidence (in (0, 1), else MODEL_DECISION_CONFIDENCE); labels
+ * say where each came from. */
 void rpt_diff_build(const cJSON *a, const cJSON *b, const char *label_a, const char *label_b,
-		    struct rpt_diff *out);
+		    double confidence, struct rpt_diff *out);
 
 void rpt_diff_text(FILE *out, const struct rpt_diff *d);
 void rpt_diff_md(FILE *out, const struct rpt_diff *d);

@@ -338,6 +338,20 @@ static void text(FILE *out, const struct rpt_plan_input *in)
 		} else {
 			fprintf(out, "plan        %d nodes (%d GPUs): %s\n", p->nodes, p->gpus,
 				rpt_plan_choice_text(e->plan.choice));
+			if (e->plan.choice == PLAN_CHOSEN_DEADLINE && e->plan.n_tied > 1) {
+				char line[512];
+				size_t k = (size_t)snprintf(line, sizeof(line), "a tie at P%.0f of the cost band: ",
+							    100 * plan_confidence(in->opts));
+
+				for (int i = 0; i < e->plan.n_tied && k < sizeof(line); i++)
+					k += (size_t)snprintf(line + k, sizeof(line) - k, "%s%d", i ? ", " : "",
+							      e->plan.points[e->plan.tied[i]].nodes);
+				if (k < sizeof(line))
+					snprintf(line + k, sizeof(line) - k, " nodes (point-cheapest %d); tie-break: %s",
+						 e->plan.points[e->plan.point_cheapest].nodes, PLAN_TIE_BREAK);
+				fputs("tie         ", out);
+				rpt_wrap(out, 12, "            ", line, 100);
+			}
 			fprintf(out, "layout      %s\n", rpt_layout_str(&p->best, lay, sizeof(lay)));
 			fprintf(out, "step        %.4g s, %.4g tokens/s, MFU %.1f %%, memory %.1f of %.1f GiB, "
 				"bottleneck %s\n", p->best.step_time_s, p->best.tokens_per_s, p->best.mfu * 100,
@@ -597,6 +611,15 @@ static bool json(FILE *out, const struct rpt_plan_input *in)
 			cJSON_AddNullToObject(o, "purchase_unit");
 		cJSON_AddNumberToObject(o, "purchase_unit_nodes", purchase_unit_nodes(&e->instance));
 		cJSON_AddStringToObject(o, "choice", rpt_plan_choice_text(e->plan.choice));
+		if (e->plan.choice == PLAN_CHOSEN_DEADLINE) {
+			cJSON *tied = cJSON_AddArrayToObject(o, "tied_nodes");
+
+			for (int k = 0; tied && k < e->plan.n_tied; k++)
+				cJSON_AddItemToArray(tied, cJSON_CreateNumber(e->plan.points[e->plan.tied[k]].nodes));
+			cJSON_AddNumberToObject(o, "point_cheapest_nodes",
+						e->plan.points[e->plan.point_cheapest].nodes);
+			cJSON_AddStringToObject(o, "tie_break", PLAN_TIE_BREAK);
+		}
 		if (plan_chosen(&e->plan))
 			cJSON_AddItemToObject(o, "chosen", point_json(plan_chosen(&e->plan),
 								    rpt_plan_on_pareto(front, nf, i, e->plan.chosen)));

@@ -532,6 +532,27 @@ void sim_goodput_apply(const struct goodput_result *g, struct step_result *r)
 		r->mem_bytes[i] += g->mem_extra_by[i];
 		r->mem_total_bytes += g->mem_extra_by[i];
 	}
+	/* the replicas are tensors of the caching allocator (optimizer,
+	 * gradient and weight shards): every stage's allocator lines grow by
+	 * them as models/memory counts an allocation (reserved carries its
+	 * MEM_ALLOCATOR_SLACK), so peak allocated stays the sum of the
+	 * in-allocator parts the breakdown shows */
+	for (int k = 0; k < 2; k++) {
+		struct mem_out *m = &r->mem_stage[k];
+		double x = g->mem_extra_by[MEM_WEIGHTS] + g->mem_extra_by[MEM_GRADIENTS] +
+			   g->mem_extra_by[MEM_OPTIMIZER];
+
+		m->allocated_bytes += x;
+		m->fragmentation_bytes += MEM_ALLOCATOR_SLACK * x;
+		m->reserved_bytes += (1 + MEM_ALLOCATOR_SLACK) * x;
+		m->device_bytes += (1 + MEM_ALLOCATOR_SLACK) * x;
+		m->need_bytes += x;
+		m->total_bytes += x;
+		m->optimizer_bytes += g->mem_extra_by[MEM_OPTIMIZER];
+		m->gradients_bytes += g->mem_extra_by[MEM_GRADIENTS];
+		m->weights_bytes += g->mem_extra_by[MEM_WEIGHTS];
+		m->oom = m->need_bytes > m->usable_bytes;
+	}
 	r->oom = r->mem_total_bytes > r->mem_capacity_bytes;
 }
 

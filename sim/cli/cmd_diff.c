@@ -11,6 +11,7 @@
 #include "../analytic/step.h"
 #include "../config/scenario_load.h"
 #include "cli.h"
+#include "cli_search.h"
 #include "cli_set.h"
 
 static void diff_usage(FILE *out)
@@ -18,6 +19,7 @@ static void diff_usage(FILE *out)
 	fprintf(out,
 		"usage: stepcast diff A [B] [--set PATH=VALUE]... [--instance NAME] [--nodes N]\n"
 		"                     [--format text|json|md] [--calibration NAME|FILE]\n"
+		"                     [--confidence P]\n"
 		"                     [--config-dir DIR]\n"
 		"\n"
 		"Two step predictions side by side: step time and its band, throughput, MFU,\n"
@@ -27,10 +29,15 @@ static void diff_usage(FILE *out)
 		"are scenarios (predicted now, with the analytic engine) or prediction files\n"
 		"written by `stepcast predict --format json`.  --set, --instance and --nodes\n"
 		"change B only; with them B may be left out: it is then A with the overrides\n"
-		"(a what-if in one command).\n"
+		"(a what-if in one command).  The verdict says whether B is faster, slower or a\n"
+		"tie: a difference inside the step band (the regime band predict shows) at the\n"
+		"confidence is a tie.\n"
 		"\n"
 		"options:\n"
 		"  -f, --format FMT        text (default), json or md\n"
+		"  -C, --confidence P      decide at percentile P (default 90): B not faster\n"
+		"                          (slower) with probability P/100 under the bands is a\n"
+		"                          tie; 50 compares point predictions\n"
 		"  -k, --calibration NAME|FILE\n"
 		"                          predict both scenarios with this profile\n"
 		"  -c, --config-dir DIR    catalogue directory (default: $STEPCAST_CONFIG_DIR,\n"
@@ -103,6 +110,7 @@ int cmd_diff(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, 'f' },
+		{ "confidence", required_argument, NULL, 'C' },
 		{ "calibration", required_argument, NULL, 'k' },
 		{ "config-dir", required_argument, NULL, 'c' },
 		{ "set", required_argument, NULL, CLI_OPT_SET },
@@ -117,13 +125,18 @@ int cmd_diff(int argc, char **argv)
 	char label_b[512];
 	cJSON *a = NULL, *b = NULL;
 	int c, code;
+	double confidence = MODEL_DECISION_CONFIDENCE;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":f:k:c:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":f:C:k:c:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (!cli_parse_format("diff", optarg, 1u << FMT_TEXT | 1u << FMT_JSON | 1u << FMT_MD, &fmt))
+				return EXIT_USAGE;
+			break;
+		case 'C':
+			if (!cli_parse_confidence("diff", optarg, &confidence))
 				return EXIT_USAGE;
 			break;
 		case 'k':
@@ -170,7 +183,7 @@ int cmd_diff(int argc, char **argv)
 		cJSON_Delete(a);
 		return code;
 	}
-	rpt_diff_build(a, b, pa, label_b, &d);
+	rpt_diff_build(a, b, pa, label_b, confidence, &d);
 	cJSON_Delete(a);
 	cJSON_Delete(b);
 	switch (fmt) {

@@ -14,7 +14,7 @@
 static void explain_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: stepcast explain SCENARIO [--top N] [--format text|json]\n"
+		"usage: stepcast explain SCENARIO [--top N] [--confidence P] [--format text|json]\n"
 		"                        [--calibration NAME|FILE] [--config-dir DIR]\n"
 		"                        [--set PATH=VALUE]... [--instance NAME] [--nodes N]\n"
 		"\n"
@@ -26,9 +26,14 @@ static void explain_usage(FILE *out)
 		"micro-batch halved or doubled; TP/EP overlap, sequence parallelism, the MoE\n"
 		"dispatcher toggled) re-predicted and ranked by step time, each with the --set\n"
 		"overrides that reproduce it (stepcast diff SCENARIO --set ... shows it whole).\n"
+		"Each option is faster, slower or a tie: a difference inside the step band (the\n"
+		"regime band predict shows) at the confidence is a tie, not a ranking.\n"
 		"\n"
 		"options:\n"
 		"  -n, --top N             show the N fastest options that fit (default 8)\n"
+		"  -C, --confidence P      decide at percentile P (default 90): an option not\n"
+		"                          faster (slower) with probability P/100 under the step\n"
+		"                          bands is a tie; 50 compares point predictions\n"
 		"  -f, --format FMT        text (default) or json\n"
 		"  -k, --calibration NAME|FILE\n"
 		"                          use this profile instead of the scenario's\n"
@@ -44,6 +49,7 @@ int cmd_explain(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "top", required_argument, NULL, 'n' },
+		{ "confidence", required_argument, NULL, 'C' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "calibration", required_argument, NULL, 'k' },
 		{ "config-dir", required_argument, NULL, 'c' },
@@ -59,13 +65,18 @@ int cmd_explain(int argc, char **argv)
 	static struct explain_result x;
 	struct sc_error err;
 	int c, code, top = 8;
+	double confidence = MODEL_DECISION_CONFIDENCE;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":n:f:k:c:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":n:C:f:k:c:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			if (!cli_parse_int("explain", "--top", optarg, 1, EXPLAIN_MAX_OPTIONS, &top))
+				return EXIT_USAGE;
+			break;
+		case 'C':
+			if (!cli_parse_confidence("explain", optarg, &confidence))
 				return EXIT_USAGE;
 			break;
 		case 'f':
@@ -101,7 +112,7 @@ int cmd_explain(int argc, char **argv)
 	if ((code = cli_load_scenario("explain", dir, path, calib, &sc, NULL)) != EXIT_OK)
 		return code;
 	sc_error_clear(&err);
-	if (explain_run(&sc, &x, &err) != SC_OK) {
+	if (explain_run(&sc, confidence, &x, &err) != SC_OK) {
 		if (!err.file[0])
 			snprintf(err.file, sizeof(err.file), "%s", path);
 		return cli_fail(&err);

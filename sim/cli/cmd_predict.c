@@ -357,7 +357,7 @@ int cmd_predict(int argc, char **argv)
 			r.mem_capacity_bytes / 1073741824.0,
 			(r.mem_total_bytes - r.mem_capacity_bytes) / 1073741824.0, r.step_time_s);
 		sc_error_clear(&xerr);
-		if (explain_run(&sc, &x, &xerr) == SC_OK) {
+		if (explain_run(&sc, MODEL_DECISION_CONFIDENCE, &x, &xerr) == SC_OK) {
 			for (int i = 0; i < x.n; i++) {
 				const struct explain_option *o = &x.opt[i];
 

@@ -255,7 +255,7 @@ enum sc_status scenario_read(const char *file, const cJSON *root,
 	layout = cJSON_GetObjectItemCaseSensitive(root, "layout");
 	given_dp = sc->layout.dp;
 	if (!cJSON_GetObjectItemCaseSensitive(layout, "sequence_parallel"))
-		sc->layout.sequence_parallel = sc->layout.tp > 1;
+		sc->layout.sequence_parallel = layout_sp_default(sc->layout.tp);
 	if (!cJSON_GetObjectItemCaseSensitive(layout, "schedule") && sc->layout.vpp > 1)
 		sc->layout.schedule = SCHED_INTERLEAVED_1F1B;
 	if (given_dp == 0) {

@@ -162,7 +162,6 @@ enum sc_status plan_run(const struct scenario *sc, const struct plan_opts *o,
 	struct search_opts so;
 	struct search_result sr;
 	enum sc_status st = SC_OK;
-	double best_cost = 0;
 
 	memset(res, 0, sizeof(*res));
 	res->chosen = -1;
@@ -228,18 +227,7 @@ enum sc_status plan_run(const struct scenario *sc, const struct plan_opts *o,
 		res->choice = res->chosen >= 0 ? PLAN_CHOSEN_NODES : PLAN_INFEASIBLE;
 		return SC_OK;
 	}
-	for (int i = 0; i < n; i++) {
-		const struct plan_point *pt = &res->points[i];
-		double cost = pt->train[o->pricing].usd_total;
-
-		if (!pt->feasible || (o->deadline_s > 0 && !pt->meets_deadline))
-			continue;
-		if (res->chosen < 0 || cost < best_cost) {
-			res->chosen = i;
-			best_cost = cost;
-		}
-	}
-	if (res->chosen >= 0) {
+	if (plan_pick_cheapest(res, o->deadline_s > 0, o->pricing, plan_confidence(o)) >= 0) {
 		res->choice = PLAN_CHOSEN_DEADLINE;
 		return SC_OK;
 	}
@@ -253,6 +241,55 @@ enum sc_status plan_run(const struct scenario *sc, const struct plan_opts *o,
 	}
 	res->choice = res->chosen >= 0 ? PLAN_MISSED_DEADLINE : PLAN_INFEASIBLE;
 	return SC_OK;
+}
+
+/* ---- the cheapest, ties inside the band ------------------------------------- */
+
+int plan_pick_cheapest(struct plan_result *res, bool need_deadline, enum plan_pricing pricing,
+		       double confidence)
+{
+	const struct plan_point *pc;
+	double best_cost = 0;
+
+	res->chosen = res->point_cheapest = -1;
+	res->n_tied = 0;
+	for (int i = 0; i < res->n_points; i++) {
+		const struct plan_point *pt = &res->points[i];
+		double cost = pt->train[pricing].usd_total;
+
+		if (!pt->feasible || (need_deadline && !pt->meets_deadline))
+			continue;
+		if (res->point_cheapest < 0 || cost < best_cost) {
+			res->point_cheapest = i;
+			best_cost = cost;
+		}
+	}
+	if (res->point_cheapest < 0)
+		return -1;
+	/* the one decision rule: a count whose cost is inside the
+	 * point-cheapest one's band is a tie (the cost's band is the step
+	 * time's: the price is known); two counts are two predictions (rho 0) */
+	pc = &res->points[res->point_cheapest];
+	for (int i = 0; i < res->n_points; i++) {
+		const struct plan_point *pt = &res->points[i];
+
+		if (!pt->feasible || (need_deadline && !pt->meets_deadline))
+			continue;
+		if (i != res->point_cheapest &&
+		    model_band_order(&pc->band, best_cost, &pt->band, pt->train[pricing].usd_total, 0.0,
+				     confidence) == MODEL_ORDER_LESS)
+			continue;
+		res->tied[res->n_tied++] = i;
+	}
+	/* PLAN_TIE_BREAK: fewer nodes, then faster */
+	res->chosen = res->tied[0];
+	for (int k = 1; k < res->n_tied; k++) {
+		const struct plan_point *a = &res->points[res->tied[k]], *b = &res->points[res->chosen];
+
+		if (a->nodes < b->nodes || (a->nodes == b->nodes && a->train[pricing].time_s < b->train[pricing].time_s))
+			res->chosen = res->tied[k];
+	}
+	return res->chosen;
 }
 
 /* ---- compare ------------------------------------------------------------------- */
@@ -381,8 +418,8 @@ static int tied_with(const struct compare_result *res, int w, int pricing, bool 
 		if (!by_time && !(pt->train[pricing].usd_per_h > 0))
 			continue;
 		k = by_time ? pt->train[0].time_s : pt->train[pricing].usd_total;
-		if (!model_band_surely_less(&pw->band, kw, &pt->band, k,
-					    compare_error_correlation(res, w, i), c))
+		if (model_band_order(&pw->band, kw, &pt->band, k, compare_error_correlation(res, w, i),
+				     c) != MODEL_ORDER_LESS)
 			out[n++] = i;
 	}
 	return n;

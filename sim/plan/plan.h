@@ -40,7 +40,7 @@ struct plan_opts {
 };
 
 #define PLAN_DEFAULT_MAX_NODES 4096
-#define PLAN_DEFAULT_CONFIDENCE 0.9
+#define PLAN_DEFAULT_CONFIDENCE MODEL_DECISION_CONFIDENCE
 
 /* o's confidence, PLAN_DEFAULT_CONFIDENCE when unset. */
 double plan_confidence(const struct plan_opts *o);
@@ -69,11 +69,20 @@ enum plan_choice {
 	PLAN_INFEASIBLE          /* no layout fits at any node count */
 };
 
+#define PLAN_TIE_BREAK "fewer nodes, then faster"
+
 struct plan_result {
 	struct plan_point *points;   /* ascending node counts */
 	int n_points;
 	int chosen;                  /* index into points; -1 when infeasible */
 	enum plan_choice choice;
+	/* PLAN_CHOSEN_DEADLINE: the point-cheapest count and the counts whose
+	 * cost is inside its band (model_band_order at the plan's confidence,
+	 * independent errors: not surely dearer), itself included; chosen is
+	 * the one of them PLAN_TIE_BREAK picks.  n_tied 1: no tie. */
+	int point_cheapest;
+	int n_tied;
+	int tied[PLAN_MAX_SWEEP + 1];  /* indices into points, ascending */
 };
 
 /* Defaults: no deadline, no fixed nodes, on-demand, default space, the
@@ -83,7 +92,10 @@ void plan_opts_default(struct plan_opts *o);
 /* Plan sc's model and training on sc's instance type.  With o->nodes the
  * sweep is that count alone; else o->sweep or the ladder.  Chooses the
  * node count: the one asked for, or the cheapest under o->pricing that
- * meets o->deadline_s (ties: fewer nodes), or the fastest when none does.
+ * meets o->deadline_s, or the fastest when none does.  Cheapest is decided
+ * by the one rule (model_band_order at o's confidence): counts whose cost is
+ * inside the point-cheapest one's band are tied with it, and among them
+ * PLAN_TIE_BREAK picks (res->tied).
  * An UltraServer-only instance (models/purchase.h) is planned in whole
  * UltraServers: the ladder counts UltraServers, and o->nodes / o->sweep must
  * be multiples of its size.  Errors: SC_EINVAL (no budget, a bad sweep, a
@@ -92,6 +104,13 @@ void plan_opts_default(struct plan_opts *o);
 enum sc_status plan_run(const struct scenario *sc, const struct plan_opts *o,
 			struct plan_result *res, struct sc_error *err);
 void plan_result_free(struct plan_result *res);
+
+/* plan_run's cheapest choice over res->points (feasible, and meeting the
+ * deadline when need_deadline): the point-cheapest under pricing, the counts
+ * tied with it at confidence (res->tied), and PLAN_TIE_BREAK's pick among
+ * them into res->chosen.  Returns it, or -1 when no point qualifies. */
+int plan_pick_cheapest(struct plan_result *res, bool need_deadline, enum plan_pricing pricing,
+		       double confidence);
 
 /* ---- compare ------------------------------------------------------------------- */
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../models/layout.h"
 #include "../config/scenario_load.h"
 
 struct ctx {
@@ -37,31 +38,49 @@ static void try_one(struct ctx *x, const struct scenario *cand, const char *chan
 	e->mem_total_bytes = r.mem_total_bytes;
 	e->oom = r.oom;
 	e->bottleneck = r.bottleneck;
+	/* the one decision rule (models/uncertainty): a change inside the
+	 * band is a tie; two layouts are two predictions (rho 0) */
+	e->band = sim_step_band(cand, &r, NULL);
+	e->order = model_band_order(&e->band, r.step_time_s, &o->band, o->base.step_time_s, 0.0, o->confidence);
+	e->prob_faster = model_band_prob_less(&e->band, r.step_time_s, &o->band, o->base.step_time_s, 0.0);
 }
 
-/* A parallel size changed to v, DP following the GPUs. */
+/* Append " --set layout.KEY=VALUE" for each pipeline setting of c that
+ * differs from the base's and is not the key changed. */
+static void set_follow(const struct layout *b, const struct layout *c, const char *key, char *set, size_t size)
+{
+	size_t n = strlen(set);
+
+	if (c->vpp != b->vpp && strcmp(key, "vpp") != 0)
+		n += (size_t)snprintf(set + n, size - n, " --set layout.vpp=%d", c->vpp);
+	if (n < size && c->schedule != b->schedule && strcmp(key, "schedule") != 0)
+		n += (size_t)snprintf(set + n, size - n, " --set layout.schedule=%s", schedule_name(c->schedule));
+	if (n < size && c->sequence_parallel != b->sequence_parallel && strcmp(key, "sequence_parallel") != 0)
+		snprintf(set + n, size - n, " --set layout.sequence_parallel=%s",
+			 c->sequence_parallel ? "true" : "false");
+}
+
+/* A parallel size changed to v, DP following the GPUs; what follows the
+ * change (sequence parallelism, vpp, the schedule) is models/layout's. */
 static void try_size(struct ctx *x, const char *key, int v)
 {
 	struct scenario c = *x->base;
-	int gpus = scenario_gpus(&c), *slot;
+	int gpus = scenario_gpus(&c);
 	char change[96], set[256];
 	long long denom;
 
 	if (v < 1)
 		return;
-	slot = strcmp(key, "tp") == 0 ? &c.layout.tp : strcmp(key, "pp") == 0 ? &c.layout.pp
-	       : strcmp(key, "cp") == 0 ? &c.layout.cp : strcmp(key, "ep") == 0 ? &c.layout.ep : &c.layout.vpp;
-	*slot = v;
 	if (strcmp(key, "tp") == 0)
-		c.layout.sequence_parallel = v > 1 && (x->base->layout.sequence_parallel || x->base->layout.tp == 1);
-	if (strcmp(key, "vpp") == 0 || strcmp(key, "pp") == 0) {
-		if (c.layout.pp == 1)
-			c.layout.vpp = 1;
-		if (c.layout.vpp > 1 && c.layout.schedule == SCHED_1F1B)
-			c.layout.schedule = SCHED_INTERLEAVED_1F1B;
-		if (c.layout.vpp == 1 && c.layout.schedule == SCHED_INTERLEAVED_1F1B)
-			c.layout.schedule = SCHED_1F1B;
-	}
+		layout_set_tp(&c.layout, v);
+	else if (strcmp(key, "pp") == 0)
+		layout_set_pipeline(&c.layout, v, c.layout.vpp);
+	else if (strcmp(key, "vpp") == 0)
+		layout_set_pipeline(&c.layout, c.layout.pp, v);
+	else if (strcmp(key, "cp") == 0)
+		c.layout.cp = v;
+	else
+		c.layout.ep = v;
 	denom = (long long)c.layout.tp * c.layout.pp * c.layout.cp;
 	if (strcmp(key, "ep") != 0 && strcmp(key, "vpp") != 0) {
 		if (gpus % denom != 0)
@@ -75,20 +94,11 @@ static void try_size(struct ctx *x, const char *key, int v)
 		snprintf(change, sizeof(change), "%s %d", key, v);
 		snprintf(set, sizeof(set), "--set layout.%s=%d", key, v);
 	}
-	if (c.layout.vpp != x->base->layout.vpp && strcmp(key, "vpp") != 0) {
-		size_t n = strlen(set);
-
-		snprintf(set + n, sizeof(set) - n, " --set layout.vpp=%d", c.layout.vpp);
-	}
-	if (c.layout.schedule != x->base->layout.schedule) {
-		size_t n = strlen(set);
-
-		snprintf(set + n, sizeof(set) - n, " --set layout.schedule=%s", schedule_name(c.layout.schedule));
-	}
+	set_follow(&x->base->layout, &c.layout, key, set, sizeof(set));
 	try_one(x, &c, change, set);
 }
 
-enum sc_status explain_run(const struct scenario *sc, struct explain_result *out,
+enum sc_status explain_run(const struct scenario *sc, double confidence, struct explain_result *out,
 			   struct sc_error *err)
 {
 	struct ctx x = { sc, out };
@@ -99,6 +109,13 @@ enum sc_status explain_run(const struct scenario *sc, struct explain_result *out
 	memset(out, 0, sizeof(*out));
 	if (sim_step_predict(sc, &out->base, err) != SC_OK)
 		return err->status;
+	{
+		enum model_regime regime;
+
+		out->band = sim_step_band(sc, &out->base, &regime);
+		out->regime = (int)regime;
+	}
+	out->confidence = confidence > 0 && confidence < 1 ? confidence : MODEL_DECISION_CONFIDENCE;
 
 	try_size(&x, "tp", l->tp * 2);
 	if (l->tp % 2 == 0)
@@ -161,15 +178,24 @@ enum sc_status explain_run(const struct scenario *sc, struct explain_result *out
 		snprintf(set, sizeof(set), "--set training.micro_batch_seqs=%d", mb);
 		try_one(&x, &c, change, set);
 	}
+	/* every other schedule, with the vpp its rule needs (models/layout:
+	 * DualPipe and the one-chunk schedules from an interleaved layout
+	 * take vpp 1, ZB-V vpp 2) */
 	if (l->pp > 1)
 		for (int s = SCHED_1F1B; s <= SCHED_DUALPIPE; s++) {
 			struct scenario c = *sc;
 
-			if (s == (int)l->schedule || (s == SCHED_INTERLEAVED_1F1B) != (l->vpp > 1))
+			if (s == (int)l->schedule)
 				continue;
-			c.layout.schedule = (enum sc_schedule)s;
+			layout_set_schedule(&c.layout, (enum sc_schedule)s);
 			snprintf(change, sizeof(change), "schedule %s", schedule_name(c.layout.schedule));
+			if (c.layout.vpp != l->vpp) {
+				size_t n = strlen(change);
+
+				snprintf(change + n, sizeof(change) - n, " (vpp %d)", c.layout.vpp);
+			}
 			snprintf(set, sizeof(set), "--set layout.schedule=%s", schedule_name(c.layout.schedule));
+			set_follow(l, &c.layout, "schedule", set, sizeof(set));
 			try_one(&x, &c, change, set);
 		}
 	if (l->tp > 1) {
@@ -200,47 +226,93 @@ enum sc_status explain_run(const struct scenario *sc, struct explain_result *out
 		try_one(&x, &c, change, set);
 	}
 
-	/* fastest first; what does not fit in memory after all that does
-	 * (insertion sort: a few dozen options) */
+	/* what fits first, then surely faster, tied, surely slower, each by
+	 * step time (insertion sort: a few dozen options) */
 	for (int i = 1; i < out->n; i++) {
 		struct explain_option t = out->opt[i];
 		int j = i - 1;
 
 		while (j >= 0 && (out->opt[j].oom > t.oom ||
-				  (out->opt[j].oom == t.oom && out->opt[j].step_time_s > t.step_time_s))) {
+				  (out->opt[j].oom == t.oom && out->opt[j].order > t.order) ||
+				  (out->opt[j].oom == t.oom && out->opt[j].order == t.order &&
+				   out->opt[j].step_time_s > t.step_time_s))) {
 			out->opt[j + 1] = out->opt[j];
 			j--;
 		}
 		out->opt[j + 1] = t;
 	}
 
-	/* the bottleneck's resource: busy (its work before overlap) and
-	 * exposed (the parts of the step it leaves on the critical path) */
+	out->share = explain_share_of(&out->base);
 	{
-		const struct step_result *r = &out->base;
-		double busy = 0, exposed = 0, st = r->step_time_s > 0 ? r->step_time_s : 1;
+		double st = out->base.step_time_s > 0 ? out->base.step_time_s : 1;
 
-		switch (r->bottleneck) {
-		case BOTTLENECK_NVLINK:
-		case BOTTLENECK_EFA:
-			for (int i = 0; i < r->n_collectives; i++)
-				if (strcmp(r->collectives[i].tier, r->bottleneck == BOTTLENECK_NVLINK ? "nvlink" : "efa") == 0)
-					busy += r->collectives[i].total_time_s;
-			exposed = r->part_s[PART_TP_COMM] + r->part_s[PART_CP_COMM] + r->part_s[PART_EP_COMM] +
-				  r->part_s[PART_PP_COMM] + r->part_s[PART_DP_COMM];
-			break;
-		case BOTTLENECK_PIPELINE_BUBBLE:
-			busy = exposed = r->part_s[PART_BUBBLE];
-			break;
-		case BOTTLENECK_OVERHEAD:
-			busy = exposed = r->part_s[PART_OVERHEAD];
-			break;
-		default:
-			busy = exposed = r->part_s[PART_COMPUTE] + r->part_s[PART_OPTIMIZER];
-			break;
-		}
-		out->busy_fraction = busy / st;
-		out->exposed_fraction = exposed / st;
+		out->busy_fraction = out->share.busy_s / st;
+		out->exposed_fraction = out->share.exposed_s / st;
 	}
 	return SC_OK;
+}
+
+/* The breakdown part that holds group `what`'s exposed communication. */
+static int part_of_group(const char *what)
+{
+	if (strcmp(what, "tp") == 0)
+		return PART_TP_COMM;
+	if (strcmp(what, "cp") == 0)
+		return PART_CP_COMM;
+	if (strcmp(what, "ep") == 0)
+		return PART_EP_COMM;
+	if (strcmp(what, "pp") == 0)
+		return PART_PP_COMM;
+	return PART_DP_COMM;   /* dp, fsdp and their second collectives */
+}
+
+struct explain_share explain_share_of(const struct step_result *r)
+{
+	struct explain_share s = { 0, 0, 0, 0, 0 };
+	double st = r->step_time_s > 0 ? r->step_time_s : 0;
+
+	switch (r->bottleneck) {
+	case BOTTLENECK_NVLINK:
+	case BOTTLENECK_EFA: {
+		const char *tier = r->bottleneck == BOTTLENECK_NVLINK ? "nvlink" : "efa";
+		double all_s[PART_COUNT] = { 0 }, mine_s[PART_COUNT] = { 0 };
+
+		for (int i = 0; i < r->n_collectives; i++) {
+			const struct step_collective *c = &r->collectives[i];
+			int p = part_of_group(c->what);
+
+			all_s[p] += c->total_time_s;
+			if (strcmp(c->tier, tier) == 0) {
+				mine_s[p] += c->total_time_s;
+				s.work_s += c->total_time_s;
+			}
+		}
+		/* each exposed part, shared among the tiers its collectives
+		 * run on by their work: a part of the breakdown is counted
+		 * once, so the exposed shares of all tiers sum to the parts */
+		for (int p = PART_TP_COMM; p <= PART_DP_COMM; p++)
+			if (all_s[p] > 0)
+				s.exposed_s += r->part_s[p] * mine_s[p] / all_s[p];
+		break;
+	}
+	case BOTTLENECK_PIPELINE_BUBBLE:
+		s.work_s = s.exposed_s = r->part_s[PART_BUBBLE];
+		break;
+	case BOTTLENECK_OVERHEAD:
+		s.work_s = s.exposed_s = r->part_s[PART_OVERHEAD];
+		break;
+	default:
+		s.work_s = s.exposed_s = r->part_s[PART_COMPUTE] + r->part_s[PART_OPTIMIZER];
+		break;
+	}
+	if (s.exposed_s > st)
+		s.exposed_s = st;
+	s.hidden_s = s.work_s - s.exposed_s;
+	if (s.hidden_s < 0)
+		s.hidden_s = 0;
+	if (s.hidden_s > st - s.exposed_s)
+		s.hidden_s = st - s.exposed_s;
+	s.busy_s = s.exposed_s + s.hidden_s;
+	s.concurrent_s = s.work_s > s.busy_s ? s.work_s - s.busy_s : 0;
+	return s;
 }

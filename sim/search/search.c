@@ -504,7 +504,7 @@ enum sc_status search_run(const struct scenario *sc, const struct search_opts *o
 							w->sc.layout.cp = cp;
 							w->sc.layout.ep = ep;
 							w->sc.layout.etp = etp;
-							w->sc.layout.sequence_parallel = tp > 1;
+							w->sc.layout.sequence_parallel = layout_sp_default(tp);
 							w->sc.training.micro_batch_seqs = mb;
 							w->sc.training.recompute = (enum sc_recompute)rc;
 							walk_shape(w, gpus);

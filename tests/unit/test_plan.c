@@ -114,12 +114,17 @@ static void test_plan_choice(void)
 	if (c) {
 		CHECK(c->meets_deadline);
 		CHECK(c->train[PRICING_ON_DEMAND].time_s <= o.deadline_s);
-		/* nothing cheaper meets it */
+		/* nothing meets it cheaper than the point-cheapest; the choice is
+		 * the fewest nodes among those tied with it */
+		CHECK(res.point_cheapest >= 0 && res.n_tied >= 1);
+		for (int k = 0; k < res.n_tied; k++)
+			CHECK(res.points[res.tied[k]].nodes >= c->nodes);
 		for (int i = 0; i < res.n_points; i++) {
 			const struct plan_point *p = &res.points[i];
 
 			if (p->feasible && p->meets_deadline)
-				CHECK(p->train[PRICING_ON_DEMAND].usd_total >= c->train[PRICING_ON_DEMAND].usd_total);
+				CHECK(p->train[PRICING_ON_DEMAND].usd_total >=
+				      res.points[res.point_cheapest].train[PRICING_ON_DEMAND].usd_total);
 			if (p->feasible) {
 				/* at P90 by default, and P10 < P50 < P90 */
 				CHECK(p->meets_deadline == (p->time_conf_s <= o.deadline_s));
@@ -192,6 +197,50 @@ static void test_plan_choice(void)
 	o.tokens = 0;
 	CHECK(plan_run(&sc, &o, &res, &err) == SC_EINVAL);
 	plan_result_free(&res);
+}
+
+/* The cheapest by the one decision rule, on hand-made points: a count
+ * inside the point-cheapest one's band is a tie, and the tie-break (fewer
+ * nodes, then faster) picks; at P50 the point prediction decides. */
+static void test_plan_cheapest_ties(void)
+{
+	static struct plan_point pts[4];
+	struct plan_result res;
+	struct model_band band = model_band_from_mape(0.15);
+	static const int nodes[4] = { 8, 16, 32, 64 };
+	static const double usd[4] = { 100, 95, 99, 300 };
+
+	memset(&res, 0, sizeof(res));
+	memset(pts, 0, sizeof(pts));
+	for (int i = 0; i < 4; i++) {
+		pts[i].nodes = nodes[i];
+		pts[i].feasible = true;
+		pts[i].meets_deadline = true;
+		pts[i].band = band;
+		pts[i].train[PRICING_ON_DEMAND].usd_total = usd[i];
+		pts[i].train[PRICING_ON_DEMAND].time_s = 1000.0 / nodes[i];
+	}
+	res.points = pts;
+	res.n_points = 4;
+	CHECK(plan_pick_cheapest(&res, true, PRICING_ON_DEMAND, 0.9) == 0);
+	CHECK(res.point_cheapest == 1);                    /* $95 at 16 nodes */
+	CHECK(res.n_tied == 3);                            /* 8, 16, 32: a 5 % gap is inside the band */
+	CHECK(res.tied[0] == 0 && res.tied[1] == 1 && res.tied[2] == 2);
+	CHECK(res.points[res.chosen].nodes == 8);          /* tie-break: fewer nodes */
+	CHECK(plan_pick_cheapest(&res, true, PRICING_ON_DEMAND, 0.5) == 1);
+	CHECK(res.n_tied == 1);
+	/* the deadline first: 8 nodes missing it leaves 16 and 32 tied */
+	pts[0].meets_deadline = false;
+	CHECK(plan_pick_cheapest(&res, true, PRICING_ON_DEMAND, 0.9) == 1);
+	CHECK(res.n_tied == 2);
+	/* no band: strict */
+	for (int i = 0; i < 4; i++)
+		pts[i].band = model_band_from_mape(0);
+	pts[0].meets_deadline = true;
+	CHECK(plan_pick_cheapest(&res, true, PRICING_ON_DEMAND, 0.9) == 1 && res.n_tied == 1);
+	for (int i = 0; i < 4; i++)
+		pts[i].feasible = false;
+	CHECK(plan_pick_cheapest(&res, true, PRICING_ON_DEMAND, 0.9) == -1);
 }
 
 /* The frontier of hand-made points: (time, cost) */
@@ -625,6 +674,7 @@ int main(void)
 	RUN(test_parse);
 	RUN(test_time_to_train);
 	RUN(test_pareto);
+	RUN(test_plan_cheapest_ties);
 	CHECK(have);
 	if (have) {
 		RUN(test_plan_choice);

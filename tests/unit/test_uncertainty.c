@@ -123,6 +123,24 @@ static void test_ties(void)
 		  1e-12);
 }
 
+/* the one decision rule: less, greater or a tie, symmetric */
+static void test_order(void)
+{
+	struct model_band h = model_band_from_mape(0.22), z = model_band_from_mape(0);
+
+	CHECK(model_band_order(&h, 10, &h, 20, 0, MODEL_DECISION_CONFIDENCE) == MODEL_ORDER_LESS);
+	CHECK(model_band_order(&h, 20, &h, 10, 0, MODEL_DECISION_CONFIDENCE) == MODEL_ORDER_GREATER);
+	/* a 0.8 % gap is inside the band: neither way */
+	CHECK(model_band_order(&h, 24.61, &h, 24.80, 0, 0.9) == MODEL_ORDER_TIE);
+	CHECK(model_band_order(&h, 24.80, &h, 24.61, 0, 0.9) == MODEL_ORDER_TIE);
+	/* P50: the medians decide */
+	CHECK(model_band_order(&h, 24.80, &h, 24.61, 0, 0.5) == MODEL_ORDER_GREATER);
+	/* no band: any gap decides, equality ties */
+	CHECK(model_band_order(&z, 1, &z, 1.001, 0, 0.9) == MODEL_ORDER_LESS);
+	CHECK(model_band_order(&z, 1, &z, 1, 0, 0.9) == MODEL_ORDER_TIE);
+	CHECK(strcmp(model_order_name(MODEL_ORDER_TIE), "tie") == 0);
+}
+
 /* The shipped profiles' bands against the shipped validation runs: the
  * band is the out-of-sample error, so in sample it must cover at least
  * its nominal 80 % and leave at most its nominal 10 % above P90 (with
@@ -158,6 +176,7 @@ int main(void)
 	RUN(test_mape_biased);
 	RUN(test_quantiles);
 	RUN(test_ties);
+	RUN(test_order);
 	RUN(test_band_covers_validation);
 	return sc_test_summary();
 }

@@ -23,6 +23,9 @@ static void memory_opts(const struct srv_scenario *sc, struct srv_memory_opts *m
 		   : SRV_MEM_TOTAL;
 	m->max_num_batched_tokens = sc->engine.max_num_batched_tokens;
 	m->max_num_seqs = sc->engine.max_num_seqs;
+	m->decode_per_head = sc->engine.decode_attention == SRV_DECODE_PER_HEAD;
+	m->grouped_max_group = sc->engine.grouped_max_group;
+	m->full_window = !sc->engine.sliding_window_kv;
 }
 
 enum sc_status srv_replica_for(const struct srv_scenario *sc, const struct srv_layout *lay,

@@ -17,7 +17,9 @@
  *   cores, else BF16 (a weight-only kernel); KV cache null -> BF16 (FP16
  *   for FP16 weights), the engines' "auto" KV dtype;
  *   engine settings not printed -> configs/engines.json's defaults of that
- *   engine (vLLM before 0.7 -> "vllm-v0"); a static-batching case runs one
+ *   engine and version (vLLM before 0.7 -> "vllm-v0", TensorRT-LLM before
+ *   0.7 -> "tensorrt-llm-v0.6", 1.x -> "tensorrt-llm-pytorch"), the KV
+ *   dtype from the checkpoint where that entry says so; a static-batching case runs one
  *   batch of batch_size;
  *   lengths: a stated fixed length when the realised mean matches it; else
  *   a lognormal with the realised mean and a coefficient of variation of 1
@@ -529,18 +531,26 @@ static double length_mean(const struct srv_length *l)
 	return l->dist == SRV_DIST_UNIFORM ? 0.5 * (l->min + l->max) : l->mean;
 }
 
-/* The engine catalogue entry of a case. */
+/* The engine catalogue entry of a case, by engine and version: vLLM
+ * before 0.7 -> "vllm-v0"; TensorRT-LLM before 0.7 (masked MHA, no XQA)
+ * -> "tensorrt-llm-v0.6", 1.x (the PyTorch backend, its default from 1.0)
+ * -> "tensorrt-llm-pytorch"; an unstated version takes the plain entry. */
 static const char *engine_name(const struct raw_case *rc)
 {
-	if (strcmp(rc->engine, "vllm") == 0) {
-		const char *v = rc->engine_version;
-		int major = 0, minor = 0;
+	const char *v = rc->engine_version;
+	int major = 0, minor = 0;
+	bool known;
 
-		if (v[0] == 'v')
-			v++;
-		if (sscanf(v, "%d.%d", &major, &minor) == 2 && major == 0 && minor < 7)
-			return "vllm-v0";
-		return "vllm";
+	if (v[0] == 'v')
+		v++;
+	known = sscanf(v, "%d.%d", &major, &minor) == 2;
+	if (strcmp(rc->engine, "vllm") == 0)
+		return known && major == 0 && minor < 7 ? "vllm-v0" : "vllm";
+	if (strcmp(rc->engine, "tensorrt-llm") == 0 && known) {
+		if (major == 0 && minor < 7)
+			return "tensorrt-llm-v0.6";
+		if (major >= 1)
+			return "tensorrt-llm-pytorch";
 	}
 	return rc->engine;
 }
@@ -803,11 +813,12 @@ static int build_case(const struct models *models, const struct catalog *cat,
 			free(sc);
 			return not_expressible(vc, "KV-cache format \"%s\" is not modelled", rc->precision.kv_cache);
 		}
-	} else if (strncmp(rc->engine, "tensorrt-llm", 12) == 0 &&
+	} else if (eng->kv_cache_dtype == SRV_KV_DTYPE_CHECKPOINT &&
 		   (sc->precision.weights == SRV_FMT_FP8 || sc->precision.weights == SRV_FMT_NVFP4)) {
-		/* TensorRT-LLM takes the KV dtype from the checkpoint, and
-		 * NVIDIA ModelOpt FP8/NVFP4 checkpoints set kv_cache_quant_algo
-		 * FP8 (serving-cases README, "Known caveats") */
+		/* the engine takes the KV dtype from the checkpoint
+		 * (configs/engines.json kv_cache_dtype), and NVIDIA ModelOpt
+		 * FP8/NVFP4 checkpoints set kv_cache_quant_algo FP8
+		 * (serving-cases README, "Known caveats") */
 		sc->precision.kv_cache = SRV_FMT_FP8;
 		assume(vc, "kv=fp8 (ModelOpt checkpoint)");
 	} else {

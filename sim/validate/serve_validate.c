@@ -38,6 +38,7 @@
 
 #include "../config/calibration_select.h"
 #include "../config/datadir.h"
+#include "../serve/serve_datasets.h"
 #include "../serve/serve_sim.h"
 
 #define REQ CFG_REQUIRED
@@ -528,7 +529,7 @@ static bool given(double v)
 
 static double length_mean(const struct srv_length *l)
 {
-	return l->dist == SRV_DIST_UNIFORM ? 0.5 * (l->min + l->max) : l->mean;
+	return srv_length_mean(l);
 }
 
 /* The engine catalogue entry of a case, by engine and version: vLLM
@@ -555,17 +556,6 @@ static const char *engine_name(const struct raw_case *rc)
 	return rc->engine;
 }
 
-/* A length from a stated fixed value, a realised mean, or neither. */
-/* Mean of min(X, c) for X lognormal with log-mean mu and log-sd s:
- * E[X] Phi((ln c - mu - s^2) / s) + c (1 - Phi((ln c - mu) / s)). */
-static double capped_lognormal_mean(double mean, double cv, double c)
-{
-	double s2 = log(1 + cv * cv), s = sqrt(s2), mu = log(mean) - 0.5 * s2;
-
-	return mean * 0.5 * erfc(-(log(c) - mu - s2) / (s * 1.4142135623730951)) +
-	       c * 0.5 * erfc((log(c) - mu) / (s * 1.4142135623730951));
-}
-
 /* A length from a stated fixed value, a published realised mean (a sampled
  * dataset, or outputs cut short by EOS), or a mean derived from published
  * token rates (only when no length is stated). */
@@ -573,7 +563,7 @@ static bool set_length(struct sval_case *vc, struct srv_length *l, int stated, d
 		       double derived, const char *what)
 {
 	char note[128];
-	double mean = given(realised) ? realised : derived, lo, hi;
+	double mean = given(realised) ? realised : derived;
 
 	memset(l, 0, sizeof(*l));
 	if (stated > 0 && (!given(realised) || fabs(realised - stated) <= 0.01 * stated)) {
@@ -595,16 +585,7 @@ static bool set_length(struct sval_case *vc, struct srv_length *l, int stated, d
 		l->max = l->min = 0;
 		return true;
 	}
-	lo = mean;
-	hi = 64 * mean;
-	for (int i = 0; i < 100; i++) {
-		double mid = 0.5 * (lo + hi);
-		if (capped_lognormal_mean(mid, 1.0, l->max) < mean)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	l->mean = 0.5 * (lo + hi);
+	l->mean = srv_lognormal_mean_for_capped(mean, 1.0, l->max);
 	l->sd = l->mean;
 	snprintf(note, sizeof(note), "%s lognormal cv 1 capped at %d, mean %.0f", what, l->max, mean);
 	assume(vc, note);

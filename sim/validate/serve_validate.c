@@ -40,6 +40,7 @@
 #include "../config/datadir.h"
 #include "../serve/serve_datasets.h"
 #include "../serve/serve_sim.h"
+#include "bands.h"
 
 #define REQ CFG_REQUIRED
 #define NUL CFG_NULLABLE
@@ -1060,6 +1061,117 @@ const char *sval_regime(double in, double out)
 bool sval_compared(const struct sval_case *vc, enum sval_metric k)
 {
 	return vc->expressible && vc->m[k].have && (k == SVAL_THROUGHPUT || !vc->unstable);
+}
+
+/* The time-like log ratios of the usable values of regime r (NULL skip:
+ * all groups, else leaving out group skip); their count. */
+static int serve_residuals(const struct sval_set *set, const char *family, int r, const char *skip,
+			   const int *gidx, double *x, int *grp)
+{
+	int n = 0;
+
+	for (int i = 0; i < set->n_cases; i++) {
+		const struct sval_case *vc = &set->cases[i];
+
+		if (!vc->sc || (family && strcmp(vc->sc->calibration.gpu_family, family) != 0) ||
+		    (skip && strcmp(vc->source_group, skip) == 0) ||
+		    (int)model_serving_regime(srv_length_mean(&vc->sc->workload.input_tokens),
+					      srv_length_mean(&vc->sc->workload.output_tokens)) != r)
+			continue;
+		for (int k = 0; k < SVAL_METRICS; k++) {
+			const struct sval_value *v = &vc->m[k];
+
+			if (!sval_compared(vc, (enum sval_metric)k) || !v->has_oos || !(v->oos_predicted > 0) ||
+			    !(v->measured > 0))
+				continue;
+			x[n] = k == SVAL_THROUGHPUT ? log(v->oos_predicted / v->measured)
+						    : log(v->measured / v->oos_predicted);
+			grp[n++] = gidx[i];
+		}
+	}
+	return n;
+}
+
+void sval_regime_bands(const struct sval_set *set, const char *family,
+		       struct model_regime_band band[REGIME_COUNT], int covered[REGIME_COUNT])
+{
+	size_t cap = (size_t)set->n_cases * SVAL_METRICS + 1;
+	double *x = malloc(sizeof(double) * cap);
+	int *grp = malloc(sizeof(int) * cap), *gidx = malloc(sizeof(int) * ((size_t)set->n_cases + 1));
+	int n_groups = 0;
+	const enum model_regime rs[] = { REGIME_SERVE_PREFILL, REGIME_SERVE_DECODE };
+
+	memset(band, 0, sizeof(*band) * REGIME_COUNT);
+	memset(covered, 0, sizeof(*covered) * REGIME_COUNT);
+	for (int r = 0; r < REGIME_COUNT; r++)
+		band[r].coverage = -1;
+	if (!x || !grp || !gidx)
+		goto done;
+	for (int i = 0; i < set->n_cases; i++) {
+		int g = -1;
+
+		for (int j = 0; j < i && g < 0; j++)
+			if (strcmp(set->cases[j].source_group, set->cases[i].source_group) == 0)
+				g = gidx[j];
+		gidx[i] = g >= 0 ? g : n_groups++;
+	}
+	for (size_t q = 0; q < sizeof(rs) / sizeof(rs[0]); q++) {
+		int r = rs[q], m = serve_residuals(set, family, r, NULL, gidx, x, grp);
+		int checked = 0, inside = 0;
+
+		if (!val_band_of_log_ratios(x, grp, m, n_groups, &band[r]))
+			continue;
+		/* nested: each group's values against the band of the others */
+		for (int i = 0; i < set->n_cases; i++) {
+			struct model_regime_band nb;
+			bool first = true;
+			int mi, mo;
+
+			for (int j = 0; j < i && first; j++)
+				first = gidx[j] != gidx[i];
+			if (!first)
+				continue;
+			mo = serve_residuals(set, family, r, set->cases[i].source_group, gidx, x, grp);
+			memset(&nb, 0, sizeof(nb));
+			if (!val_band_of_log_ratios(x, grp, mo, n_groups, &nb))
+				continue;
+			mi = serve_residuals(set, family, r, NULL, gidx, x, grp);
+			for (int k = 0; k < mi; k++) {
+				double v = exp(x[k]);
+
+				if (grp[k] != gidx[i])
+					continue;
+				checked++;
+				inside += v >= nb.p10 && v <= nb.p90;
+			}
+		}
+		covered[r] = checked;
+		band[r].coverage = checked ? (double)inside / checked : -1;
+	}
+done:
+	free(x);
+	free(grp);
+	free(gidx);
+}
+
+double sval_oos_mape(const struct sval_set *set, enum sval_metric metric,
+		     bool (*filter)(const struct sval_case *, const void *), const void *arg,
+		     int *count)
+{
+	double sum = 0;
+	int n = 0;
+
+	for (int i = 0; i < set->n_cases; i++) {
+		const struct sval_case *vc = &set->cases[i];
+
+		if (!sval_compared(vc, metric) || !vc->m[metric].has_oos || (filter && !filter(vc, arg)))
+			continue;
+		sum += fabs(vc->m[metric].oos_err_rel);
+		n++;
+	}
+	if (count)
+		*count = n;
+	return n ? sum / n : 0;
 }
 
 void sval_stats(const struct sval_set *set, enum sval_metric metric,

@@ -75,6 +75,8 @@
 	X(serve_seq_overhead_s, "s", 1e-7, 1e-4, "serving-engine cost per sequence per iteration (sampling, detokenisation, output streaming)") \
 	X(serve_request_overhead_s, "s", 1e-4, 0.1, "front-end work per request before the engine queues it (HTTP, tokenisation), one request at a time") \
 	X(serve_token_overhead_s, "s", 1e-6, 1e-3, "front-end work per streamed output token (detokenisation, one server-sent event per token)") \
+	X(serve_kv_reread_l2_hit, "fraction", 0.0, 0.95, "fraction of a per-head decode kernel's repeated reads of a shared KV head that L2 serves (0: every query head of a group reads it from HBM)") \
+	X(serve_prefill_attn_half_keys, "keys", 0.0, 4096.0, "mean keys per query at which a prefill attention kernel reaches half of attn_eta (short prompts fill fewer tiles)") \
 	X(serve_uncertainty_rel, "fraction", 0.0, 1.0, "relative uncertainty of predicted serving throughput and latency (from serving validation residuals)")
 
 enum calib_param {

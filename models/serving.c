@@ -218,6 +218,35 @@ static void fix_shared_width(struct tf_layer *l, const struct srv_arch *a)
 	}
 }
 
+/* HBM reads of the KV cache per decode step over the bytes it holds.  A
+ * grouped kernel reads each KV head once for its g query heads (g = local
+ * query heads / local KV heads; MLA: all local heads share the latent).
+ * A per-head kernel (or a grouped one past its largest group, XQA's 32,
+ * TensorRT-LLM kernelUtils.cpp supportConfigHMMA) runs g thread blocks
+ * that each read it: the first from HBM, the other g - 1 from L2 with
+ * probability serve_kv_reread_l2_hit. */
+static double kv_read_amplification(const struct model_arch *m, int tp,
+				    const struct srv_memory_opts *mem, const struct calibration *cal)
+{
+	double q = (double)m->heads / tp, kv, g;
+	bool per_head = mem->decode_per_head;
+
+	if (model_is_mla(m)) {
+		kv = 1;
+	} else {
+		kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
+		kv = kv >= tp ? kv / tp : 1.0;
+	}
+	g = q / kv;
+	if (g <= 1)
+		return 1.0;
+	if (mem->grouped_max_group > 0 && g > mem->grouped_max_group)
+		per_head = true;
+	if (!per_head)
+		return 1.0;
+	return 1.0 + (g - 1.0) * (1.0 - cal->serve_kv_reread_l2_hit);
+}
+
 /* Weight bytes on one GPU of pipeline stage s (layers [b, e)). */
 static double stage_weights(const struct srv_replica *r, int b, int e, bool first, bool last)
 {
@@ -331,12 +360,15 @@ enum sc_status srv_replica_init(struct srv_replica *r, const struct srv_arch *ar
 
 	r->moe_layers = tf_moe_layers_in(m, 0, L);
 	r->dense_layers = L - r->moe_layers;
-	r->window_tokens = m->sliding_window > 0 ? m->sliding_window : 0;
+	/* an engine that ignores the window (TensorRT-LLM without
+	 * max_attention_window_size) keeps and attends to every token */
+	r->window_tokens = m->sliding_window > 0 && !mem->full_window ? m->sliding_window : 0;
 	frac_win = r->window_tokens > 0
 		   ? (m->sliding_window_layer_freq > 0 ? 1.0 / m->sliding_window_layer_freq : 1.0) : 0.0;
 	r->window_dense = (int)floor(r->dense_layers * frac_win + 0.5);
 	r->window_moe = (int)floor(r->moe_layers * frac_win + 0.5);
 	r->allreduces_per_layer = lay->tp > 1 ? (arch->parallel_attention ? 1 : 2) : 0;
+	r->kv_read_amp = kv_read_amplification(m, lay->tp, mem, cal);
 
 	memset(&cl, 0, sizeof(cl));
 	cl.instance = *inst;
@@ -480,13 +512,18 @@ static void attention(const struct srv_replica *r, const struct srv_batch *b, bo
 		double flops = 2.0 * a_l * (dqk + dv) * pairs;
 		double bytes = 2.0 * b->prefill_tokens * a_l * (dqk + dv) +
 			       (2.0 * b->prefill_tokens + b->prefill_ctx) * kvb;
+		/* a short prompt fills few key tiles per query block: the
+		 * kernel's rate falls with the mean keys per query k as
+		 * k / (k + serve_prefill_attn_half_keys) */
+		double keys = pairs / b->prefill_tokens, half = r->cal.serve_prefill_attn_half_keys;
+		double len_eff = half > 0 ? keys / (keys + half) : 1.0;
 
-		t += dmax(flops / peak, bytes / hbm_Bps(r));
+		t += dmax(flops / (peak * (len_eff > 1e-3 ? len_eff : 1e-3)), bytes / hbm_Bps(r));
 		kernels++;
 	}
 	if (b->decode_seqs > 0) {
 		double flops = dec_flops_per_key * ctx * q_per_seq;
-		double bytes = ctx * kvb + 2.0 * b->decode_seqs * q_per_seq * a_l * (dqk + dv);
+		double bytes = ctx * kvb * r->kv_read_amp + 2.0 * b->decode_seqs * q_per_seq * a_l * (dqk + dv);
 
 		t += dmax(flops / peak, bytes / hbm_Bps(r));
 		kernels++;

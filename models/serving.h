@@ -71,12 +71,17 @@ struct srv_layout {
  *   for activations and the framework (SGLang mem_fraction_static). */
 enum srv_mem_basis { SRV_MEM_TOTAL, SRV_MEM_FREE, SRV_MEM_WEIGHTS_KV };
 
-/* How the engine uses memory (a subset of the engine's settings). */
+/* How the engine uses memory and runs attention (a subset of the engine's
+ * settings; the zero values of the attention fields are the common case:
+ * a grouped decode kernel and the model's sliding window kept). */
 struct srv_memory_opts {
 	double kv_mem_fraction;
 	enum srv_mem_basis basis;
 	int max_num_batched_tokens;    /* activation workspace is sized for this */
 	int max_num_seqs;              /* logits workspace */
+	bool decode_per_head;          /* one decode thread block per query head */
+	int grouped_max_group;         /* larger query-head groups fall back to per head (0: none do) */
+	bool full_window;              /* the engine ignores the model's sliding window */
 };
 
 /* Speculative decoding: draft_tokens proposed per step, each accepted with
@@ -109,7 +114,8 @@ struct srv_replica {
 	/* KV cache, per GPU of the stage with the most layers */
 	double kv_bytes_per_token_full;   /* full-attention layers, per token */
 	double kv_bytes_per_token_window; /* sliding-window layers, per token (<= window) */
-	int window_tokens;                /* 0 = no sliding window */
+	int window_tokens;                /* 0 = no sliding window (or the engine keeps every token) */
+	double kv_read_amp;               /* HBM reads of the KV cache per decode step over its size (>= 1) */
 	/* memory per GPU, bytes */
 	double weights_bytes;
 	double workspace_bytes;

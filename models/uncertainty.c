@@ -208,3 +208,13 @@ struct model_band model_band_of_regimes(const struct calibration *cal, unsigned 
 		return serving ? model_band_of_serving_calibration(cal) : model_band_of_calibration(cal);
 	return best;
 }
+
+struct model_quantiles model_band_quantiles_rate(const struct model_band *b, double point)
+{
+	struct model_quantiles q;
+
+	q.p10 = point / model_band_factor(b, 0.9);
+	q.p50 = point / model_band_factor(b, 0.5);
+	q.p90 = point / model_band_factor(b, 0.1);
+	return q;
+}

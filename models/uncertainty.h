@@ -89,6 +89,12 @@ double model_band_quantile(const struct model_band *b, double point, double p);
 /* P10, P50 and P90 of point under b. */
 struct model_quantiles model_band_quantiles(const struct model_band *b, double point);
 
+/* The quantiles of a rate (throughput) whose band b is that of the time
+ * it takes (measured / predicted time): P10 = point / factor(0.9), P50 =
+ * point / factor(0.5), P90 = point / factor(0.1).  For an unbiased band
+ * the same as model_band_quantiles. */
+struct model_quantiles model_band_quantiles_rate(const struct model_band *b, double point);
+
 /* The probability that quantity a (predicted pa > 0, band ba) is truly
  * below quantity b (predicted pb > 0, band bb), when their log errors have
  * correlation rho (in [-1, 1]):

@@ -250,7 +250,7 @@ void rpt_serve_text(FILE *out, const struct srv_scenario *sc, const struct srv_r
 		struct model_band b = model_band_of_regimes(
 			&sc->calibration,
 			1u << model_serving_regime(r->mean_input_tokens, r->mean_output_tokens), true, NULL);
-		struct model_quantiles t = model_band_quantiles(&b, r->output_tokens_per_s);
+		struct model_quantiles t = model_band_quantiles_rate(&b, r->output_tokens_per_s);
 		struct model_quantiles f = model_band_quantiles(&b, r->ttft_s.p99 * 1e3);
 		struct model_quantiles o = model_band_quantiles(&b, r->tpot_s.p99 * 1e3);
 
@@ -416,7 +416,7 @@ bool rpt_serve_json(FILE *out, const struct srv_scenario *sc, const struct srv_r
 		struct model_band b = model_band_of_regimes(
 			&sc->calibration,
 			1u << model_serving_regime(r->mean_input_tokens, r->mean_output_tokens), true, NULL);
-		struct model_quantiles t = model_band_quantiles(&b, r->output_tokens_per_s);
+		struct model_quantiles t = model_band_quantiles_rate(&b, r->output_tokens_per_s);
 		struct model_quantiles f = model_band_quantiles(&b, r->ttft_s.p99 * 1e3);
 		struct model_quantiles q = model_band_quantiles(&b, r->tpot_s.p99 * 1e3);
 

@@ -75,6 +75,8 @@ struct row {
 	const char *name;
 	int total;
 	struct val_stats st;
+	double oos_mape;   /* out of sample (sval_cross_validate), fraction */
+	int oos_count;
 };
 
 static int summary_rows(const struct sval_set *set, struct row *rows, int max)
@@ -96,6 +98,7 @@ static int summary_rows(const struct sval_set *set, struct row *rows, int max)
 		rows[n].name = "all";
 		rows[n].total = count_with(set, (enum sval_metric)m, NULL, NULL);
 		sval_stats(set, (enum sval_metric)m, NULL, NULL, &rows[n].st);
+		rows[n].oos_mape = sval_oos_mape(set, (enum sval_metric)m, NULL, NULL, &rows[n].oos_count);
 		n++;
 		for (int b = 0; b < 4; b++)
 			for (int i = 0; i < nk[b] && n < max; i++) {
@@ -104,6 +107,8 @@ static int summary_rows(const struct sval_set *set, struct row *rows, int max)
 				rows[n].name = keys[b][i];
 				rows[n].total = count_with(set, (enum sval_metric)m, bys[b].filter, keys[b][i]);
 				sval_stats(set, (enum sval_metric)m, bys[b].filter, keys[b][i], &rows[n].st);
+				rows[n].oos_mape = sval_oos_mape(set, (enum sval_metric)m, bys[b].filter,
+								 keys[b][i], &rows[n].oos_count);
 				if (rows[n].total > 0)
 					n++;
 			}
@@ -189,21 +194,30 @@ static void text_summary(FILE *out, const struct sval_set *set, bool md)
 		fprintf(out, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
 	} else {
 		fprintf(out, "\nsummary (APE = |predicted - measured| / measured; throughput = output tokens/s, TTFT and TPOT = the published statistic)\n");
-		fprintf(out, "%-10s %-6s %-34s %5s %5s %7s %8s %7s %8s %7s  %s\n", "metric", "by", "name",
-			"cases", "expr", "MAPE%", "median%", "P90%", "worst%", "bias%", "worst case");
+		fprintf(out, "%-10s %-6s %-34s %5s %5s %7s %8s %7s %8s %7s  %s%s\n", "metric", "by", "name",
+			"cases", "expr", "MAPE%", "median%", "P90%", "worst%", "bias%",
+			set->oos ? " oos%   " : "", "worst case");
 	}
 	for (int i = 0; i < n; i++) {
 		const struct row *r = &rows[i];
 		const char *metric = sval_metric_name(r->metric);
 		const char *worst = r->st.worst_index >= 0 ? set->cases[r->st.worst_index].id : "-";
 
+		char oos[16] = "";
+
+		if (set->oos) {
+			if (r->oos_count > 0)
+				snprintf(oos, sizeof(oos), " %6.1f ", 100 * r->oos_mape);
+			else
+				snprintf(oos, sizeof(oos), " %6s ", "-");
+		}
 		if (r->st.count == 0) {
 			if (md)
 				fprintf(out, "| %s | %s | %s | %d | 0 | - | - | - | - | - | - |\n", metric,
 					r->kind, r->name, r->total);
 			else
-				fprintf(out, "%-10s %-6s %-34.34s %5d %5d %7s %8s %7s %8s %7s  %s\n", metric,
-					r->kind, r->name, r->total, 0, "-", "-", "-", "-", "-", "-");
+				fprintf(out, "%-10s %-6s %-34.34s %5d %5d %7s %8s %7s %8s %7s  %s%s\n", metric,
+					r->kind, r->name, r->total, 0, "-", "-", "-", "-", "-", oos, "-");
 			continue;
 		}
 		if (md)
@@ -212,10 +226,10 @@ static void text_summary(FILE *out, const struct sval_set *set, bool md)
 				100 * r->st.median_ape, 100 * r->st.p90_ape, 100 * r->st.worst_ape,
 				100 * r->st.mean_err, worst);
 		else
-			fprintf(out, "%-10s %-6s %-34.34s %5d %5d %7.1f %8.1f %7.1f %8.1f %+7.1f  %s\n",
+			fprintf(out, "%-10s %-6s %-34.34s %5d %5d %7.1f %8.1f %7.1f %8.1f %+7.1f  %s%s\n",
 				metric, r->kind, r->name, r->total, r->st.count, 100 * r->st.mape,
 				100 * r->st.median_ape, 100 * r->st.p90_ape, 100 * r->st.worst_ape,
-				100 * r->st.mean_err, worst);
+				100 * r->st.mean_err, oos, worst);
 	}
 }
 
@@ -231,6 +245,10 @@ static cJSON *value_json(const struct sval_value *v)
 	cJSON_AddNumberToObject(o, "measured", v->measured);
 	cJSON_AddNumberToObject(o, "predicted", v->predicted);
 	cJSON_AddNumberToObject(o, "error", v->err_rel);
+	if (v->has_oos) {
+		cJSON_AddNumberToObject(o, "predicted_out_of_sample", v->oos_predicted);
+		cJSON_AddNumberToObject(o, "error_out_of_sample", v->oos_err_rel);
+	}
 	return o;
 }
 
@@ -289,6 +307,10 @@ static bool json_report(FILE *out, const struct sval_set *set, bool summary_only
 			cJSON_AddNumberToObject(s, "bias", rows[i].st.mean_err);
 			cJSON_AddStringToObject(s, "worst_case", set->cases[rows[i].st.worst_index].id);
 		}
+		if (rows[i].oos_count > 0) {
+			cJSON_AddNumberToObject(s, "mape_out_of_sample", rows[i].oos_mape);
+			cJSON_AddNumberToObject(s, "expressed_out_of_sample", rows[i].oos_count);
+		}
 		cJSON_AddItemToArray(sum, s);
 	}
 	text = cJSON_Print(o);
@@ -304,7 +326,8 @@ static void csv_report(FILE *out, const struct sval_set *set)
 {
 	fprintf(out, "id,source_group,gpu,engine,layout,precision,expressible,"
 		"throughput_measured,throughput_predicted,throughput_error,ttft_statistic,ttft_measured_ms,"
-		"ttft_predicted_ms,ttft_error,tpot_statistic,tpot_measured_ms,tpot_predicted_ms,tpot_error,reason\n");
+		"ttft_predicted_ms,ttft_error,tpot_statistic,tpot_measured_ms,tpot_predicted_ms,tpot_error,reason%s\n",
+		set->oos ? ",throughput_error_out_of_sample,ttft_error_out_of_sample,tpot_error_out_of_sample" : "");
 	for (int i = 0; i < set->n_cases; i++) {
 		const struct sval_case *vc = &set->cases[i];
 
@@ -320,7 +343,16 @@ static void csv_report(FILE *out, const struct sval_set *set)
 			else
 				fprintf(out, ",,,");
 		}
-		fprintf(out, ",\"%s\"\n", vc->expressible ? "" : vc->reason);
+		fprintf(out, ",\"%s\"", vc->expressible ? "" : vc->reason);
+		for (int k = 0; set->oos && k < SVAL_METRICS; k++) {
+			const struct sval_value *v = &vc->m[k];
+
+			if (vc->expressible && v->have && v->has_oos)
+				fprintf(out, ",%.6g", v->oos_err_rel);
+			else
+				fprintf(out, ",");
+		}
+		fprintf(out, "\n");
 	}
 }
 

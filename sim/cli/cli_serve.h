@@ -21,7 +21,16 @@ struct cli_serve_validate_opts {
 	const char *output;        /* where --fit writes the profile */
 	const char *explain;       /* a case id */
 	bool cross_validate;
+	bool out_of_sample;        /* leave-one-source-group-out beside in sample */
+	const char *bands_output;  /* with out_of_sample: write the serving regime bands here */
+	double max_oos_mape;       /* < 0: no check; else any metric's out-of-sample MAPE above it fails */
 };
+
+struct calibration;
+struct val_cv_result;
+/* The leave-one-source-group-out table of one profile (stderr), as
+ * `validate --out-of-sample` prints it for training and serving. */
+void cli_print_cross_validation(const struct calibration *cal, const struct val_cv_result *cv);
 
 int cli_validate_serving(const struct cli_serve_validate_opts *o);
 

@@ -9,6 +9,7 @@
 #include "../../reports/rpt_serve.h"
 #include "../../reports/rpt_serve_validate.h"
 #include "../serve/serve_sim.h"
+#include "../validate/bands.h"
 #include "../validate/serve_fit.h"
 #include "cli_serve.h"
 #include "cli_output.h"
@@ -96,57 +97,146 @@ static int run_fit(struct sval_set *set, struct calibration *cal, const int *par
 	return write_profile(cal, output);
 }
 
-/* --cross-validate: refit without each source group of the family and
- * report that group's error out of sample (stderr). */
+/* --cross-validate: the in-sample profile is the fit on every group of the
+ * family; each group is then predicted by the fit without it (fit.h's one
+ * leave-one-group-out loop, through sval_cross_validate). */
 static int cross_validate(struct sval_set *set, const struct calibration *start, const int *params,
 			  int n)
 {
-	const char *groups[64];
-	int n_groups = 0, total = 0;
-	double sum_in = 0, sum_out = 0;
-	struct calibration all = *start;
+	static struct calibration all;
+	static struct val_cv_result cv;
 	struct val_fit_result res;
 	struct sc_error err;
 
-	for (int i = 0; i < set->n_cases; i++) {
-		const struct sval_case *vc = &set->cases[i];
-		bool seen = false;
-
-		if (!vc->sc || !calibration_fits_gpu(start, &vc->sc->gpu))
-			continue;
-		for (int j = 0; j < n_groups; j++)
-			if (strcmp(groups[j], vc->source_group) == 0)
-				seen = true;
-		if (!seen && n_groups < 64)
-			groups[n_groups++] = vc->source_group;
-	}
+	all = *start;
 	sc_error_clear(&err);
 	if (sval_fit(set, &all, params, n, FIT_ITERATIONS, NULL, &res, &err) != SC_OK)
 		return cli_fail(&err);
-	fprintf(stderr, "cross-validation of %s on the serving cases (leave one source group out)\n",
-		start->name);
-	fprintf(stderr, "  %-40s %7s %12s %14s\n", "left-out group", "metrics", "in-sample %",
-		"out-of-sample %");
-	for (int g = 0; g < n_groups; g++) {
-		struct calibration held = all;   /* start from the full fit */
-		int count;
-		double in = sval_group_mape(set, &all, groups[g], &count), out;
+	if (sval_cross_validate(set, &all, params, n, FIT_ITERATIONS, &cv, &err) != SC_OK)
+		return cli_fail(&err);
+	cli_print_cross_validation(&all, &cv);
+	return EXIT_OK;
+}
 
-		if (sval_fit(set, &held, params, n, FIT_ITERATIONS, groups[g], &res, &err) != SC_OK) {
-			fprintf(stderr, "  %-40s %7d %12.1f %14s  (%s)\n", groups[g], count, 100 * in, "-",
-				err.message);
+/* Nelder-Mead iterations of each out-of-sample fold: a fold starts from the
+ * profile's fitted values (fitted on every group) and only has to move
+ * them off the left-out group; every iteration simulates the family's
+ * cases (seconds), so the folds get a tenth of a full fit's budget. */
+#define OOS_ITERATIONS 40
+
+/* --out-of-sample: for each GPU family profile the expressed cases use,
+ * refit the parameters it marks as fitted by `validate --serving --fit`
+ * with each source group left out; the cases keep the out-of-sample
+ * predictions for the summary's oos column.  A profile without such
+ * parameters predicts out of sample as it stands. */
+static int out_of_sample(struct sval_set *set)
+{
+	static struct calibration seen[16];
+	static struct val_cv_result cv;
+	int n_seen = 0;
+
+	for (int i = 0; i < set->n_cases; i++) {
+		const struct sval_case *vc = &set->cases[i];
+		const struct calibration *cal;
+		int params[VAL_FIT_MAX_PARAMS], n = 0;
+		bool dup = false;
+		struct sc_error err;
+
+		if (!vc->sc)
+			continue;
+		cal = &vc->sc->calibration;
+		for (int j = 0; j < n_seen; j++)
+			dup |= strcmp(seen[j].gpu_family, cal->gpu_family) == 0;
+		if (dup || n_seen >= 16)
+			continue;
+		seen[n_seen] = *cal;
+		cal = &seen[n_seen++];
+		for (int p = 0; p < CALIB_COUNT && n < VAL_FIT_MAX_PARAMS; p++)
+			if (calib_is_validate_fitted(cal, (enum calib_param)p, true))
+				params[n++] = p;
+		if (n == 0) {
+			fprintf(stderr, "stepcast: validate: profile \"%s\" has no serving parameter fitted by "
+				"validate --serving --fit: its cases are out of sample as they are\n", cal->name);
+			for (int k = 0; k < set->n_cases; k++) {
+				struct sval_case *c = &set->cases[k];
+
+				if (!c->sc || strcmp(c->sc->calibration.gpu_family, cal->gpu_family) != 0)
+					continue;
+				for (int m = 0; m < SVAL_METRICS; m++) {
+					c->m[m].has_oos = true;
+					c->m[m].oos_predicted = c->m[m].predicted;
+					c->m[m].oos_err_rel = c->m[m].err_rel;
+				}
+			}
+			set->oos = true;
 			continue;
 		}
-		out = sval_group_mape(set, &held, groups[g], &count);
-		fprintf(stderr, "  %-40s %7d %12.1f %14.1f\n", groups[g], count, 100 * in, 100 * out);
-		sum_in += in * count;
-		sum_out += out * count;
-		total += count;
+		sc_error_clear(&err);
+		if (sval_cross_validate(set, cal, params, n, OOS_ITERATIONS, &cv, &err) != SC_OK)
+			return cli_fail(&err);
+		cli_print_cross_validation(cal, &cv);
 	}
-	if (total)
-		fprintf(stderr, "  %-40s %7d %12.1f %14.1f\n", "all", total, 100 * sum_in / total,
-			100 * sum_out / total);
 	return EXIT_OK;
+}
+
+/* The serving regime bands of the out-of-sample values (stderr table), and
+ * with path their entries written into the bands file there, the training
+ * validation's entries kept (bands.h val_bands_carry). */
+static int serve_bands(const struct sval_set *set, const char *path)
+{
+	static struct model_regime_band band[REGIME_COUNT];
+	int covered[REGIME_COUNT];
+	cJSON *doc, *arr;
+	char *text;
+	int code;
+
+	sval_regime_bands(set, NULL, band, covered);
+	fprintf(stderr, "\nserving regimes (time-like ratio out of sample: measured / predicted TTFT and TPOT, "
+		"predicted / measured throughput; coverage: P10-P90 of the other source groups)\n");
+	fprintf(stderr, "%-22s %6s %7s %7s %7s %9s\n", "regime", "values", "P10", "P50", "P90", "coverage%");
+	for (int r = 0; r < REGIME_COUNT; r++)
+		if (band[r].present)
+			fprintf(stderr, "%-22s %6d %7.3f %7.3f %7.3f %9.1f\n",
+				model_regime_name((enum model_regime)r), band[r].cases, band[r].p10,
+				band[r].p50, band[r].p90, band[r].coverage >= 0 ? 100 * band[r].coverage : -1.0);
+	if (!path)
+		return EXIT_OK;
+	if (!(doc = cJSON_CreateObject()) || !(arr = cJSON_AddArrayToObject(doc, "regimes"))) {
+		cJSON_Delete(doc);
+		fprintf(stderr, "stepcast: error: out of memory\n");
+		return EXIT_INTERNAL;
+	}
+	cJSON_AddNumberToObject(doc, "schema_version", 1);
+	for (int r = 0; r < REGIME_COUNT; r++) {
+		cJSON *o;
+
+		if (!band[r].present || !(o = cJSON_CreateObject()))
+			continue;
+		cJSON_AddStringToObject(o, "family", "all");
+		cJSON_AddStringToObject(o, "name", model_regime_name((enum model_regime)r));
+		cJSON_AddNumberToObject(o, "cases", band[r].cases);
+		cJSON_AddNumberToObject(o, "p10", band[r].p10);
+		cJSON_AddNumberToObject(o, "p50", band[r].p50);
+		cJSON_AddNumberToObject(o, "p90", band[r].p90);
+		if (band[r].coverage >= 0) {
+			cJSON_AddNumberToObject(o, "coverage_out_of_sample", band[r].coverage);
+			cJSON_AddNumberToObject(o, "coverage_cases", covered[r]);
+		} else {
+			cJSON_AddNullToObject(o, "coverage_out_of_sample");
+		}
+		cJSON_AddItemToArray(arr, o);
+	}
+	/* the training regimes, their provenance and coverage_shown */
+	val_bands_carry(doc, path, "serve-", false);
+	text = cJSON_Print(doc);
+	cJSON_Delete(doc);
+	if (!text) {
+		fprintf(stderr, "stepcast: error: out of memory\n");
+		return EXIT_INTERNAL;
+	}
+	code = cli_output_text(path, text, true, NULL, NULL);
+	free(text);
+	return code;
 }
 
 /* --explain: the serve report of one case, with what was measured. */
@@ -223,6 +313,10 @@ int cli_validate_serving(const struct cli_serve_validate_opts *o)
 		cal = &fitted;
 	}
 	sval_run(&set, cal);
+	if (o->out_of_sample && (code = out_of_sample(&set)) != EXIT_OK)
+		goto out;
+	if (o->out_of_sample && (code = serve_bands(&set, o->bands_output)) != EXIT_OK)
+		goto out;
 	if (o->explain) {
 		code = explain_case(&set, o->explain);
 		goto out;
@@ -241,6 +335,19 @@ int cli_validate_serving(const struct cli_serve_validate_opts *o)
 			if (st.count > 0 && 100 * st.mape > o->max_mape) {
 				fprintf(stderr, "stepcast: validate: %s MAPE %.1f %% is above --max-mape %.1f %%\n",
 					sval_metric_name((enum sval_metric)k), 100 * st.mape, o->max_mape);
+				code = EXIT_CHECK_FAILED;
+			}
+		}
+	}
+	if (o->max_oos_mape >= 0 && set.oos) {
+		for (int k = 0; k < SVAL_METRICS; k++) {
+			int n;
+			double m = sval_oos_mape(&set, (enum sval_metric)k, NULL, NULL, &n);
+
+			if (n > 0 && 100 * m > o->max_oos_mape) {
+				fprintf(stderr, "stepcast: validate: %s out-of-sample MAPE %.1f %% is above "
+					"--max-oos-mape %.1f %%\n", sval_metric_name((enum sval_metric)k), 100 * m,
+					o->max_oos_mape);
 				code = EXIT_CHECK_FAILED;
 			}
 		}

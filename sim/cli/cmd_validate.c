@@ -116,7 +116,7 @@ static int run_fit(struct val_set *set, struct calibration *cal, const int *para
 }
 
 /* Print one profile's leave-one-source-group-out table (stderr). */
-static void print_cross_validation(const struct calibration *cal, const struct val_cv_result *cv)
+void cli_print_cross_validation(const struct calibration *cal, const struct val_cv_result *cv)
 {
 	fprintf(stderr, "cross-validation of %s (leave one source group out)\n", cal->name);
 	fprintf(stderr, "  %-40s %5s %12s %14s\n", "left-out group", "cases", "in-sample %",
@@ -149,7 +149,7 @@ static int cross_validate(struct val_set *set, const struct calibration *start,
 		return cli_fail(&err);
 	if (val_cross_validate(set, &all, params, n, 2000, &cv, &err) != SC_OK)
 		return cli_fail(&err);
-	print_cross_validation(start, &cv);
+	cli_print_cross_validation(start, &cv);
 	return EXIT_OK;
 }
 
@@ -200,7 +200,7 @@ static int out_of_sample(struct val_set *set)
 		sc_error_clear(&err);
 		if (val_cross_validate(set, cal, params, n, 2000, &cv, &err) != SC_OK)
 			return cli_fail(&err);
-		print_cross_validation(cal, &cv);
+		cli_print_cross_validation(cal, &cv);
 	}
 	return EXIT_OK;
 }
@@ -264,6 +264,8 @@ static int regime_bands(const struct val_set *set, FILE *out, const char *bands_
 		j = val_regime_bands_json(set, st + n - 1, families + n - 1, 1,
 					  "stepcast validate --out-of-sample --bands-output "
 					  "configs/uncertainty-bands.json (scripts/refit-calibration.sh)", created);
+		if (j)   /* the serving validation's regimes stay in the file */
+			val_bands_carry(j, bands_output, "serve-", true);
 		text = j ? cJSON_Print(j) : NULL;
 		cJSON_Delete(j);
 		if (!text) {
@@ -523,14 +525,14 @@ int cmd_validate(int argc, char **argv)
 	if (serving) {
 		struct cli_serve_validate_opts so = {
 			optind > 1 && path != val_default_cases_path() ? path : NULL, fmt, max_mape,
-			summary_only, calib, dir, fit, output, explain, cross
+			summary_only, calib, dir, fit, output, explain, cross, oos, bands_output,
+			max_oos_mape
 		};
 
 		if (systems)
 			return cli_usage_error("validate", "--systems is not used with --serving");
-		if (oos)
-			return cli_usage_error("validate", "--out-of-sample is not used with --serving "
-					       "(use --fit ... --cross-validate)");
+		if (oos && (fit || explain))
+			return cli_usage_error("validate", "--out-of-sample is not used with --fit or --explain");
 		if (fit && !calib)
 			return cli_usage_error("validate", "--fit needs --calibration NAME (the profile to fit)");
 		if (fit && !output)

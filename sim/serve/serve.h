@@ -42,6 +42,22 @@ enum srv_kv_policy { SRV_KV_ON_DEMAND, SRV_KV_RESERVE };
  * enum srv_mem_basis. */
 enum srv_kv_fraction { SRV_KV_OF_TOTAL, SRV_KV_OF_FREE, SRV_KV_OF_WEIGHTS_KV };
 
+/* How the engine's decode attention kernel walks a grouped-query KV cache
+ * ("decode_attention"): GROUPED loads each KV head once for all the query
+ * heads that share it (TensorRT-LLM XQA, FlashInfer, FlashAttention with
+ * the query group packed, FlashMLA); PER_HEAD runs one thread block per
+ * query head, so each shares its KV head's reads with the others of its
+ * group only through L2 (TensorRT-LLM masked MHA before XQA, vLLM's
+ * original paged-attention kernel). */
+enum srv_decode_attention { SRV_DECODE_GROUPED, SRV_DECODE_PER_HEAD };
+
+/* Where the KV-cache format comes from when a scenario does not state it
+ * ("kv_cache_dtype"): MODEL, the model's activation dtype (vLLM and
+ * SGLang "auto"); CHECKPOINT, a quantised checkpoint's own KV format
+ * (TensorRT-LLM reads kv_cache_quant_algo, FP8 in NVIDIA ModelOpt FP8 and
+ * NVFP4 checkpoints). */
+enum srv_kv_dtype_rule { SRV_KV_DTYPE_MODEL, SRV_KV_DTYPE_CHECKPOINT };
+
 enum srv_arrival {
 	SRV_ARRIVAL_POISSON,     /* open loop at rate_rps */
 	SRV_ARRIVAL_CONCURRENCY, /* closed loop: `concurrency` clients, one request each at a time */
@@ -74,6 +90,12 @@ struct srv_engine {
 	double kv_mem_fraction;     /* of total HBM or of what the weights leave free */
 	enum srv_kv_fraction kv_mem_fraction_of;
 	char source[SC_SOURCE_MAX];
+	/* decode attention as the engine's kernels run it */
+	enum srv_decode_attention decode_attention;
+	int grouped_max_group;      /* GROUPED kernel covers groups up to this (0: any); larger: per head */
+	bool sliding_window_kv;     /* the KV cache and attention keep only a sliding-window model's window */
+	enum srv_kv_dtype_rule kv_cache_dtype;
+	char attention_source[SC_SOURCE_MAX];
 };
 
 #define SRV_PATH_MAX 512

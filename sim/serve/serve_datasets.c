@@ -206,6 +206,41 @@ double srv_lognormal_mean_for_capped(double capped, double cv, double c)
 	return 0.5 * (lo + hi);
 }
 
+/* E[clip(X, lo, hi)] for X normal (mu, sd). */
+static double clipped_normal_mean(double mu, double sd, double lo, double hi)
+{
+	double a = (lo - mu) / sd, b = (hi - mu) / sd;
+	double Pa = 0.5 * erfc(-a / 1.4142135623730951), Pb = 0.5 * erfc(-b / 1.4142135623730951);
+	double pa = exp(-0.5 * a * a) / 2.5066282746310002, pb = exp(-0.5 * b * b) / 2.5066282746310002;
+
+	return lo * Pa + hi * (1.0 - Pb) + mu * (Pb - Pa) + sd * (pa - pb);
+}
+
+double srv_length_mean(const struct srv_length *l)
+{
+	double lo = l->min > 0 ? l->min : 1, hi = l->max > 0 ? l->max : 1e9, m;
+
+	switch (l->dist) {
+	case SRV_DIST_UNIFORM:
+		return 0.5 * (l->min + l->max);
+	case SRV_DIST_NORMAL:
+		if (!(l->sd > 0))
+			break;
+		return clipped_normal_mean(l->mean, l->sd, lo, hi);
+	case SRV_DIST_LOGNORMAL:
+		if (!(l->sd > 0) || !(l->mean > 0))
+			break;
+		/* the lower clip (at least one token) moves the mean by far
+		 * less than a token for the lengths the catalogue holds */
+		m = l->max > 0 ? srv_capped_lognormal_mean(l->mean, l->sd / l->mean, hi) : l->mean;
+		return m > lo ? m : lo;
+	default:
+		break;
+	}
+	m = l->mean;
+	return m < lo ? lo : m > hi ? hi : m;
+}
+
 bool srv_length_of_stat(const struct srv_length_stat *s, struct srv_length *out)
 {
 	memset(out, 0, sizeof(*out));

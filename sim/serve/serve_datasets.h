@@ -88,6 +88,13 @@ bool srv_length_of_stat(const struct srv_length_stat *s, struct srv_length *out)
 double srv_capped_lognormal_mean(double mean, double cv, double c);
 double srv_lognormal_mean_for_capped(double capped, double cv, double c);
 
+/* The expected length the simulation's sampler draws from l: the mean of
+ * the distribution after its clip to [min, max] (a lognormal's field
+ * `mean` is the uncapped one, see srv_length_of_stat; a normal's clip at
+ * both ends), rounding aside.  The one owner of "the mean length" that
+ * sizing, capacity and the regimes use, so they agree with the sampler. */
+double srv_length_mean(const struct srv_length *l);
+
 /* Dataset ds's lengths for tokenizer tok (NULL or not listed: its first
  * entry; *used names the one taken) into in and out; SC_EINVAL naming the
  * dataset when a length cannot be sampled. */

@@ -12,6 +12,7 @@
 #include "../../models/purchase.h"
 #include "rng.h"
 #include "serve_config.h"
+#include "serve_datasets.h"
 
 /* ---- replica models -------------------------------------------------------------- */
 
@@ -23,6 +24,9 @@ static void memory_opts(const struct srv_scenario *sc, struct srv_memory_opts *m
 		   : SRV_MEM_TOTAL;
 	m->max_num_batched_tokens = sc->engine.max_num_batched_tokens;
 	m->max_num_seqs = sc->engine.max_num_seqs;
+	m->decode_per_head = sc->engine.decode_attention == SRV_DECODE_PER_HEAD;
+	m->grouped_max_group = sc->engine.grouped_max_group;
+	m->full_window = !sc->engine.sliding_window_kv;
 }
 
 enum sc_status srv_replica_for(const struct srv_scenario *sc, const struct srv_layout *lay,
@@ -35,11 +39,10 @@ enum sc_status srv_replica_for(const struct srv_scenario *sc, const struct srv_l
 				&sc->precision, lay, &mem, &sc->speculative, 1, err);
 }
 
+/* the mean of what draw_length samples (clipped distributions included) */
 static double mean_length(const struct srv_length *l)
 {
-	if (l->dist == SRV_DIST_UNIFORM)
-		return 0.5 * (l->min + l->max);
-	return l->mean;
+	return srv_length_mean(l);
 }
 
 void srv_replica_summarize(const struct srv_replica *r, const struct srv_scenario *sc,
@@ -1214,6 +1217,18 @@ void srv_stability(const struct srv_scenario *sc, double sustainable_rps, struct
 		all = tok + r->input_tokens_per_s;
 		r->usd_per_m_output_tokens = tok > 0 ? r->usd_per_h / (tok * 3600.0) * 1e6 : 0;
 		r->usd_per_m_total_tokens = all > 0 ? r->usd_per_h / (all * 3600.0) * 1e6 : 0;
+	}
+	if (sustainable_rps > 0 && !r->stable && r->requests_per_s > sustainable_rps) {
+		/* above capacity the window's completions still include the
+		 * queue the run started with; what the deployment delivers in
+		 * the long run is its sustainable rate (the token rates with it,
+		 * at the measured tokens per request) */
+		double k = sustainable_rps / r->requests_per_s;
+
+		r->requests_per_s = sustainable_rps;
+		r->output_tokens_per_s *= k;
+		r->input_tokens_per_s *= k;
+		r->output_tokens_per_s_per_gpu = r->gpus > 0 ? r->output_tokens_per_s / r->gpus : 0;
 	}
 	r->cost_known = r->steady && r->output_tokens_per_s > 0;
 	if (!r->cost_known)

@@ -2,6 +2,7 @@
 #include "bands.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,8 +13,8 @@
  * combined (one-way random effects: a new source group shifts as the
  * groups seen do, and scatters inside as they do).  false when n is too
  * small. */
-static bool band_of(const double *x, const int *grp, int n, int n_groups_max,
-		    struct model_regime_band *b)
+bool val_band_of_log_ratios(const double *x, const int *grp, int n, int n_groups_max,
+			    struct model_regime_band *b)
 {
 	double *sum = calloc((size_t)n_groups_max + 1, sizeof(double));
 	int *cnt = calloc((size_t)n_groups_max + 1, sizeof(int));
@@ -124,7 +125,7 @@ void val_regime_bands(const struct val_set *set, const char *family, struct val_
 		struct model_regime_band *b = &out->band[r];
 		int m = residuals(set, reg, gidx, r, NULL, x, grp), checked = 0, inside = 0;
 
-		if (!band_of(x, grp, m, n_groups, b))
+		if (!val_band_of_log_ratios(x, grp, m, n_groups, b))
 			continue;
 		/* nested: each case against the band of the other groups */
 		for (int i = 0; i < set->n_cases; i++) {
@@ -136,7 +137,7 @@ void val_regime_bands(const struct val_set *set, const char *family, struct val_
 				continue;
 			m = residuals(set, reg, gidx, r, vc->source_group, x, grp);
 			memset(&nb, 0, sizeof(nb));
-			if (!band_of(x, grp, m, n_groups, &nb))
+			if (!val_band_of_log_ratios(x, grp, m, n_groups, &nb))
 				continue;
 			v = vc->measured_step_s / vc->oos_predicted_step_s;
 			checked++;
@@ -239,4 +240,45 @@ cJSON *val_regime_bands_json(const struct val_set *set, const struct val_regime_
 		cJSON_AddNumberToObject(o, "coverage_out_of_sample", st[k].shown_coverage);
 	}
 	return root;
+}
+
+void val_bands_carry(cJSON *doc, const char *path, const char *prefix, bool matching)
+{
+	cJSON *arr = cJSON_GetObjectItemCaseSensitive(doc, "regimes"), *old = NULL, *item;
+	FILE *f;
+	char *text = NULL;
+	long len;
+
+	if (!cJSON_IsArray(arr) || !path || !(f = fopen(path, "rb")))
+		return;
+	if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) > 0 && len < (1L << 26) &&
+	    fseek(f, 0, SEEK_SET) == 0 && (text = malloc((size_t)len + 1))) {
+		if (fread(text, 1, (size_t)len, f) == (size_t)len) {
+			text[len] = 0;
+			old = cJSON_Parse(text);
+		}
+	}
+	fclose(f);
+	free(text);
+	cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(old, "regimes")) {
+		const cJSON *name = cJSON_GetObjectItemCaseSensitive(item, "name");
+		cJSON *copy;
+
+		if (!cJSON_IsString(name) ||
+		    (strncmp(name->valuestring, prefix, strlen(prefix)) == 0) != matching)
+			continue;
+		if ((copy = cJSON_Duplicate(item, true)) && !cJSON_AddItemToArray(arr, copy))
+			cJSON_Delete(copy);
+	}
+	if (!matching) {
+		/* the other writer's provenance stays with its entries */
+		cJSON *p = cJSON_GetObjectItemCaseSensitive(old, "provenance");
+
+		if (p && !cJSON_GetObjectItemCaseSensitive(doc, "provenance"))
+			cJSON_AddItemToObject(doc, "provenance", cJSON_Duplicate(p, true));
+		p = cJSON_GetObjectItemCaseSensitive(old, "coverage_shown");
+		if (p && !cJSON_GetObjectItemCaseSensitive(doc, "coverage_shown"))
+			cJSON_AddItemToObject(doc, "coverage_shown", cJSON_Duplicate(p, true));
+	}
+	cJSON_Delete(old);
 }

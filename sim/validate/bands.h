@@ -47,4 +47,18 @@ cJSON *val_regime_bands_json(const struct val_set *set, const struct val_regime_
 			     const char *const *families, int n, const char *command,
 			     const char *created);
 
+/* The band of n log ratios x[] whose source groups are grp[] (indices
+ * below n_groups_max): P50 exp(mean), P10/P90 with the within- plus
+ * between-group spread; false below VAL_BAND_MIN_CASES.  Shared by the
+ * training and the serving bands. */
+bool val_band_of_log_ratios(const double *x, const int *grp, int n, int n_groups_max,
+			    struct model_regime_band *b);
+
+/* The training and the serving validation each write their own regimes
+ * into one bands file: copy into doc's "regimes" the entries of the file
+ * at path whose names start with prefix (matching) or do not (!matching;
+ * then its provenance and coverage_shown too, where doc has none).  A
+ * missing or unreadable file adds nothing. */
+void val_bands_carry(cJSON *doc, const char *path, const char *prefix, bool matching);
+
 #endif

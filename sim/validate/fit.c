@@ -192,28 +192,27 @@ static double predict_with(struct val_case *vc, const struct calibration *cal)
 	return r.step_time_s;
 }
 
-enum sc_status val_cross_validate(struct val_set *set, const struct calibration *in,
-				  const int *params, int n_params, int max_iterations,
-				  struct val_cv_result *res, struct sc_error *err)
+enum sc_status val_cv_run(const struct val_cv_ops *ops, const struct calibration *in,
+			  const int *params, int n_params, int max_iterations,
+			  struct val_cv_result *res, struct sc_error *err)
 {
 	static struct calibration held;
 	double sum_in = 0, sum_out = 0;
 
 	memset(res, 0, sizeof(*res));
-	for (int i = 0; i < set->n_cases; i++) {
-		const struct val_case *vc = &set->cases[i];
+	for (int i = 0; i < ops->n_cases; i++) {
+		const char *g = ops->group_of(ops->set, i, in);
 		bool seen = false;
 
-		if (!vc->expressible || !uses_profile(vc, in))
+		if (!g)
 			continue;
 		for (int j = 0; j < res->n_groups; j++)
-			seen |= strcmp(res->groups[j].name, vc->source_group) == 0;
+			seen |= strcmp(res->groups[j].name, g) == 0;
 		if (!seen) {
 			if (res->n_groups >= VAL_CV_MAX_GROUPS)
 				return sc_error_set(err, SC_EINVAL, NULL, NULL,
 						    "more than %d source groups", VAL_CV_MAX_GROUPS);
-			snprintf(res->groups[res->n_groups++].name, sizeof(res->groups[0].name), "%s",
-				 vc->source_group);
+			snprintf(res->groups[res->n_groups++].name, sizeof(res->groups[0].name), "%s", g);
 		}
 	}
 	for (int g = 0; g < res->n_groups; g++) {
@@ -222,8 +221,9 @@ enum sc_status val_cross_validate(struct val_set *set, const struct calibration 
 		struct sc_error ferr;
 
 		held = *in;
+		memset(&fr, 0, sizeof(fr));
 		sc_error_clear(&ferr);
-		if (val_fit(set, &held, params, n_params, max_iterations, gr->name, &fr, &ferr) != SC_OK) {
+		if (ops->fit(ops->set, &held, params, n_params, max_iterations, gr->name, &fr, &ferr) != SC_OK) {
 			/* too few cases outside the group: the priors */
 			held = *in;
 			for (int k = 0; k < n_params; k++)
@@ -232,24 +232,7 @@ enum sc_status val_cross_validate(struct val_set *set, const struct calibration 
 			gr->from_priors = true;
 		}
 		gr->iterations = fr.iterations;
-		for (int i = 0; i < set->n_cases; i++) {
-			struct val_case *vc = &set->cases[i];
-			double p_in, p_out;
-
-			if (!vc->expressible || !uses_profile(vc, in) ||
-			    strcmp(vc->source_group, gr->name) != 0)
-				continue;
-			p_in = predict_with(vc, in);
-			p_out = predict_with(vc, &held);
-			if (!(p_in > 0) || !(p_out > 0))
-				continue;
-			vc->has_oos = true;
-			vc->oos_predicted_step_s = p_out;
-			vc->oos_err_rel = (p_out - vc->measured_step_s) / vc->measured_step_s;
-			gr->mape_in += fabs(p_in - vc->measured_step_s) / vc->measured_step_s;
-			gr->mape_out += fabs(vc->oos_err_rel);
-			gr->cases++;
-		}
+		ops->predict_group(ops->set, gr->name, in, &held, gr);
 		sum_in += gr->mape_in;
 		sum_out += gr->mape_out;
 		res->cases += gr->cases;
@@ -262,8 +245,65 @@ enum sc_status val_cross_validate(struct val_set *set, const struct calibration 
 		res->mape_in = sum_in / res->cases;
 		res->mape_out = sum_out / res->cases;
 	}
+	ops->restore(ops->set, in);
+	return SC_OK;
+}
+
+/* ---- the training set's side of the loop ---- */
+
+static const char *train_group_of(void *set, int i, const struct calibration *in)
+{
+	const struct val_case *vc = &((struct val_set *)set)->cases[i];
+
+	return vc->expressible && uses_profile(vc, in) ? vc->source_group : NULL;
+}
+
+static enum sc_status train_fit(void *set, struct calibration *cal, const int *params, int n_params,
+				int max_iterations, const char *exclude_group,
+				struct val_fit_result *res, struct sc_error *err)
+{
+	return val_fit(set, cal, params, n_params, max_iterations, exclude_group, res, err);
+}
+
+static void train_predict_group(void *vset, const char *group, const struct calibration *in,
+				const struct calibration *held, struct val_cv_group *gr)
+{
+	struct val_set *set = vset;
+
+	for (int i = 0; i < set->n_cases; i++) {
+		struct val_case *vc = &set->cases[i];
+		double p_in, p_out;
+
+		if (!vc->expressible || !uses_profile(vc, in) || strcmp(vc->source_group, group) != 0)
+			continue;
+		p_in = predict_with(vc, in);
+		p_out = predict_with(vc, held);
+		if (!(p_in > 0) || !(p_out > 0))
+			continue;
+		vc->has_oos = true;
+		vc->oos_predicted_step_s = p_out;
+		vc->oos_err_rel = (p_out - vc->measured_step_s) / vc->measured_step_s;
+		gr->mape_in += fabs(p_in - vc->measured_step_s) / vc->measured_step_s;
+		gr->mape_out += fabs(vc->oos_err_rel);
+		gr->cases++;
+	}
+}
+
+static void train_restore(void *vset, const struct calibration *in)
+{
+	struct val_set *set = vset;
+
 	for (int i = 0; i < set->n_cases; i++)
 		if (set->cases[i].scenario && uses_profile(&set->cases[i], in))
 			set->cases[i].scenario->calibration = *in;
-	return SC_OK;
+}
+
+enum sc_status val_cross_validate(struct val_set *set, const struct calibration *in,
+				  const int *params, int n_params, int max_iterations,
+				  struct val_cv_result *res, struct sc_error *err)
+{
+	const struct val_cv_ops ops = { set, set->n_cases, train_group_of, train_fit,
+					train_predict_group, train_restore };
+
+	return val_cv_run(&ops, in, params, n_params, max_iterations, res, err);
 }

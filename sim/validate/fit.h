@@ -80,4 +80,29 @@ enum sc_status val_cross_validate(struct val_set *set, const struct calibration 
 				  const int *params, int n_params, int max_iterations,
 				  struct val_cv_result *res, struct sc_error *err);
 
+/* The leave-one-source-group-out loop itself, over any validation set
+ * (training steps: val_cross_validate; serving metrics: sval_cross_validate):
+ * the set says which of its cases profile `in` covers and their groups,
+ * fits without a group, and predicts one group's cases in and out of
+ * sample (adding |error| sums and the count to the group, recording each
+ * case's out-of-sample prediction); the loop enumerates the groups, falls
+ * back to the priors when a fold cannot be fitted, and averages.  The set
+ * restores `in` in its cases at the end. */
+struct val_cv_ops {
+	void *set;
+	int n_cases;
+	/* case i's source group when `in` covers it, else NULL */
+	const char *(*group_of)(void *set, int i, const struct calibration *in);
+	enum sc_status (*fit)(void *set, struct calibration *cal, const int *params, int n_params,
+			      int max_iterations, const char *exclude_group,
+			      struct val_fit_result *res, struct sc_error *err);
+	void (*predict_group)(void *set, const char *group, const struct calibration *in,
+			      const struct calibration *held, struct val_cv_group *gr);
+	void (*restore)(void *set, const struct calibration *in);
+};
+
+enum sc_status val_cv_run(const struct val_cv_ops *ops, const struct calibration *in,
+			  const int *params, int n_params, int max_iterations,
+			  struct val_cv_result *res, struct sc_error *err);
+
 #endif

@@ -29,4 +29,13 @@ enum sc_status sval_fit(struct sval_set *set, struct calibration *cal, const int
 double sval_group_mape(struct sval_set *set, const struct calibration *cal, const char *group,
 		       int *count);
 
+/* Leave-one-source-group-out over the serving cases of `in`'s GPU family:
+ * the one loop of fit.h (val_cv_run), each fold refitting params with
+ * sval_fit on the other groups.  Each compared value of a group's cases
+ * gets has_oos, oos_predicted and oos_err_rel; a group's cases count its
+ * compared values (throughput, TTFT, TPOT each once). */
+enum sc_status sval_cross_validate(struct sval_set *set, const struct calibration *in,
+				   const int *params, int n_params, int max_iterations,
+				   struct val_cv_result *res, struct sc_error *err);
+
 #endif

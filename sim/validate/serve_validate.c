@@ -17,7 +17,9 @@
  *   cores, else BF16 (a weight-only kernel); KV cache null -> BF16 (FP16
  *   for FP16 weights), the engines' "auto" KV dtype;
  *   engine settings not printed -> configs/engines.json's defaults of that
- *   engine (vLLM before 0.7 -> "vllm-v0"); a static-batching case runs one
+ *   engine and version (vLLM before 0.7 -> "vllm-v0", TensorRT-LLM before
+ *   0.7 -> "tensorrt-llm-v0.6", 1.x -> "tensorrt-llm-pytorch"), the KV
+ *   dtype from the checkpoint where that entry says so; a static-batching case runs one
  *   batch of batch_size;
  *   lengths: a stated fixed length when the realised mean matches it; else
  *   a lognormal with the realised mean and a coefficient of variation of 1
@@ -36,7 +38,9 @@
 
 #include "../config/calibration_select.h"
 #include "../config/datadir.h"
+#include "../serve/serve_datasets.h"
 #include "../serve/serve_sim.h"
+#include "bands.h"
 
 #define REQ CFG_REQUIRED
 #define NUL CFG_NULLABLE
@@ -526,34 +530,31 @@ static bool given(double v)
 
 static double length_mean(const struct srv_length *l)
 {
-	return l->dist == SRV_DIST_UNIFORM ? 0.5 * (l->min + l->max) : l->mean;
+	return srv_length_mean(l);
 }
 
-/* The engine catalogue entry of a case. */
+/* The engine catalogue entry of a case, by engine and version: vLLM
+ * before 0.7 -> "vllm-v0"; TensorRT-LLM before 0.7 (masked MHA, no XQA)
+ * -> "tensorrt-llm-v0.6", 1.x (the PyTorch backend, its default from 1.0)
+ * -> "tensorrt-llm-pytorch"; an unstated version takes the plain entry. */
 static const char *engine_name(const struct raw_case *rc)
 {
-	if (strcmp(rc->engine, "vllm") == 0) {
-		const char *v = rc->engine_version;
-		int major = 0, minor = 0;
+	const char *v = rc->engine_version;
+	int major = 0, minor = 0;
+	bool known;
 
-		if (v[0] == 'v')
-			v++;
-		if (sscanf(v, "%d.%d", &major, &minor) == 2 && major == 0 && minor < 7)
-			return "vllm-v0";
-		return "vllm";
+	if (v[0] == 'v')
+		v++;
+	known = sscanf(v, "%d.%d", &major, &minor) == 2;
+	if (strcmp(rc->engine, "vllm") == 0)
+		return known && major == 0 && minor < 7 ? "vllm-v0" : "vllm";
+	if (strcmp(rc->engine, "tensorrt-llm") == 0 && known) {
+		if (major == 0 && minor < 7)
+			return "tensorrt-llm-v0.6";
+		if (major >= 1)
+			return "tensorrt-llm-pytorch";
 	}
 	return rc->engine;
-}
-
-/* A length from a stated fixed value, a realised mean, or neither. */
-/* Mean of min(X, c) for X lognormal with log-mean mu and log-sd s:
- * E[X] Phi((ln c - mu - s^2) / s) + c (1 - Phi((ln c - mu) / s)). */
-static double capped_lognormal_mean(double mean, double cv, double c)
-{
-	double s2 = log(1 + cv * cv), s = sqrt(s2), mu = log(mean) - 0.5 * s2;
-
-	return mean * 0.5 * erfc(-(log(c) - mu - s2) / (s * 1.4142135623730951)) +
-	       c * 0.5 * erfc((log(c) - mu) / (s * 1.4142135623730951));
 }
 
 /* A length from a stated fixed value, a published realised mean (a sampled
@@ -563,7 +564,7 @@ static bool set_length(struct sval_case *vc, struct srv_length *l, int stated, d
 		       double derived, const char *what)
 {
 	char note[128];
-	double mean = given(realised) ? realised : derived, lo, hi;
+	double mean = given(realised) ? realised : derived;
 
 	memset(l, 0, sizeof(*l));
 	if (stated > 0 && (!given(realised) || fabs(realised - stated) <= 0.01 * stated)) {
@@ -585,16 +586,7 @@ static bool set_length(struct sval_case *vc, struct srv_length *l, int stated, d
 		l->max = l->min = 0;
 		return true;
 	}
-	lo = mean;
-	hi = 64 * mean;
-	for (int i = 0; i < 100; i++) {
-		double mid = 0.5 * (lo + hi);
-		if (capped_lognormal_mean(mid, 1.0, l->max) < mean)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	l->mean = 0.5 * (lo + hi);
+	l->mean = srv_lognormal_mean_for_capped(mean, 1.0, l->max);
 	l->sd = l->mean;
 	snprintf(note, sizeof(note), "%s lognormal cv 1 capped at %d, mean %.0f", what, l->max, mean);
 	assume(vc, note);
@@ -803,11 +795,12 @@ static int build_case(const struct models *models, const struct catalog *cat,
 			free(sc);
 			return not_expressible(vc, "KV-cache format \"%s\" is not modelled", rc->precision.kv_cache);
 		}
-	} else if (strncmp(rc->engine, "tensorrt-llm", 12) == 0 &&
+	} else if (eng->kv_cache_dtype == SRV_KV_DTYPE_CHECKPOINT &&
 		   (sc->precision.weights == SRV_FMT_FP8 || sc->precision.weights == SRV_FMT_NVFP4)) {
-		/* TensorRT-LLM takes the KV dtype from the checkpoint, and
-		 * NVIDIA ModelOpt FP8/NVFP4 checkpoints set kv_cache_quant_algo
-		 * FP8 (serving-cases README, "Known caveats") */
+		/* the engine takes the KV dtype from the checkpoint
+		 * (configs/engines.json kv_cache_dtype), and NVIDIA ModelOpt
+		 * FP8/NVFP4 checkpoints set kv_cache_quant_algo FP8
+		 * (serving-cases README, "Known caveats") */
 		sc->precision.kv_cache = SRV_FMT_FP8;
 		assume(vc, "kv=fp8 (ModelOpt checkpoint)");
 	} else {
@@ -1068,6 +1061,117 @@ const char *sval_regime(double in, double out)
 bool sval_compared(const struct sval_case *vc, enum sval_metric k)
 {
 	return vc->expressible && vc->m[k].have && (k == SVAL_THROUGHPUT || !vc->unstable);
+}
+
+/* The time-like log ratios of the usable values of regime r (NULL skip:
+ * all groups, else leaving out group skip); their count. */
+static int serve_residuals(const struct sval_set *set, const char *family, int r, const char *skip,
+			   const int *gidx, double *x, int *grp)
+{
+	int n = 0;
+
+	for (int i = 0; i < set->n_cases; i++) {
+		const struct sval_case *vc = &set->cases[i];
+
+		if (!vc->sc || (family && strcmp(vc->sc->calibration.gpu_family, family) != 0) ||
+		    (skip && strcmp(vc->source_group, skip) == 0) ||
+		    (int)model_serving_regime(srv_length_mean(&vc->sc->workload.input_tokens),
+					      srv_length_mean(&vc->sc->workload.output_tokens)) != r)
+			continue;
+		for (int k = 0; k < SVAL_METRICS; k++) {
+			const struct sval_value *v = &vc->m[k];
+
+			if (!sval_compared(vc, (enum sval_metric)k) || !v->has_oos || !(v->oos_predicted > 0) ||
+			    !(v->measured > 0))
+				continue;
+			x[n] = k == SVAL_THROUGHPUT ? log(v->oos_predicted / v->measured)
+						    : log(v->measured / v->oos_predicted);
+			grp[n++] = gidx[i];
+		}
+	}
+	return n;
+}
+
+void sval_regime_bands(const struct sval_set *set, const char *family,
+		       struct model_regime_band band[REGIME_COUNT], int covered[REGIME_COUNT])
+{
+	size_t cap = (size_t)set->n_cases * SVAL_METRICS + 1;
+	double *x = malloc(sizeof(double) * cap);
+	int *grp = malloc(sizeof(int) * cap), *gidx = malloc(sizeof(int) * ((size_t)set->n_cases + 1));
+	int n_groups = 0;
+	const enum model_regime rs[] = { REGIME_SERVE_PREFILL, REGIME_SERVE_DECODE };
+
+	memset(band, 0, sizeof(*band) * REGIME_COUNT);
+	memset(covered, 0, sizeof(*covered) * REGIME_COUNT);
+	for (int r = 0; r < REGIME_COUNT; r++)
+		band[r].coverage = -1;
+	if (!x || !grp || !gidx)
+		goto done;
+	for (int i = 0; i < set->n_cases; i++) {
+		int g = -1;
+
+		for (int j = 0; j < i && g < 0; j++)
+			if (strcmp(set->cases[j].source_group, set->cases[i].source_group) == 0)
+				g = gidx[j];
+		gidx[i] = g >= 0 ? g : n_groups++;
+	}
+	for (size_t q = 0; q < sizeof(rs) / sizeof(rs[0]); q++) {
+		int r = rs[q], m = serve_residuals(set, family, r, NULL, gidx, x, grp);
+		int checked = 0, inside = 0;
+
+		if (!val_band_of_log_ratios(x, grp, m, n_groups, &band[r]))
+			continue;
+		/* nested: each group's values against the band of the others */
+		for (int i = 0; i < set->n_cases; i++) {
+			struct model_regime_band nb;
+			bool first = true;
+			int mi, mo;
+
+			for (int j = 0; j < i && first; j++)
+				first = gidx[j] != gidx[i];
+			if (!first)
+				continue;
+			mo = serve_residuals(set, family, r, set->cases[i].source_group, gidx, x, grp);
+			memset(&nb, 0, sizeof(nb));
+			if (!val_band_of_log_ratios(x, grp, mo, n_groups, &nb))
+				continue;
+			mi = serve_residuals(set, family, r, NULL, gidx, x, grp);
+			for (int k = 0; k < mi; k++) {
+				double v = exp(x[k]);
+
+				if (grp[k] != gidx[i])
+					continue;
+				checked++;
+				inside += v >= nb.p10 && v <= nb.p90;
+			}
+		}
+		covered[r] = checked;
+		band[r].coverage = checked ? (double)inside / checked : -1;
+	}
+done:
+	free(x);
+	free(grp);
+	free(gidx);
+}
+
+double sval_oos_mape(const struct sval_set *set, enum sval_metric metric,
+		     bool (*filter)(const struct sval_case *, const void *), const void *arg,
+		     int *count)
+{
+	double sum = 0;
+	int n = 0;
+
+	for (int i = 0; i < set->n_cases; i++) {
+		const struct sval_case *vc = &set->cases[i];
+
+		if (!sval_compared(vc, metric) || !vc->m[metric].has_oos || (filter && !filter(vc, arg)))
+			continue;
+		sum += fabs(vc->m[metric].oos_err_rel);
+		n++;
+	}
+	if (count)
+		*count = n;
+	return n ? sum / n : 0;
 }
 
 void sval_stats(const struct sval_set *set, enum sval_metric metric,

@@ -34,6 +34,9 @@ struct sval_value {
 	double predicted;
 	double err_rel;         /* (predicted - measured) / measured */
 	char stat[24];          /* which statistic: "output tokens/s", "mean", "median", ... */
+	bool has_oos;           /* predicted with its source group left out of the fit */
+	double oos_predicted;
+	double oos_err_rel;
 };
 
 #define SVAL_NOTE_MAX 512
@@ -68,6 +71,7 @@ struct sval_set {
 	char path[512];
 	struct sval_case *cases;
 	int n_cases;
+	bool oos;               /* sval_cross_validate ran: out-of-sample values exist */
 };
 
 /* Default paths (source tree, overridable with $STEPCAST_VALIDATION_DIR). */
@@ -84,6 +88,23 @@ enum sc_status sval_load(const char *cases_path, const char *supplement_path,
 void sval_run(struct sval_set *set, const struct calibration *calibration);
 
 /* Statistics of one metric over the cases selected by filter (NULL: all). */
+/* The serving regime bands (REGIME_SERVE_PREFILL, REGIME_SERVE_DECODE of
+ * models/uncertainty.h, by the mean lengths) from the out-of-sample values
+ * of the cases of GPU family `family` (NULL: all): every compared metric
+ * once, as the time-like ratio measured / predicted (TTFT, TPOT) or
+ * predicted / measured (throughput), so one band widens all three
+ * (bands.h's val_band_of_log_ratios over source groups); coverage nested,
+ * each value against the band of its regime's other source groups
+ * (covered[r]: values checked). */
+void sval_regime_bands(const struct sval_set *set, const char *family,
+		       struct model_regime_band band[REGIME_COUNT], int covered[REGIME_COUNT]);
+
+/* MAPE (fraction) of the out-of-sample predictions of the compared values
+ * of metric among the cases filter accepts (NULL: all); *count of them. */
+double sval_oos_mape(const struct sval_set *set, enum sval_metric metric,
+		     bool (*filter)(const struct sval_case *, const void *), const void *arg,
+		     int *count);
+
 void sval_stats(const struct sval_set *set, enum sval_metric metric,
 		bool (*filter)(const struct sval_case *, const void *), const void *arg,
 		struct val_stats *out);

@@ -3,7 +3,13 @@
  *
  *  - KV bytes per token of a GQA model (Llama-3-70B) and an MLA model
  *    (DeepSeek-V3), whole-model and per GPU under TP, by hand;
- *  - the KV footprint of a sliding-window model (gpt-oss-120b);
+ *  - the KV footprint of a sliding-window model (gpt-oss-120b), and the
+ *    whole context kept by an engine that ignores the window;
+ *  - decode attention as the engine's kernel reads the KV cache: a
+ *    per-head kernel reads a GQA group's KV head 1 + (g - 1)(1 - L2 hit)
+ *    times, a grouped kernel once, past its largest group per head again;
+ *  - the mean length the sizing uses is the clipped distribution's, the
+ *    sampler's;
  *  - a decode step at batch 1 is bound by streaming the weights from HBM:
  *    its GEMM time equals weight bytes / (HBM bandwidth x serve_hbm_eta);
  *    a long prefill is compute-bound;
@@ -122,6 +128,119 @@ static void test_kv_sliding_window(void)
 	CHECK(r.window_tokens == 128);
 	CHECK_REL(srv_kv_seq_bytes(&r, 1000, 1), 18 * per_layer * (1000 + 128), 1e-12);
 	CHECK_REL(srv_kv_seq_bytes(&r, 100, 1), 36 * per_layer * 100, 1e-12);
+}
+
+
+static const char *att_json =
+	"{\"name\":\"t\",\"model\":\"llama3-70b\",\"instance\":\"p5en.48xlarge\","
+	"\"replica\":{\"tp\":2},\"replicas\":1,\"precision\":{\"weights\":\"fp8\"},"
+	"\"engine\":{\"name\":\"tensorrt-llm\"%s},\"workload\":{\"arrival\":\"burst\",\"requests\":10,"
+	"\"input_tokens\":{\"dist\":\"fixed\",\"mean\":100},"
+	"\"output_tokens\":{\"dist\":\"fixed\",\"mean\":10}}}";
+
+static double decode_attention_s(const char *engine_extra, double *amp)
+{
+	static struct srv_scenario sc;
+	static struct srv_replica r;
+	struct srv_iter_parts p;
+	struct srv_batch b;
+	struct sc_error err;
+	char json[1024];
+
+	snprintf(json, sizeof(json), att_json, engine_extra);
+	if (!load_scenario(json, &sc) || srv_replica_for(&sc, &sc.replica, &r, &err) != SC_OK)
+		return -1;
+	memset(&b, 0, sizeof(b));
+	b.decode_seqs = 256;
+	b.decode_ctx = b.decode_ctx_win = 256 * 4096.0;
+	b.sampled = 256;
+	srv_iteration_time(&r, &b, &p);
+	*amp = r.kv_read_amp;
+	return p.attention_s;
+}
+
+static void test_decode_attention_kernels(void)
+{
+	double a_grouped, a_head, a_limit, t_grouped, t_head, t_limit, h;
+	const struct calibration *cal = catalog_calibration(&cat, "hopper-default");
+
+	CHECK(cal != NULL);
+	if (!cal)
+		return;
+	h = cal->serve_kv_reread_l2_hit;
+	/* Llama-3-70B on TP 2: 32 query heads over 4 KV heads, g = 8 */
+	t_grouped = decode_attention_s("", &a_grouped);
+	t_head = decode_attention_s(",\"decode_attention\":\"per-head\"", &a_head);
+	t_limit = decode_attention_s(",\"grouped_max_group\":4", &a_limit);
+	CHECK_REL(a_grouped, 1.0, 0);
+	CHECK_REL(a_head, 1.0 + 7.0 * (1.0 - h), 1e-12);
+	CHECK_REL(a_limit, a_head, 1e-12);
+	/* decode attention at 4k context is HBM-bound: its time grows with
+	 * the KV bytes read */
+	CHECK(t_grouped > 0 && t_head > t_grouped * (1.0 + 0.5 * 7.0 * (1.0 - h)));
+	CHECK_REL(t_limit, t_head, 1e-12);
+}
+
+static void test_window_ignored(void)
+{
+	static struct srv_scenario sc;
+	static struct srv_replica r;
+	struct sc_error err;
+	double per_layer = 2.0 * 8 * 64 * 2;
+
+	/* the TensorRT-LLM engine keeps every token (no max_attention_window_size) */
+	CHECK(load_scenario("{\"name\":\"t\",\"model\":\"gpt-oss-120b\",\"instance\":\"p5en.48xlarge\","
+			    "\"replica\":{\"tp\":1},\"replicas\":1,\"precision\":{\"weights\":\"mxfp4\"},"
+			    "\"engine\":\"tensorrt-llm\",\"workload\":{\"arrival\":\"burst\",\"requests\":10,"
+			    "\"input_tokens\":{\"dist\":\"fixed\",\"mean\":100},"
+			    "\"output_tokens\":{\"dist\":\"fixed\",\"mean\":10}}}", &sc));
+	CHECK(!sc.engine.sliding_window_kv);
+	CHECK(srv_replica_for(&sc, &sc.replica, &r, &err) == SC_OK);
+	CHECK(r.window_tokens == 0);
+	CHECK_REL(r.kv_bytes_per_token_full, 36 * per_layer, 1e-12);
+	CHECK_REL(srv_kv_seq_bytes(&r, 1000, 1), 36 * per_layer * 1000, 1e-12);
+}
+
+static void test_length_mean(void)
+{
+	struct srv_length_stat st = { 200, -1, 0, 1000 };
+	struct srv_length l;
+	double sum = 0;
+	unsigned long long x = 88172645463325252ULL;
+	int n = 200000;
+
+	/* a published mean, capped at 1000: the sampled distribution's mean
+	 * is the published one, and the uncapped lognormal's is above it */
+	CHECK(srv_length_of_stat(&st, &l));
+	CHECK(l.dist == SRV_DIST_LOGNORMAL && l.mean > 200);
+	CHECK_REL(srv_length_mean(&l), 200, 1e-6);
+	/* and a Monte Carlo draw of min(X, max) agrees (xorshift, Box-Muller) */
+	for (int i = 0; i < n; i++) {
+		double u1, u2, z, cv = l.sd / l.mean, s2 = log(1 + cv * cv), v;
+
+		x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+		u1 = ((x >> 11) + 0.5) / 9007199254740992.0;
+		x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+		u2 = ((x >> 11) + 0.5) / 9007199254740992.0;
+		z = sqrt(-2 * log(u1)) * cos(6.283185307179586 * u2);
+		v = exp(log(l.mean) - 0.5 * s2 + sqrt(s2) * z);
+		sum += v > l.max ? l.max : v;
+	}
+	CHECK_REL(sum / n, 200, 0.02);
+	/* a normal clipped at both ends; uniform; fixed */
+	l.dist = SRV_DIST_NORMAL;
+	l.mean = 100;
+	l.sd = 50;
+	l.min = 100;
+	l.max = 0;
+	CHECK_REL(srv_length_mean(&l), 100 + 50 * 0.3989422804014327, 1e-9);
+	l.dist = SRV_DIST_UNIFORM;
+	l.min = 10;
+	l.max = 30;
+	CHECK_REL(srv_length_mean(&l), 20, 0);
+	l.dist = SRV_DIST_FIXED;
+	l.mean = 64;
+	CHECK_REL(srv_length_mean(&l), 30, 0);   /* fixed, clipped to max */
 }
 
 static void test_decode_is_hbm_bound(void)
@@ -652,6 +771,9 @@ int main(void)
 	RUN(test_kv_bytes_gqa);
 	RUN(test_kv_bytes_mla);
 	RUN(test_kv_sliding_window);
+	RUN(test_window_ignored);
+	RUN(test_decode_attention_kernels);
+	RUN(test_length_mean);
 	RUN(test_decode_is_hbm_bound);
 	RUN(test_littles_law);
 	RUN(test_saturation);

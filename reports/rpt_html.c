@@ -555,6 +555,8 @@ void rpt_plan_html(FILE *out, const struct rpt_plan_input *in)
 
 			fprintf(out, "<li>%d x %s (%d GPUs): %s</li>\n", p->nodes, e->instance.name, p->gpus,
 				rpt_plan_choice_text(e->plan.choice));
+			if (rpt_plan_tie_text(in, e, band, sizeof(band)))
+				fprintf(out, "<li>%s</li>\n", band);
 			fprintf(out, "<li>layout %s, %.4g s per step, %.4g tokens/s, MFU %.1f %%</li>\n",
 				rpt_layout_str(&p->best, lay, sizeof(lay)), p->best.step_time_s,
 				p->best.tokens_per_s, p->best.mfu * 100);

@@ -72,6 +72,25 @@ const char *rpt_plan_time_band(const struct plan_point *p, char *buf, size_t n)
 	return buf;
 }
 
+bool rpt_plan_tie_text(const struct rpt_plan_input *in, const struct compare_entry *e, char *buf,
+		       size_t n)
+{
+	const struct plan_result *pl = &e->plan;
+	size_t k;
+
+	if (n)
+		buf[0] = '\0';
+	if (pl->choice != PLAN_CHOSEN_DEADLINE || pl->n_tied < 2 || n == 0)
+		return false;
+	k = (size_t)snprintf(buf, n, "a tie at P%.0f of the cost band: ", 100 * plan_confidence(in->opts));
+	for (int i = 0; i < pl->n_tied && k < n; i++)
+		k += (size_t)snprintf(buf + k, n - k, "%s%d", i ? ", " : "", pl->points[pl->tied[i]].nodes);
+	if (k < n)
+		snprintf(buf + k, n - k, " nodes (point-cheapest %d); tie-break: %s",
+			 pl->points[pl->point_cheapest].nodes, PLAN_TIE_BREAK);
+	return true;
+}
+
 bool rpt_plan_deadline_text(const struct rpt_plan_input *in, const struct plan_point *p, char *buf,
 			    size_t n)
 {
@@ -338,19 +357,9 @@ static void text(FILE *out, const struct rpt_plan_input *in)
 		} else {
 			fprintf(out, "plan        %d nodes (%d GPUs): %s\n", p->nodes, p->gpus,
 				rpt_plan_choice_text(e->plan.choice));
-			if (e->plan.choice == PLAN_CHOSEN_DEADLINE && e->plan.n_tied > 1) {
-				char line[512];
-				size_t k = (size_t)snprintf(line, sizeof(line), "a tie at P%.0f of the cost band: ",
-							    100 * plan_confidence(in->opts));
-
-				for (int i = 0; i < e->plan.n_tied && k < sizeof(line); i++)
-					k += (size_t)snprintf(line + k, sizeof(line) - k, "%s%d", i ? ", " : "",
-							      e->plan.points[e->plan.tied[i]].nodes);
-				if (k < sizeof(line))
-					snprintf(line + k, sizeof(line) - k, " nodes (point-cheapest %d); tie-break: %s",
-						 e->plan.points[e->plan.point_cheapest].nodes, PLAN_TIE_BREAK);
+			if (rpt_plan_tie_text(in, e, band, sizeof(band))) {
 				fputs("tie         ", out);
-				rpt_wrap(out, 12, "            ", line, 100);
+				rpt_wrap(out, 12, "            ", band, 100);
 			}
 			fprintf(out, "layout      %s\n", rpt_layout_str(&p->best, lay, sizeof(lay)));
 			fprintf(out, "step        %.4g s, %.4g tokens/s, MFU %.1f %%, memory %.1f of %.1f GiB, "
@@ -782,6 +791,8 @@ static void md(FILE *out, const struct rpt_plan_input *in)
 		} else {
 			fprintf(out, "- nodes: %d (%d GPUs), %s\n", p->nodes, p->gpus,
 				rpt_plan_choice_text(e->plan.choice));
+			if (rpt_plan_tie_text(in, e, band, sizeof(band)))
+				fprintf(out, "- tie: %s\n", band);
 			fprintf(out, "- layout: %s\n", rpt_layout_str(&p->best, lay, sizeof(lay)));
 			fprintf(out, "- step: %.4g s, %.4g tokens/s, MFU %.1f %%, memory %.1f of %.1f GiB, "
 				"bottleneck %s\n", p->best.step_time_s, p->best.tokens_per_s, p->best.mfu * 100,

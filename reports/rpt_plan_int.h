@@ -30,6 +30,12 @@ const char *rpt_confidence(double c, char *buf, size_t n);
  * the step time's quantiles, into buf. */
 const char *rpt_plan_time_band(const struct plan_point *p, char *buf, size_t n);
 
+/* The tie of plan e's cheapest choice, e.g. "a tie at P90 of the cost band:
+ * 288, 432, 576 nodes (point-cheapest 288); tie-break: fewer nodes, then
+ * faster", into buf; false (buf empty) when there is none. */
+bool rpt_plan_tie_text(const struct rpt_plan_input *in, const struct compare_entry *e, char *buf,
+		       size_t n);
+
 /* Whether p meets the deadline at the plan's confidence, e.g. "meets the
  * 60.0 days deadline at P90 (P50 41.2 days, P90 58.1 days)", into buf;
  * false (buf empty) without a deadline. */

@@ -1,0 +1,1 @@
+diff scenarios/quickstart.json --nodes 2 --confidence 0

@@ -1,0 +1,1 @@
+explain scenarios/quickstart.json --confidence 100

@@ -24,6 +24,7 @@ struct cli_serve_validate_opts {
 	bool out_of_sample;        /* leave-one-source-group-out beside in sample */
 	const char *bands_output;  /* with out_of_sample: write the serving regime bands here */
 	double max_oos_mape;       /* < 0: no check; else any metric's out-of-sample MAPE above it fails */
+	int oos_iterations;        /* < 0: the default; 0: each group at the priors, no refit */
 };
 
 struct calibration;

@@ -129,7 +129,7 @@ static int cross_validate(struct sval_set *set, const struct calibration *start,
  * with each source group left out; the cases keep the out-of-sample
  * predictions for the summary's oos column.  A profile without such
  * parameters predicts out of sample as it stands. */
-static int out_of_sample(struct sval_set *set)
+static int out_of_sample(struct sval_set *set, int iterations)
 {
 	static struct calibration seen[16];
 	static struct val_cv_result cv;
@@ -172,7 +172,7 @@ static int out_of_sample(struct sval_set *set)
 			continue;
 		}
 		sc_error_clear(&err);
-		if (sval_cross_validate(set, cal, params, n, OOS_ITERATIONS, &cv, &err) != SC_OK)
+		if (sval_cross_validate(set, cal, params, n, iterations, &cv, &err) != SC_OK)
 			return cli_fail(&err);
 		cli_print_cross_validation(cal, &cv);
 	}
@@ -313,7 +313,8 @@ int cli_validate_serving(const struct cli_serve_validate_opts *o)
 		cal = &fitted;
 	}
 	sval_run(&set, cal);
-	if (o->out_of_sample && (code = out_of_sample(&set)) != EXIT_OK)
+	if (o->out_of_sample &&
+	    (code = out_of_sample(&set, o->oos_iterations >= 0 ? o->oos_iterations : OOS_ITERATIONS)) != EXIT_OK)
 		goto out;
 	if (o->out_of_sample && (code = serve_bands(&set, o->bands_output)) != EXIT_OK)
 		goto out;

@@ -200,6 +200,7 @@ enum sc_status val_cv_run(const struct val_cv_ops *ops, const struct calibration
 	double sum_in = 0, sum_out = 0;
 
 	memset(res, 0, sizeof(*res));
+	res->no_refit = max_iterations <= 0;
 	for (int i = 0; i < ops->n_cases; i++) {
 		const char *g = ops->group_of(ops->set, i, in);
 		bool seen = false;
@@ -223,8 +224,11 @@ enum sc_status val_cv_run(const struct val_cv_ops *ops, const struct calibration
 		held = *in;
 		memset(&fr, 0, sizeof(fr));
 		sc_error_clear(&ferr);
-		if (ops->fit(ops->set, &held, params, n_params, max_iterations, gr->name, &fr, &ferr) != SC_OK) {
-			/* too few cases outside the group: the priors */
+		if (max_iterations <= 0 ||
+		    ops->fit(ops->set, &held, params, n_params, max_iterations, gr->name, &fr, &ferr) != SC_OK) {
+			/* no refit asked for, or too few cases outside the
+			 * group: the priors (what the model knows without any
+			 * of these measurements) */
 			held = *in;
 			for (int k = 0; k < n_params; k++)
 				*calib_value(&held, (enum calib_param)params[k]) =

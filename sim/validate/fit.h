@@ -74,6 +74,7 @@ struct val_cv_result {
 	struct val_cv_group groups[VAL_CV_MAX_GROUPS];
 	int cases;
 	double mape_in, mape_out; /* over every case of the profile */
+	bool no_refit;            /* max_iterations 0: every group at the priors */
 };
 
 enum sc_status val_cross_validate(struct val_set *set, const struct calibration *in,
@@ -86,7 +87,8 @@ enum sc_status val_cross_validate(struct val_set *set, const struct calibration 
  * fits without a group, and predicts one group's cases in and out of
  * sample (adding |error| sums and the count to the group, recording each
  * case's out-of-sample prediction); the loop enumerates the groups, falls
- * back to the priors when a fold cannot be fitted, and averages.  The set
+ * back to the priors when a fold cannot be fitted (or max_iterations is
+ * 0: every fold at the priors), and averages.  The set
  * restores `in` in its cases at the end. */
 struct val_cv_ops {
 	void *set;

@@ -709,6 +709,13 @@ void des_sim_init(int planned_actors)
 		sg_cfg_set_int("contexts/guard-size", 0);
 }
 
+static int topo_leaf_of_domain(const void *ctx, int domain)
+{
+	const struct net_topo *t = ctx;
+
+	return net_topo_leaf_of(t, domain * t->domain_gpus);
+}
+
 void des_platform_spec_of(const struct net_topo *t, int fold, double gpu_flops, const int *gpus,
 			  int n, struct des_platform_spec *spec)
 {
@@ -726,6 +733,10 @@ void des_platform_spec_of(const struct net_topo *t, int fold, double gpu_flops, 
 	spec->gpu_flops = gpu_flops;
 	spec->gpus = gpus;
 	spec->n_gpus = n;
+	if (t->placement) {
+		spec->leaf_of_domain = topo_leaf_of_domain;
+		spec->leaf_ctx = t;
+	}
 }
 
 static sg_mailbox_t mbox(const char *fmt, int idx, int a, int b)

@@ -113,6 +113,35 @@ oom:
 	return sc_error_set(err, SC_ENOMEM, NULL, NULL, "out of memory for a placement of %d nodes", nodes);
 }
 
+enum sc_status placement_subset(const struct placement *src, const int *idx, int n, const char *source,
+				struct placement *out, struct sc_error *err)
+{
+	const char **keys = malloc((size_t)(n > 0 ? n : 1) * PLACEMENT_LEVELS * sizeof(*keys));
+	const char **names = malloc((size_t)(n > 0 ? n : 1) * sizeof(*names));
+	char (*buf)[12] = malloc((size_t)(n > 0 ? n : 1) * PLACEMENT_LEVELS * sizeof(*buf));
+	enum sc_status st;
+
+	memset(out, 0, sizeof(*out));
+	if (!keys || !names || !buf) {
+		st = sc_error_set(err, SC_ENOMEM, NULL, NULL, "out of memory for a placement");
+		goto done;
+	}
+	for (int k = 0; k < n; k++) {
+		for (int l = 0; l < PLACEMENT_LEVELS; l++) {
+			snprintf(buf[k * PLACEMENT_LEVELS + l], sizeof(buf[0]), "%d",
+				 src->sw[idx[k] * PLACEMENT_LEVELS + l]);
+			keys[k * PLACEMENT_LEVELS + l] = buf[k * PLACEMENT_LEVELS + l];
+		}
+		names[k] = src->name ? src->name[idx[k]] : "";
+	}
+	st = placement_build(out, n, keys, src->name ? names : NULL, src->leaf_capacity, source, err);
+done:
+	free(keys);
+	free(names);
+	free(buf);
+	return st;
+}
+
 enum sc_status placement_copy(struct placement *dst, const struct placement *src, struct sc_error *err)
 {
 	*dst = *src;

@@ -79,6 +79,11 @@ enum sc_status placement_build(struct placement *pl, int nodes, const char *cons
 enum sc_status placement_generate(struct placement *pl, enum placement_gen kind, int nodes,
 				  int blocks, int nodes_per_leaf, uint64_t seed, struct sc_error *err);
 
+/* The nodes idx[0..n) of src, in that order, as a placement of their own
+ * (switch ids renumbered, names and leaf capacity kept). */
+enum sc_status placement_subset(const struct placement *src, const int *idx, int n, const char *source,
+				struct placement *out, struct sc_error *err);
+
 /* Deep copy (src's arrays duplicated). */
 enum sc_status placement_copy(struct placement *dst, const struct placement *src, struct sc_error *err);
 

@@ -70,5 +70,6 @@ int cmd_diff(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_placement(int argc, char **argv);
+int cmd_cluster(int argc, char **argv);
 
 #endif

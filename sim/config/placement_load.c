@@ -751,35 +751,29 @@ static int name_index(const char *const *names, const char *v)
 	return -1;
 }
 
-static enum sc_status bad(struct sc_error *err, const char *file, const char *key, const char *fmt,
-			  const char *v)
+static enum sc_status bad(struct sc_error *err, const char *file, const char *base, const char *key,
+			  const char *fmt, const char *v)
 {
 	char at[SC_ERROR_PTR_MAX];
 
-	snprintf(at, sizeof(at), "/cluster/placement%s%s", key[0] ? "/" : "", key);
+	snprintf(at, sizeof(at), "%s%s%s", base, key[0] ? "/" : "", key);
 	return sc_error_set(err, SC_EINVAL, file, at, fmt, v);
 }
 
-enum sc_status placement_resolve(const char *file, const cJSON *root, struct scenario *sc,
-				 struct sc_error *err)
+enum sc_status placement_read(const char *file, const cJSON *o, const char *base, int nodes, int npl,
+			      struct placement *pl, struct sc_error *err)
 {
 	static const char *const keys[] = { "file", "format", "instances", "generate", "blocks", "seed", NULL };
 	static const char *const gens[] = { "packed", "random", "spread", NULL };
-	const cJSON *cl = cJSON_GetObjectItemCaseSensitive(root, "cluster");
-	const cJSON *o = cJSON_GetObjectItemCaseSensitive(cl, "placement");
 	const cJSON *f, *fm, *g, *ins, *bl, *sd;
 	struct cfg_reader rd = { file, err, NULL };
-	struct placement pl;
 	enum sc_status st;
-	int npl = sc->cluster.fabric.nodes_per_leaf > 0 ? sc->cluster.fabric.nodes_per_leaf : 0;
 
-	sc->cluster.placement = NULL;
-	if (!o)
-		return SC_OK;
+	memset(pl, 0, sizeof(*pl));
 	if (!cJSON_IsObject(o))
-		return bad(err, file, "", "expected a placement object ({\"file\", \"format\"} or {\"generate\"}), got %s",
+		return bad(err, file, base, "", "expected a placement object ({\"file\", \"format\"} or {\"generate\"}), got %s",
 			   cfg_json_type_name(o));
-	if ((st = cfg_check_keys(&rd, o, keys, "/cluster/placement")) != SC_OK)
+	if ((st = cfg_check_keys(&rd, o, keys, base)) != SC_OK)
 		return st;
 	f = cJSON_GetObjectItemCaseSensitive(o, "file");
 	fm = cJSON_GetObjectItemCaseSensitive(o, "format");
@@ -788,34 +782,34 @@ enum sc_status placement_resolve(const char *file, const cJSON *root, struct sce
 	bl = cJSON_GetObjectItemCaseSensitive(o, "blocks");
 	sd = cJSON_GetObjectItemCaseSensitive(o, "seed");
 	if ((f != NULL) == (g != NULL))
-		return bad(err, file, "", "give either \"file\" (with \"format\") or \"generate\"%s", "");
+		return bad(err, file, base, "", "give either \"file\" (with \"format\") or \"generate\"%s", "");
 	if (g) {
 		int kind, blocks = 0;
 		double seed = 1;
 
 		if (!cJSON_IsString(g) || (kind = name_index(gens, g->valuestring)) < 0)
-			return bad(err, file, "generate", "expected packed, random or spread, got %s",
+			return bad(err, file, base, "generate", "expected packed, random or spread, got %s",
 				   cJSON_IsString(g) ? g->valuestring : cfg_json_type_name(g));
 		if (fm || ins)
-			return bad(err, file, fm ? "format" : "instances", "\"%s\" goes with \"file\", not \"generate\"",
+			return bad(err, file, base, fm ? "format" : "instances", "\"%s\" goes with \"file\", not \"generate\"",
 				   fm ? "format" : "instances");
 		if (bl) {
 			if (!cJSON_IsNumber(bl) || bl->valuedouble != (int)bl->valuedouble || bl->valuedouble < 1 ||
 			    bl->valuedouble > SC_MAX_NODES)
-				return bad(err, file, "blocks", "expected a whole number of leaves >= 1%s", "");
+				return bad(err, file, base, "blocks", "expected a whole number of leaves >= 1%s", "");
 			blocks = (int)bl->valuedouble;
 		}
 		if (sd) {
 			if (!cJSON_IsNumber(sd) || sd->valuedouble != (double)(long long)sd->valuedouble ||
 			    sd->valuedouble < 0 || sd->valuedouble > 9007199254740992.0)
-				return bad(err, file, "seed", "expected a whole number >= 0%s", "");
+				return bad(err, file, base, "seed", "expected a whole number >= 0%s", "");
 			seed = sd->valuedouble;
 		}
-		st = placement_generate(&pl, (enum placement_gen)kind, sc->cluster.nodes, blocks,
-					npl > 0 ? npl : sc->cluster.nodes, (uint64_t)seed, err);
+		st = placement_generate(pl, (enum placement_gen)kind, nodes, blocks, npl > 0 ? npl : nodes,
+					(uint64_t)seed, err);
 		if (st != SC_OK) {
 			snprintf(err->file, sizeof(err->file), "%s", file);
-			snprintf(err->pointer, sizeof(err->pointer), "/cluster/placement/blocks");
+			snprintf(err->pointer, sizeof(err->pointer), "%s/blocks", base);
 			return st;
 		}
 	} else {
@@ -825,16 +819,16 @@ enum sc_status placement_resolve(const char *file, const cJSON *root, struct sce
 		int n = 0, fmt;
 
 		if (!cJSON_IsString(f) || !f->valuestring[0])
-			return bad(err, file, "file", "expected a file name, got %s", cfg_json_type_name(f));
+			return bad(err, file, base, "file", "expected a file name, got %s", cfg_json_type_name(f));
 		if (!fm)
-			return bad(err, file, "format", "missing \"format\" (%s)",
+			return bad(err, file, base, "format", "missing \"format\" (%s)",
 				   "ec2-instance-topology, slurm-topology or k8s-nodes");
 		if (!cJSON_IsString(fm) || (fmt = name_index(placement_format_names, fm->valuestring)) < 0)
-			return bad(err, file, "format",
+			return bad(err, file, base, "format",
 				   "expected ec2-instance-topology, slurm-topology or k8s-nodes, got %s",
 				   cJSON_IsString(fm) ? fm->valuestring : cfg_json_type_name(fm));
 		if (bl || sd)
-			return bad(err, file, bl ? "blocks" : "seed", "\"%s\" goes with \"generate\", not \"file\"",
+			return bad(err, file, base, bl ? "blocks" : "seed", "\"%s\" goes with \"generate\", not \"file\"",
 				   bl ? "blocks" : "seed");
 		if (f->valuestring[0] == '/' || !slash)
 			snprintf(path, sizeof(path), "%s", f->valuestring);
@@ -844,7 +838,7 @@ enum sc_status placement_resolve(const char *file, const cJSON *root, struct sce
 			const cJSON *e;
 
 			if (!cJSON_IsArray(ins) || cJSON_GetArraySize(ins) < 1)
-				return bad(err, file, "instances", "expected a non-empty array of instance names%s", "");
+				return bad(err, file, base, "instances", "expected a non-empty array of instance names%s", "");
 			names = calloc((size_t)cJSON_GetArraySize(ins), sizeof(*names));
 			if (!names)
 				return sc_error_set(err, SC_ENOMEM, file, NULL, "out of memory");
@@ -854,17 +848,33 @@ enum sc_status placement_resolve(const char *file, const cJSON *root, struct sce
 
 					free(names);
 					snprintf(key, sizeof(key), "instances/%d", n);
-					return bad(err, file, key, "expected an instance name, got %s", cfg_json_type_name(e));
+					return bad(err, file, base, key, "expected an instance name, got %s", cfg_json_type_name(e));
 				}
 				names[n++] = e->valuestring;
 			}
 		}
-		st = placement_load_file((enum placement_format)fmt, path, names, n, sc->cluster.nodes, npl, &pl,
-					 err);
+		st = placement_load_file((enum placement_format)fmt, path, names, n, nodes, npl, pl, err);
 		free(names);
 		if (st != SC_OK)
 			return st;
 	}
+	return SC_OK;
+}
+
+enum sc_status placement_resolve(const char *file, const cJSON *root, struct scenario *sc,
+				 struct sc_error *err)
+{
+	const cJSON *cl = cJSON_GetObjectItemCaseSensitive(root, "cluster");
+	const cJSON *o = cJSON_GetObjectItemCaseSensitive(cl, "placement");
+	struct placement pl;
+	int npl = sc->cluster.fabric.nodes_per_leaf > 0 ? sc->cluster.fabric.nodes_per_leaf : 0;
+	enum sc_status st;
+
+	sc->cluster.placement = NULL;
+	if (!o)
+		return SC_OK;
+	if ((st = placement_read(file, o, "/cluster/placement", sc->cluster.nodes, npl, &pl, err)) != SC_OK)
+		return st;
 	if (!(sc->cluster.placement = placement_keep(&pl)))
 		return sc_error_set(err, SC_ENOMEM, file, NULL, "out of memory");
 	return SC_OK;

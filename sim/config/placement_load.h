@@ -54,6 +54,12 @@ enum sc_status placement_load_file(enum placement_format fmt, const char *path,
  * the kept copy; NULL when out of memory. */
 const struct placement *placement_keep(struct placement *pl);
 
+/* A placement object ({file, format(, instances)} or {generate(, blocks,
+ * seed)}) at JSON pointer base of file, for `nodes` nodes on leaves of npl
+ * nodes (0: the most under one switch). */
+enum sc_status placement_read(const char *file, const cJSON *obj, const char *base, int nodes, int npl,
+			      struct placement *out, struct sc_error *err);
+
 /* The scenario's "cluster.placement" (root: the scenario's JSON; file its
  * path, for relative files and messages): sets sc->cluster.placement, or
  * leaves it NULL when the key is absent. */

@@ -715,10 +715,12 @@ const struct placement *placement_keep(struct placement *pl)
 /* Only for the schema and cfg_read_object's key check: the values are read
  * by placement_resolve (which needs the whole cluster). */
 struct placement_spec_doc {
-	char file[8], format[8], generate[8];
-	int blocks, seed;
+	char file[SC_ERROR_FILE_MAX];
+	int format, generate, blocks, seed;
 	char instances[8];
 };
+
+static const char *const gen_names[] = { "packed", "random", "spread", NULL };
 
 static enum sc_status accept_any(struct cfg_reader *rd, const cJSON *item, void *slot, const char *where)
 {
@@ -732,14 +734,14 @@ static enum sc_status accept_any(struct cfg_reader *rd, const cJSON *item, void 
 const struct cfg_field cfg_placement_fields[] = {
 	CFG_F_STR(struct placement_spec_doc, file, 0,
 		  "topology file, relative to the scenario (with format; or generate)"),
-	CFG_F_STR(struct placement_spec_doc, format, 0,
-		  "ec2-instance-topology, slurm-topology or k8s-nodes"),
+	CFG_F_ENUM(struct placement_spec_doc, format, 0, placement_format_names,
+		   "ec2-instance-topology, slurm-topology or k8s-nodes"),
 	CFG_F_CUSTOM(struct placement_spec_doc, instances, 0, accept_any, NULL,
 		     "the job's instances (ids or host names), in rank order (default: the file's first nodes)"),
-	CFG_F_STR(struct placement_spec_doc, generate, 0, "packed, random or spread (instead of a file)"),
-	CFG_F_INT(struct placement_spec_doc, blocks, 0,
-		  "generate: leaves of the fabric's nodes_per_leaf nodes to place on (default: as few as hold the job)"),
-	CFG_F_INT(struct placement_spec_doc, seed, 0, "generate random: the seed (default 1)"),
+	CFG_F_ENUM(struct placement_spec_doc, generate, 0, gen_names, "packed, random or spread (instead of a file)"),
+	CFG_F_INT_RANGE(struct placement_spec_doc, blocks, 0, 1, SC_MAX_NODES,
+			"generate: leaves of the fabric's nodes_per_leaf nodes to place on (default: as few as hold the job)"),
+	CFG_F_INT_RANGE(struct placement_spec_doc, seed, 0, 0, 2147483647, "generate random: the seed (default 1)"),
 	CFG_END
 };
 
@@ -764,14 +766,24 @@ enum sc_status placement_read(const char *file, const cJSON *o, const char *base
 			      struct placement *pl, struct sc_error *err)
 {
 	static const char *const keys[] = { "file", "format", "instances", "generate", "blocks", "seed", NULL };
-	static const char *const gens[] = { "packed", "random", "spread", NULL };
 	const cJSON *f, *fm, *g, *ins, *bl, *sd;
 	struct cfg_reader rd = { file, err, NULL };
 	enum sc_status st;
 
 	memset(pl, 0, sizeof(*pl));
+	if (cJSON_IsString(o) && o->valuestring[0]) {
+		/* the shorthand: an EC2 instance topology file */
+		char path[SC_ERROR_FILE_MAX];
+		const char *slash = strrchr(file, '/');
+
+		if (o->valuestring[0] == '/' || !slash)
+			snprintf(path, sizeof(path), "%s", o->valuestring);
+		else
+			snprintf(path, sizeof(path), "%.*s/%s", (int)(slash - file), file, o->valuestring);
+		return placement_load_file(PLACEMENT_FMT_EC2, path, NULL, 0, nodes, npl, pl, err);
+	}
 	if (!cJSON_IsObject(o))
-		return bad(err, file, base, "", "expected a placement object ({\"file\", \"format\"} or {\"generate\"}), got %s",
+		return bad(err, file, base, "", "expected an EC2 topology file name or a placement object ({\"file\", \"format\"} or {\"generate\"}), got %s",
 			   cfg_json_type_name(o));
 	if ((st = cfg_check_keys(&rd, o, keys, base)) != SC_OK)
 		return st;
@@ -787,7 +799,7 @@ enum sc_status placement_read(const char *file, const cJSON *o, const char *base
 		int kind, blocks = 0;
 		double seed = 1;
 
-		if (!cJSON_IsString(g) || (kind = name_index(gens, g->valuestring)) < 0)
+		if (!cJSON_IsString(g) || (kind = name_index(gen_names, g->valuestring)) < 0)
 			return bad(err, file, base, "generate", "expected packed, random or spread, got %s",
 				   cJSON_IsString(g) ? g->valuestring : cfg_json_type_name(g));
 		if (fm || ins)
@@ -801,7 +813,7 @@ enum sc_status placement_read(const char *file, const cJSON *o, const char *base
 		}
 		if (sd) {
 			if (!cJSON_IsNumber(sd) || sd->valuedouble != (double)(long long)sd->valuedouble ||
-			    sd->valuedouble < 0 || sd->valuedouble > 9007199254740992.0)
+			    sd->valuedouble < 0 || sd->valuedouble > 2147483647.0)
 				return bad(err, file, base, "seed", "expected a whole number >= 0%s", "");
 			seed = sd->valuedouble;
 		}

@@ -105,9 +105,10 @@ static enum sc_status placement_accept(struct cfg_reader *rd, const cJSON *item,
 				       const char *where)
 {
 	(void)slot;
-	if (!cJSON_IsObject(item))
+	if (!cJSON_IsObject(item) && !cJSON_IsString(item))
 		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
-				    "expected a placement object, got %s", cfg_json_type_name(item));
+				    "expected an EC2 topology file name or a placement object, got %s",
+				    cfg_json_type_name(item));
 	return SC_OK;
 }
 
@@ -117,7 +118,7 @@ const struct cfg_field cfg_cluster_fields[] = {
 	CFG_F_INT_RANGE(struct cluster, nodes, REQ | POS, 1, SC_MAX_NODES, "number of instances"),
 	CFG_F_CUSTOM(struct cluster, fabric, REQ, read_fabric_ref, NULL, "fabric name"),
 	CFG_F_CUSTOM(struct cluster, placement, 0, placement_accept, cfg_placement_fields,
-		     "where the nodes sit: {file, format(, instances)} or {generate(, blocks, seed)}; absent: packed"),
+		     "where the nodes sit: an EC2 topology file, {file, format(, instances)} or {generate(, blocks, seed)}; absent: packed"),
 	CFG_END
 };
 

@@ -76,6 +76,8 @@ static double dmax(double a, double b) { return a > b ? a : b; }
  * remote domain: (N - g) / (N - 1) of its EFA bytes leave. */
 static double ring_leaving(const struct net_span *s)
 {
+	if (s->placed) /* measured on the placement (models/placement.h) */
+		return s->crosses_spine ? s->ring_leave : 0.0;
 	return s->crosses_spine ? 1.0 / (s->leaf_domains > 1 ? s->leaf_domains : 1) : 0.0;
 }
 
@@ -83,6 +85,8 @@ static double a2a_leaving(const struct net_span *s)
 {
 	if (!s->crosses_spine || s->domains <= 1)
 		return 0.0;
+	if (s->placed)
+		return s->a2a_leave;
 	return (double)(s->domains - s->leaf_domains) / (s->domains - 1);
 }
 

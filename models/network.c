@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "placement.h"
+
 double net_efa_Bps_per_gpu(const struct instance_spec *inst)
 {
 	int g = inst->gpus_per_node > 0 ? inst->gpus_per_node : 1;
@@ -102,6 +104,14 @@ void net_topo_of(const struct cluster *c, struct net_topo *t)
 	t->nvlink_latency_s = f->nvlink_latency_s;
 	t->efa_latency_s = f->efa_latency_s;
 	t->spine_hop_latency_s = f->spine_hop_latency_s;
+	if (c->placement && c->placement->nodes == t->nodes) {
+		/* leaves are the placement's level-0 switches, each with
+		 * uplinks for its whole capacity (its other nodes idle or
+		 * another job's) */
+		t->placement = c->placement;
+		t->leaves = c->placement->n_sw[0];
+		t->leaf_uplink_Bps = c->placement->leaf_capacity * t->node_efa_Bps / t->oversubscription;
+	}
 }
 
 int net_topo_domain_of(const struct net_topo *t, int gpu)
@@ -111,12 +121,37 @@ int net_topo_domain_of(const struct net_topo *t, int gpu)
 
 int net_topo_leaf_of(const struct net_topo *t, int gpu)
 {
+	if (t->placement) /* an NVLink domain is one rack: its first node's leaf */
+		return placement_leaf(t->placement, net_topo_domain_of(t, gpu) * t->nodes_per_domain);
 	return net_topo_domain_of(t, gpu) / t->leaf_domains;
 }
 
 int net_topo_nic_link_of(const struct net_topo *t, int gpu)
 {
 	return t->nic_links > 0 ? (gpu % t->gpus_per_node) / t->gpus_per_nic_link : 0;
+}
+
+/* The span's spine terms measured on the cluster's placement (every group
+ * of this shape, the worst; models/placement.h): levels climbed (two
+ * switch hops each), the fractions of ring and all-to-all traffic that
+ * leave a leaf, and the taper times the fullest leaf's share of its
+ * capacity (a half-empty leaf's uplinks carry half the load). */
+static void span_place(const struct cluster *c, struct net_span *s, int stride)
+{
+	struct placement_cross x;
+	int npd = nodes_per_domain_of(&c->instance);
+
+	placement_group_cross(c->placement, s->ranks, stride, gpus_per_node_of(&c->instance), npd, &x);
+	s->placed = true;
+	s->crosses_spine = x.level >= 0;
+	s->spine_levels = x.level + 1;
+	s->ring_leave = x.ring_leave;
+	s->a2a_leave = x.a2a_leave;
+	s->extra_latency_s = 2.0 * s->spine_levels * c->fabric.spine_hop_latency_s;
+	s->oversubscription = s->crosses_spine ? oversubscription_of(&c->fabric) * x.leaf_fill : 1.0;
+	s->leaf_domains = x.ring_leave > 0 ? (int)(1.0 / x.ring_leave + 0.5) : s->domains;
+	if (s->leaf_domains < 1)
+		s->leaf_domains = 1;
 }
 
 struct net_span net_span_of(const struct cluster *c, int ranks, int stride)
@@ -161,6 +196,8 @@ struct net_span net_span_of(const struct cluster *c, int ranks, int stride)
 			s.oversubscription = oversubscription_of(f);
 		}
 	}
+	if (s.inter && c->placement && c->placement->nodes == c->nodes)
+		span_place(c, &s, stride);
 	return s;
 }
 

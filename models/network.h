@@ -35,6 +35,13 @@ struct net_span {
 	double efa_Bps;       /* per GPU share of the node's EFA, bytes/s (line
 				 rate; see net_efa_Bps_leaving for the spine) */
 	double extra_latency_s; /* added per EFA step when crossing the spine */
+	/* on a placement (cluster.placement, models/placement.h): what the
+	 * worst of the group's instances crosses; oversubscription is then the
+	 * fabric's times the fullest leaf's share of its capacity */
+	bool placed;
+	int spine_levels;     /* switch levels climbed above the leaves: 0 none, 1-3 */
+	double ring_leave;    /* fraction of ring EFA hops that leave a leaf */
+	double a2a_leave;     /* fraction of all-to-all domain pairs on different leaves */
 };
 
 /* Per-GPU EFA bandwidth of span s when a fraction `leaving` of its EFA
@@ -85,6 +92,10 @@ struct net_topo {
 	double nvlink_latency_s;  /* the fabric's, per hop */
 	double efa_latency_s;
 	double spine_hop_latency_s;
+	/* cluster.placement, or NULL (packed: leaves are blocks of
+	 * leaf_domains domains); with one, leaves is its leaf count and a
+	 * GPU's leaf its node's (net_topo_leaf_of) */
+	const struct placement *placement;
 };
 
 /* The fabric of cluster c.  Never fails: missing counts fall back to 1 (or

@@ -107,11 +107,16 @@ struct training {
 	double tokens_to_train;  /* 0 = not given */
 };
 
+struct placement; /* models/placement.h */
+
 struct cluster {
 	struct instance_spec instance;
 	struct gpu_spec gpu;
 	struct fabric_spec fabric;
 	int nodes;
+	/* where the nodes sit (cluster.placement, --placement), NULL: packed.
+	 * Not owned: sim/config/placement_load.h keeps it for the process. */
+	const struct placement *placement;
 };
 
 struct scenario {

@@ -69,5 +69,7 @@ int cmd_serve(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_placement(int argc, char **argv);
+int cmd_cluster(int argc, char **argv);
 
 #endif

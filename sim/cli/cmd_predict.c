@@ -12,9 +12,11 @@
 #include "../../reports/rpt_des.h"
 #include "../../reports/rpt_prom.h"
 #include "../../reports/rpt_step.h"
+#include "../../reports/rpt_placement.h"
 #include "../des/des.h"
 #include "../analytic/goodput.h"
 #include "../analytic/step.h"
+#include "../config/placement_load.h"
 #include "../config/scenario_load.h"
 #include "../search/explain.h"
 #include "cli.h"
@@ -30,7 +32,7 @@ static void predict_usage(FILE *out)
 		"                        [--calibration NAME|FILE] [--config-dir DIR]\n"
 		"                        [--engine analytic|des] [--fidelity FLOWS|exact]\n"
 		"                        [--trace FILE] [--max-flows N] [--max-memory SIZE]\n"
-		"                        [--max-events N]\n"
+		"                        [--max-events N] [--placement FILE]\n"
 		"\n"
 		"Predict one training step of SCENARIO (a JSON file, see scenarios/): step time,\n"
 		"throughput, MFU, a breakdown that sums to the step time, memory per GPU with an\n"
@@ -53,6 +55,10 @@ static void predict_usage(FILE *out)
 		"                          'exact' merges nothing\n"
 		"      --trace FILE        des: write the simulated timeline as Chrome/Perfetto\n"
 		"                          trace JSON (open it in ui.perfetto.dev)\n"
+		"      --placement FILE    place the nodes as this `aws ec2 describe-instance-\n"
+		"                          topology` JSON says (its first nodes, in its order;\n"
+		"                          overrides cluster.placement); with one, predict adds\n"
+		"                          its cost against packed and the groups that pay it\n"
 		);
 	cli_set_usage(out, "cluster.instance", true);
 	cli_progress_usage(out);
@@ -100,6 +106,7 @@ int cmd_predict(int argc, char **argv)
 		{ "engine", required_argument, NULL, 'E' },
 		{ "fidelity", required_argument, NULL, 'F' },
 		{ "trace", required_argument, NULL, 'T' },
+		{ "placement", required_argument, NULL, 'P' },
 		{ "set", required_argument, NULL, CLI_OPT_SET },
 		{ "instance", required_argument, NULL, CLI_OPT_INSTANCE },
 		{ "nodes", required_argument, NULL, CLI_OPT_NODES },
@@ -120,7 +127,8 @@ int cmd_predict(int argc, char **argv)
 	static struct goodput_option options[4];
 	int n_tiers = 0, n_opts = 0;
 	bool extended = false, des = false;
-	const char *trace = NULL;
+	const char *trace = NULL, *placement = NULL;
+	static struct pl_eval pe[2];
 	struct des_options dopt;
 	static struct des_result dr;
 	int c, code;
@@ -158,6 +166,9 @@ int cmd_predict(int argc, char **argv)
 		}
 		case 'T':
 			trace = optarg;
+			break;
+		case 'P':
+			placement = optarg;
 			break;
 		case 'f':
 			if (!cli_parse_format("predict", optarg,
@@ -214,6 +225,10 @@ int cmd_predict(int argc, char **argv)
 		catalog_free(&cat);
 		return cli_fail(&err);
 	}
+	if (placement && placement_use_ec2_file(placement, &sc, &err) != SC_OK) {
+		catalog_free(&cat);
+		return cli_fail(&err);
+	}
 	if (sc.storage.enabled)
 		n_tiers = compare_tiers(&cat, &sc, tiers);
 	catalog_free(&cat);
@@ -222,6 +237,13 @@ int cmd_predict(int argc, char **argv)
 			snprintf(err.file, sizeof(err.file), "%s", path);
 		return cli_fail(&err);
 	}
+	/* a placement: its cost against packed (analytic), said with the result */
+	if (sc.cluster.placement &&
+	    (pl_evaluate(&sc, NULL, "packed", false, NULL, &pe[0], &err) != SC_OK ||
+	     pl_evaluate(&sc, sc.cluster.placement, "placed", false, NULL, &pe[1], &err) != SC_OK))
+		return cli_fail(&err);
+	if (sc.cluster.placement)
+		pl_eval_cost(&pe[1], &pe[0]);
 	if (des) {
 		/* the discrete-event engine: the same result structure */
 		dopt.trace = trace != NULL;
@@ -302,6 +324,12 @@ int cmd_predict(int argc, char **argv)
 			cJSON_Delete(root);
 			root = NULL;
 		}
+		if (root && sc.cluster.placement && (!(res = rpt_placement_json_one(&pe[1])) ||
+						     !cJSON_AddItemToObject(root, "placement", res))) {
+			cJSON_Delete(res);
+			cJSON_Delete(root);
+			root = NULL;
+		}
 		if (root && cli_overrides.n > 0 && (!(res = cfg_overrides_json(&cli_overrides)) ||
 						    !cJSON_AddItemToObject(root, "overrides", res))) {
 			cJSON_Delete(res);
@@ -335,6 +363,8 @@ int cmd_predict(int argc, char **argv)
 		if (cli_overrides.n > 0)
 			printf("\n");
 		rpt_step_text(stdout, &sc, &r);
+		if (sc.cluster.placement)
+			rpt_placement_line(stdout, &pe[1]);
 		if (des)
 			rpt_des_text(stdout, &dr);
 		if (extended) {

@@ -32,6 +32,8 @@ static const struct cli_command commands[] = {
 	{ "diff", cmd_diff, "two predictions side by side: what moved, by how much" },
 	{ "check", cmd_check, "hold a real run (Megatron-LM log, NCCL Inspector) against its prediction" },
 	{ "explain", cmd_explain, "why the bottleneck, and what to change, ranked by predicted gain" },
+	{ "cluster", cmd_cluster, "several jobs on one fabric, simulated together: each one's slowdown" },
+	{ "placement", cmd_placement, "what where the nodes sit costs a job; which free nodes to give it" },
 };
 
 static void usage(FILE *out)

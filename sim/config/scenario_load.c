@@ -2,6 +2,7 @@
 #include "scenario_load.h"
 #include "calibration_select.h"
 #include "scenario_storage.h"
+#include "placement_load.h"
 #include "../../models/layout.h"
 #include "../../models/limits.h"
 
@@ -99,11 +100,25 @@ static enum sc_status read_calibration_ref(struct cfg_reader *rd, const cJSON *i
 	return SC_OK;
 }
 
+/* "placement": read by placement_resolve once the cluster is known. */
+static enum sc_status placement_accept(struct cfg_reader *rd, const cJSON *item, void *slot,
+				       const char *where)
+{
+	(void)slot;
+	if (!cJSON_IsObject(item) && !cJSON_IsString(item))
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+				    "expected an EC2 topology file name or a placement object, got %s",
+				    cfg_json_type_name(item));
+	return SC_OK;
+}
+
 const struct cfg_field cfg_cluster_fields[] = {
 	CFG_F_CUSTOM(struct cluster, instance, REQ, read_instance_ref, cfg_instance_fields,
 		     "instance type name, or an inline instance object"),
 	CFG_F_INT_RANGE(struct cluster, nodes, REQ | POS, 1, SC_MAX_NODES, "number of instances"),
 	CFG_F_CUSTOM(struct cluster, fabric, REQ, read_fabric_ref, NULL, "fabric name"),
+	CFG_F_CUSTOM(struct cluster, placement, 0, placement_accept, cfg_placement_fields,
+		     "where the nodes sit: an EC2 topology file, {file, format(, instances)} or {generate(, blocks, seed)}; absent: packed"),
 	CFG_END
 };
 
@@ -273,7 +288,9 @@ enum sc_status scenario_read(const char *file, const cJSON *root,
 	}
 	if ((st = scenario_check(sc, file, err)) != SC_OK)
 		return st;
-	return scenario_storage_resolve(file, root, cat, sc, err);
+	if ((st = scenario_storage_resolve(file, root, cat, sc, err)) != SC_OK)
+		return st;
+	return placement_resolve(file, root, sc, err);
 }
 
 enum sc_status scenario_load(const char *path, const struct catalog *cat,

@@ -242,3 +242,124 @@ const char *des_ev_kind_name(enum des_ev_kind k)
 	}
 	return "unknown";
 }
+
+/* ---- jobs sharing one fabric ------------------------------------------------------ */
+
+struct together_arg {
+	const struct des_program *const *progs;
+	int n;
+	const struct net_topo *fabric;
+	const struct des_options *opt;
+};
+
+/* In the child: the jobs together; n struct des_result (no timelines). */
+static int together_run(void *argp, int fd)
+{
+	const struct together_arg *a = argp;
+	struct des_result *r = calloc((size_t)a->n, sizeof(*r));
+	struct sc_error err;
+	enum sc_status rc;
+	unsigned magic = WIRE_MAGIC;
+
+	if (!r) {
+		fprintf(stderr, "\ndes: out of memory\n");
+		return DES_CHILD_EXIT_BASE + SC_ENOMEM;
+	}
+	sc_error_clear(&err);
+	rc = des_engine_run_jobs(a->progs, a->n, a->fabric, a->opt, r, &err);
+	if (rc != SC_OK) {
+		fprintf(stderr, "\n%s\n", err.message[0] ? err.message : sc_status_str(rc));
+		return DES_CHILD_EXIT_BASE + (int)rc;
+	}
+	if (des_write_all(fd, &magic, sizeof(magic)) != 0 ||
+	    des_write_all(fd, r, (size_t)a->n * sizeof(*r)) != 0) {
+		fprintf(stderr, "\ndes: could not send the result to the parent process\n");
+		return DES_CHILD_EXIT_BASE + SC_EINTERNAL;
+	}
+	return 0;
+}
+
+enum sc_status des_predict_together(const struct scenario *const *sc, int n, const struct cluster *fabric,
+				    const struct des_options *opt, struct des_result *out, struct sc_error *err)
+{
+	struct des_options o;
+	struct des_program *prog = calloc((size_t)(n > 0 ? n : 1), sizeof(*prog));
+	const struct des_program **pp = calloc((size_t)(n > 0 ? n : 1), sizeof(*pp));
+	struct des_estimate sum;
+	struct net_topo topo;
+	struct together_arg arg;
+	struct des_child_fn fn;
+	struct des_child_out co;
+	enum sc_status rc = SC_OK;
+	int built = 0;
+	bool refold = false;
+
+	memset(&o, 0, sizeof(o));
+	if (opt)
+		o = *opt;
+	o.trace = false;
+	if (!prog || !pp) {
+		rc = sc_error_set(err, SC_ENOMEM, NULL, NULL, "des: out of memory");
+		goto out;
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		/* one folding for all: a folded GPU stands for tp GPUs on every
+		 * shared uplink, so the jobs must agree (else none folds) */
+		for (; built < n; built++) {
+			rc = des_program_build(sc[built], &o, &prog[built], err);
+			if (rc != SC_OK)
+				goto out;
+			pp[built] = &prog[built];
+			refold |= prog[built].fold != prog[0].fold;
+		}
+		if (!refold || o.no_fold)
+			break;
+		for (int k = 0; k < built; k++)
+			des_program_free(&prog[k]);
+		built = 0;
+		o.no_fold = true;
+	}
+	memset(&sum, 0, sizeof(sum));
+	for (int k = 0; k < n; k++) {
+		sum.simulated_gpus += prog[k].est.simulated_gpus;
+		sum.actors += prog[k].est.actors;
+		sum.routes += prog[k].est.routes;
+		sum.flows += prog[k].est.flows;
+		sum.flows_fixed += prog[k].est.flows_fixed;
+		sum.memory_bytes += prog[k].est.memory_bytes;
+	}
+	if ((rc = des_estimate_check(&sum, &o, err)) != SC_OK)
+		goto out;
+	net_topo_of(fabric, &topo);
+	arg.progs = pp;
+	arg.n = n;
+	arg.fabric = &topo;
+	arg.opt = &o;
+	fn.run = together_run;
+	fn.arg = &arg;
+	memset(&co, 0, sizeof(co));
+	rc = des_fork_run(&fn, 1, 1, o.time_limit_s > 0 ? o.time_limit_s : DES_DEFAULT_TIME_LIMIT_S, &co);
+	if (rc != SC_OK || co.status != SC_OK) {
+		rc = sc_error_set(err, co.status != SC_OK ? co.status : rc, NULL, NULL, "%s", co.message);
+	} else if (co.len != sizeof(unsigned) + (size_t)n * sizeof(*out)) {
+		rc = sc_error_set(err, SC_EINTERNAL, NULL, NULL,
+				  "des: the simulation process sent a malformed result (%zu bytes)", co.len);
+	} else {
+		memcpy(out, co.data + sizeof(unsigned), (size_t)n * sizeof(*out));
+		for (int k = 0; k < n; k++) {
+			out[k].events = NULL;
+			out[k].n_events = 0;
+			out[k].stats.wall_s = co.wall_s;
+			out[k].stats.child_maxrss_bytes = co.maxrss_bytes;
+			out[k].stats.child_cpu_s = co.cpu_s;
+			out[k].stats.estimate = prog[k].est;
+		}
+	}
+	des_child_out_free(&co);
+out:
+	for (int k = 0; k < built; k++)
+		des_program_free(&prog[k]);
+	free(prog);
+	free(pp);
+	return rc;
+}

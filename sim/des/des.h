@@ -151,6 +151,16 @@ enum sc_status des_predict_many(const struct scenario *const *sc, int n,
 				struct des_result *out, enum sc_status *status,
 				struct sc_error *errs);
 
+/* Simulate the n jobs sc[0..n) together on one fabric: fabric is the
+ * cluster they share (its nodes all the jobs', in order: job k's nodes
+ * after job k-1's; its placement, when set, says which leaves they are
+ * under; each sc[k].cluster.placement must be its slice of it).  out[k]
+ * is job k's step (no timeline); compare with des_predict() of sc[k]
+ * alone for its slowdown.  The jobs share the instance type; when their
+ * TP folding differs, none is folded. */
+enum sc_status des_predict_together(const struct scenario *const *sc, int n, const struct cluster *fabric,
+				    const struct des_options *opt, struct des_result *out, struct sc_error *err);
+
 void des_result_free(struct des_result *r);
 
 /* Write r's timeline as Chrome trace-event JSON (loads in ui.perfetto.dev):

@@ -107,6 +107,7 @@ struct rank {
 struct sim {
 	const struct des_program *p;
 	const struct des_options *opt;
+	char pre[8];               /* mailbox name prefix: "" for the first job, "jK:" after */
 	struct rank *r;
 	int n;
 	long long messages;
@@ -709,6 +710,13 @@ void des_sim_init(int planned_actors)
 		sg_cfg_set_int("contexts/guard-size", 0);
 }
 
+static int topo_leaf_of_domain(const void *ctx, int domain)
+{
+	const struct net_topo *t = ctx;
+
+	return net_topo_leaf_of(t, domain * t->domain_gpus);
+}
+
 void des_platform_spec_of(const struct net_topo *t, int fold, double gpu_flops, const int *gpus,
 			  int n, struct des_platform_spec *spec)
 {
@@ -726,13 +734,18 @@ void des_platform_spec_of(const struct net_topo *t, int fold, double gpu_flops, 
 	spec->gpu_flops = gpu_flops;
 	spec->gpus = gpus;
 	spec->n_gpus = n;
+	if (t->placement) {
+		spec->leaf_of_domain = topo_leaf_of_domain;
+		spec->leaf_ctx = t;
+	}
 }
 
-static sg_mailbox_t mbox(const char *fmt, int idx, int a, int b)
+static sg_mailbox_t mbox(const struct sim *s, const char *fmt, int idx, int a, int b)
 {
 	char name[48];
+	int n = snprintf(name, sizeof(name), "%s", s->pre);
 
-	snprintf(name, sizeof(name), fmt, idx, a, b);
+	snprintf(name + n, sizeof(name) - (size_t)n, fmt, idx, a, b);
 	return sg_mailbox_by_name(name);
 }
 
@@ -769,7 +782,8 @@ static enum sc_status setup_ranks(struct sim *s, struct sc_error *err)
 		r->st = &p->stages[r->stage];
 		if (p->pp > 1) {
 			for (int d = 0; d < 4; d++) {
-				snprintf(r->pp_name[d], sizeof(r->pp_name[d]), "p%d%c%d", i, d / 2 ? 'b' : 'f', d % 2);
+				snprintf(r->pp_name[d], sizeof(r->pp_name[d]), "%sp%d%c%d", s->pre, i, d / 2 ? 'b' : 'f',
+					 d % 2);
 				r->pp_in[d] = sg_mailbox_by_name(r->pp_name[d]);
 			}
 			r->msgs = calloc((size_t)r->st->n_sends + 1, sizeof(*r->msgs));
@@ -785,7 +799,7 @@ static enum sc_status setup_ranks(struct sim *s, struct sc_error *err)
 				   &r->dp_succ[g][ST_EFA], &r->dp_pred[g][ST_EFA]);
 			if (gd->n > 1)
 				for (int t = 0; t < 2; t++)
-					r->dp_in[g][t] = mbox("d%d-%d-%d", i, g, t);
+					r->dp_in[g][t] = mbox(s, "d%d-%d-%d", i, g, t);
 		}
 		if (p->cp_flows || p->ep_flows) {
 			r->flow_go = sg_sem_init(0);
@@ -806,7 +820,7 @@ static enum sc_status setup_ranks(struct sim *s, struct sc_error *err)
 			r->cp_succ = des_member(g, rank, (ci + 1) % g->n) / p->fold;
 			r->cp_pred = des_member(g, rank, (ci + g->n - 1) % g->n) / p->fold;
 			for (int b = 0; b < 2; b++)
-				r->flow_in[FL_CP][b] = mbox("f%d-%d-%d", i, FL_CP, b);
+				r->flow_in[FL_CP][b] = mbox(s, "f%d-%d-%d", i, FL_CP, b);
 		}
 		if (p->ep_flows) {
 			const struct des_gdef *g = &p->g[DES_G_EP];
@@ -825,7 +839,7 @@ static enum sc_status setup_ranks(struct sim *s, struct sc_error *err)
 			(void)b;
 			for (int fl = FL_EP_NV; fl <= FL_EP_EFA; fl++)
 				for (int k = 0; k < 2; k++)
-					r->flow_in[fl][k] = mbox("f%d-%d-%d", i, fl, k);
+					r->flow_in[fl][k] = mbox(s, "f%d-%d-%d", i, fl, k);
 		}
 		r->cm = calloc((size_t)4 + 2 * (size_t)r->n_ep_efa, sizeof(*r->cm));
 		r->cls = calloc((size_t)4 + 2 * (size_t)r->n_ep_efa, sizeof(*r->cls));
@@ -988,97 +1002,144 @@ static void fill_result(struct sim *s, struct des_result *res)
 	top_links(s, res);
 }
 
-enum sc_status des_engine_run(const struct des_program *p, const struct des_options *opt,
-			      struct des_result *res, struct sc_error *err)
+static void sim_free(struct sim *s)
 {
-	struct sim s;
+	for (int i = 0; s->r && i < s->n; i++) {
+		free(s->r[i].msgs);
+		free(s->r[i].ep_efa);
+		free(s->r[i].cm);
+		free(s->r[i].cls);
+		free(s->r[i].slot);
+		free(s->r[i].job_end);
+	}
+	free(s->r);
+	free(s->nvl);
+	free(s->nic);
+	free(s->up);
+	free(s->ev);
+	memset(s, 0, sizeof(*s));
+}
+
+enum sc_status des_engine_run_jobs(const struct des_program *const *ps, int n_jobs,
+				   const struct net_topo *fabric, const struct des_options *opt,
+				   struct des_result *res, struct sc_error *err)
+{
+	struct sim *S = calloc((size_t)(n_jobs > 0 ? n_jobs : 1), sizeof(*S));
 	struct des_platform_spec spec;
-	int *gpus = NULL;
+	int *gpus = NULL, total = 0, idx = 0, node_off = 0;
 	void **hosts = NULL, *storage[1];
 	char errbuf[256];
-	int planned;
 	double w0 = now_s(), w1;
 	enum sc_status rc = SC_OK;
 
-	memset(&s, 0, sizeof(s));
-	memset(res, 0, sizeof(*res));
-	s.p = p;
-	s.opt = opt;
-	s.n = p->nsim;
-	s.r = calloc((size_t)s.n, sizeof(*s.r));
-	gpus = calloc((size_t)s.n, sizeof(int));
-	hosts = calloc((size_t)s.n, sizeof(void *));
-	s.nvl = calloc((size_t)2 * s.n, sizeof(double));
-	s.nic = calloc((size_t)2 * p->topo.nodes * (p->topo.nic_links > 0 ? p->topo.nic_links : 1),
-		       sizeof(double));
-	s.up = calloc((size_t)2 * p->topo.leaves, sizeof(double));
-	if (!s.r || !gpus || !hosts || !s.nvl || !s.nic || !s.up) {
+	if (!S)
+		return sc_error_set(err, SC_ENOMEM, NULL, NULL, "des: out of memory");
+	for (int k = 0; k < n_jobs; k++) {
+		const struct des_program *p = ps[k];
+		struct sim *s = &S[k];
+
+		memset(&res[k], 0, sizeof(res[k]));
+		if (p->fold != ps[0]->fold || p->topo.gpus_per_node != fabric->gpus_per_node) {
+			rc = sc_error_set(err, SC_EUNSUPPORTED, NULL, NULL,
+					  "des: jobs on one fabric need the same instance and TP folding");
+			goto out;
+		}
+		s->p = p;
+		s->opt = opt;
+		s->n = p->nsim;
+		if (k > 0)
+			snprintf(s->pre, sizeof(s->pre), "j%d:", k);
+		s->r = calloc((size_t)s->n, sizeof(*s->r));
+		s->nvl = calloc((size_t)2 * s->n, sizeof(double));
+		s->nic = calloc((size_t)2 * p->topo.nodes * (p->topo.nic_links > 0 ? p->topo.nic_links : 1),
+				sizeof(double));
+		s->up = calloc((size_t)2 * p->topo.leaves, sizeof(double));
+		if (!s->r || !s->nvl || !s->nic || !s->up) {
+			rc = sc_error_set(err, SC_ENOMEM, NULL, NULL, "des: out of memory");
+			goto out;
+		}
+		total += s->n;
+	}
+	gpus = calloc((size_t)total, sizeof(int));
+	hosts = calloc((size_t)total, sizeof(void *));
+	if (!gpus || !hosts) {
 		rc = sc_error_set(err, SC_ENOMEM, NULL, NULL, "des: out of memory");
 		goto out;
 	}
-	for (int i = 0; i < s.n; i++)
-		gpus[i] = i * p->fold;
-
-	planned = s.n * 4;
-	des_sim_init(planned);
-	des_platform_spec_of(&p->topo, p->fold, p->gpu_flops, gpus, s.n, &spec);
+	/* job k's nodes follow job k-1's on the fabric (its placement says
+	 * which leaves they are under) */
+	for (int k = 0; k < n_jobs; k++) {
+		for (int i = 0; i < S[k].n; i++)
+			gpus[idx++] = node_off * fabric->gpus_per_node + i * ps[k]->fold;
+		node_off += ps[k]->topo.nodes;
+	}
+	des_sim_init(total * 4);
+	des_platform_spec_of(fabric, ps[0]->fold, ps[0]->gpu_flops, gpus, total, &spec);
 	if (des_platform_build(&spec, hosts, storage, errbuf, sizeof(errbuf)) != 0) {
 		rc = sc_error_set(err, SC_EINVAL, NULL, NULL, "%s", errbuf);
 		goto out;
 	}
-	for (int i = 0; i < s.n; i++)
-		s.r[i].host = hosts[i];
-	rc = setup_ranks(&s, err);
-	if (rc != SC_OK)
-		goto out;
-	for (int i = 0; i < s.n; i++) {
-		struct rank *r = &s.r[i];
+	idx = 0;
+	for (int k = 0; k < n_jobs; k++)
+		for (int i = 0; i < S[k].n; i++)
+			S[k].r[i].host = hosts[idx++];
+	for (int k = 0; k < n_jobs; k++) {
+		struct sim *s = &S[k];
 
-		spawn(&s, r, "c", compute_actor);
-		if (r->st->n_sends > 0)
-			spawn(&s, r, "p", pp_actor);
-		if (r->st->n_jobs > 0)
-			spawn(&s, r, "d", dp_actor);
-		if (r->flow_go)
-			spawn(&s, r, "f", flow_actor);
+		rc = setup_ranks(s, err);
+		if (rc != SC_OK)
+			goto out;
+		for (int i = 0; i < s->n; i++) {
+			struct rank *r = &s->r[i];
+
+			spawn(s, r, "c", compute_actor);
+			if (r->st->n_sends > 0)
+				spawn(s, r, "p", pp_actor);
+			if (r->st->n_jobs > 0)
+				spawn(s, r, "d", dp_actor);
+			if (r->flow_go)
+				spawn(s, r, "f", flow_actor);
+		}
 	}
 	w1 = now_s();
-	res->stats.platform_s = w1 - w0;
 	simgrid_run();
-	res->stats.run_s = now_s() - w1;
-	if (s.error[0]) {
-		rc = sc_error_set(err, SC_EINVAL, NULL, NULL, "%s", s.error);
-		goto out;
+	for (int k = 0; k < n_jobs; k++) {
+		struct sim *s = &S[k];
+
+		res[k].stats.platform_s = w1 - w0;
+		res[k].stats.run_s = now_s() - w1;
+		if (s->error[0]) {
+			rc = sc_error_set(err, SC_EINVAL, NULL, NULL, "%s", s->error);
+			goto out;
+		}
+		if (s->actors_done != s->actors) {
+			rc = sc_error_set(err, SC_EINVAL, NULL, NULL,
+					  "des: the simulation deadlocked (%d of %d actors finished; internal error)",
+					  s->actors_done, s->actors);
+			goto out;
+		}
+		if (s->ev_oom) {
+			rc = sc_error_set(err, SC_ENOMEM, NULL, NULL, "des: out of memory for the timeline");
+			goto out;
+		}
 	}
-	if (s.actors_done != s.actors) {
-		rc = sc_error_set(err, SC_EINVAL, NULL, NULL,
-				  "des: the simulation deadlocked (%d of %d actors finished; internal error)",
-				  s.actors_done, s.actors);
-		goto out;
+	for (int k = 0; k < n_jobs; k++) {
+		fill_result(&S[k], &res[k]);
+		res[k].events = S[k].ev;
+		res[k].n_events = S[k].n_ev;
+		S[k].ev = NULL;
 	}
-	if (s.ev_oom) {
-		rc = sc_error_set(err, SC_ENOMEM, NULL, NULL, "des: out of memory for the timeline");
-		goto out;
-	}
-	fill_result(&s, res);
-	res->events = s.ev;
-	res->n_events = s.n_ev;
-	s.ev = NULL;
 out:
-	for (int i = 0; s.r && i < s.n; i++) {
-		free(s.r[i].msgs);
-		free(s.r[i].ep_efa);
-		free(s.r[i].cm);
-		free(s.r[i].cls);
-		free(s.r[i].slot);
-		free(s.r[i].job_end);
-	}
-	free(s.r);
+	for (int k = 0; k < n_jobs; k++)
+		sim_free(&S[k]);
+	free(S);
 	free(gpus);
 	free(hosts);
-	free(s.nvl);
-	free(s.nic);
-	free(s.up);
-	free(s.ev);
 	return rc;
+}
+
+enum sc_status des_engine_run(const struct des_program *p, const struct des_options *opt,
+			      struct des_result *res, struct sc_error *err)
+{
+	return des_engine_run_jobs(&p, 1, &p->topo, opt, res, err);
 }

@@ -181,6 +181,15 @@ void des_sim_init(int planned_actors);
 enum sc_status des_engine_run(const struct des_program *p, const struct des_options *opt,
 			      struct des_result *r, struct sc_error *err);
 
+/* Run n_jobs programs together on one fabric (in this process, as
+ * des_engine_run): job k's nodes are the fabric's nodes after job k-1's
+ * (fabric->placement, when set, puts them under their leaves; each
+ * program's own topo holds its slice); res[k] receives job k's result.
+ * The jobs must share the instance and the TP folding. */
+enum sc_status des_engine_run_jobs(const struct des_program *const *ps, int n_jobs,
+				   const struct net_topo *fabric, const struct des_options *opt,
+				   struct des_result *res, struct sc_error *err);
+
 /* One member's part of a ring-pattern collective (see struct coll_flows):
  * K macro-steps, each sleeping 1/K of the latency, then sending 1/K of the
  * NVLink and EFA bytes to out[0] and out[1] and receiving as much on in[0]

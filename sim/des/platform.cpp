@@ -32,7 +32,7 @@ struct builder {
 	{
 		if (sp->leaves <= 1)
 			return root;
-		int k = domain / sp->leaf_domains;
+		int k = sp->leaf_of_domain ? sp->leaf_of_domain(sp->leaf_ctx, domain) : domain / sp->leaf_domains;
 		if (!leaf[k]) {
 			leaf[k] = sg4::create_star_zone("leaf" + std::to_string(k));
 			leaf[k]->set_parent(root);
@@ -93,8 +93,9 @@ struct builder {
 		/* a leaf's gateway to the spine is the gateway of its first
 		 * domain (a router placed directly in the leaf zone would lose
 		 * the NIC links of routes that start in its domains) */
-		if (parent != root && !leaf_gw[domain / sp->leaf_domains])
-			leaf_gw[domain / sp->leaf_domains] = gw;
+		int lk = sp->leaf_of_domain ? sp->leaf_of_domain(sp->leaf_ctx, domain) : domain / sp->leaf_domains;
+		if (parent != root && !leaf_gw[lk])
+			leaf_gw[lk] = gw;
 	}
 };
 

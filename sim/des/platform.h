@@ -8,7 +8,8 @@
  *   root "fabric", a star zone (the spine): leaf zones, or NVLink-domain
  *     zones directly when there is one leaf, and a zone "storage" of storage
  *     hosts, each behind its own split-duplex link;
- *   leaf zone "leafK", a star: its domains; its route to the spine is the
+ *   leaf zone "leafK", a star: its domains (consecutive blocks of
+ *     leaf_domains, or those leaf_of_domain() puts under it); its route to the spine is the
  *     leaf's uplink (split-duplex, shared) when the fabric is
  *     oversubscribed, else empty (non-blocking);
  *   domain zone "dK", a full-routing zone: one host "gI" per built GPU, a
@@ -38,6 +39,10 @@ struct des_platform_spec {
 	int n_gpus;
 	int n_storage;
 	double storage_Bps;       /* link of each storage host to the spine */
+	/* the leaf of NVLink domain d: leaf_of_domain(leaf_ctx, d) when set
+	 * (a placement, models/placement.h), else d / leaf_domains */
+	int (*leaf_of_domain)(const void *leaf_ctx, int domain);
+	const void *leaf_ctx;
 };
 
 #ifdef __cplusplus

@@ -1,0 +1,275 @@
+/* cmd_placement.c: `stepcast placement SCENARIO`: what where the nodes sit
+ * costs a job (packed, random, spread, the scenario's own or a topology
+ * file's placement; analytic and optionally the DES side by side), and
+ * with --free, which of a cluster's free nodes a scheduler should give it.
+ * The work is sim/placement/placement_eval.h's; this file parses options
+ * and prints. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../reports/rpt_placement.h"
+#include "../config/placement_load.h"
+#include "cli.h"
+#include "cli_progress.h"
+#include "cli_set.h"
+
+static void placement_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: stepcast placement SCENARIO [--placement FILE] [--placement-format FMT]\n"
+		"                          [--blocks N] [--seed S] [--engine analytic|des]\n"
+		"                          [--free FILE] [--free-format FMT] [--format text|json]\n"
+		"\n"
+		"What the placement of SCENARIO's nodes on the fabric costs one step: packed\n"
+		"(consecutive nodes fill leaf switches, the engines' default), random (a seeded\n"
+		"sample of a fragmented cluster's slots), spread (nodes dealt round-robin over\n"
+		"the leaves: every rank-order neighbour on another leaf), the scenario's own\n"
+		"cluster.placement and --placement FILE; per placement the step time, its cost\n"
+		"against packed, the parts that pay it and what each group (dp, edp, pp, ep, cp,\n"
+		"tp) crosses.  With --free, which of a cluster's free nodes to give the job:\n"
+		"topology-aware, in the file's order and spread, with the node list to use.\n"
+		"\n"
+		"options:\n"
+		"      --placement FILE    also evaluate this topology file's placement (the\n"
+		"                          first nodes of the file, in its order)\n"
+		"      --placement-format FMT\n"
+		"                          format of --placement and --free files:\n"
+		"                          ec2-instance-topology (default: the JSON of `aws ec2\n"
+		"                          describe-instance-topology`), slurm-topology (a\n"
+		"                          topology.conf, tree or block plugin) or k8s-nodes\n"
+		"                          (`kubectl get nodes -o json`)\n"
+		"      --free-format FMT   format of --free (default: --placement-format's)\n"
+		"      --blocks N          leaves the random and spread placements use (default:\n"
+		"                          random twice the leaves the job needs, spread as many)\n"
+		"      --seed S            seed of the random placement (default 1)\n"
+		"      --engine ENGINE     analytic (default) or des (both engines side by side)\n"
+		"      --free FILE         the cluster's free nodes: recommend which to use\n"
+		"  -f, --format FMT        text (default) or json\n"
+		"  -c, --config-dir DIR    catalogue directory\n");
+	cli_set_usage(out, "cluster.instance", true);
+	cli_progress_usage(out);
+	fprintf(out, "  -h, --help              show this help\n");
+}
+
+static int parse_fmt(const char *arg, enum placement_format *f)
+{
+	for (int i = 0; placement_format_names[i]; i++)
+		if (strcmp(placement_format_names[i], arg) == 0) {
+			*f = (enum placement_format)i;
+			return 1;
+		}
+	return 0;
+}
+
+static int parse_int(const char *arg, long lo, long hi, long *v)
+{
+	char *end = NULL;
+
+	*v = strtol(arg, &end, 10);
+	return end && end != arg && !*end && *v >= lo && *v <= hi;
+}
+
+#define PL_MAX_EVALS 8
+
+int cmd_placement(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "placement", required_argument, NULL, 'P' },
+		{ "placement-format", required_argument, NULL, 'M' },
+		{ "free-format", required_argument, NULL, 'R' },
+		{ "blocks", required_argument, NULL, 'B' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "engine", required_argument, NULL, 'E' },
+		{ "free", required_argument, NULL, 'F' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "config-dir", required_argument, NULL, 'c' },
+		{ "set", required_argument, NULL, CLI_OPT_SET },
+		{ "instance", required_argument, NULL, CLI_OPT_INSTANCE },
+		{ "nodes", required_argument, NULL, CLI_OPT_NODES },
+		{ "quiet", no_argument, NULL, CLI_OPT_QUIET },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	static struct scenario sc;
+	static struct pl_eval ev[PL_MAX_EVALS];
+	static struct placement pls[PL_MAX_EVALS];
+	enum cli_format fmt = FMT_TEXT;
+	enum placement_format pfmt = PLACEMENT_FMT_EC2, ffmt = PLACEMENT_FMT_EC2;
+	bool ffmt_given = false, des = false;
+	const char *dir = NULL, *path, *file = NULL, *free_file = NULL;
+	long blocks = 0, seed = 1;
+	struct catalog cat;
+	struct sc_error err;
+	int c, code, n = 0, npl, need;
+	enum sc_status st = SC_OK;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":f:c:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'P':
+			file = optarg;
+			break;
+		case 'M':
+			if (!parse_fmt(optarg, &pfmt))
+				return cli_usage_error("placement", "unknown format '%s' (expected ec2-instance-topology, "
+						       "slurm-topology or k8s-nodes)", optarg);
+			break;
+		case 'R':
+			if (!parse_fmt(optarg, &ffmt))
+				return cli_usage_error("placement", "unknown format '%s' (expected ec2-instance-topology, "
+						       "slurm-topology or k8s-nodes)", optarg);
+			ffmt_given = true;
+			break;
+		case 'B':
+			if (!parse_int(optarg, 1, 1 << 20, &blocks))
+				return cli_usage_error("placement", "--blocks wants a number of leaves >= 1, not '%s'", optarg);
+			break;
+		case 'S':
+			if (!parse_int(optarg, 0, 2147483647L, &seed))
+				return cli_usage_error("placement", "--seed wants a whole number >= 0, not '%s'", optarg);
+			break;
+		case 'E':
+			if (strcmp(optarg, "des") != 0 && strcmp(optarg, "analytic") != 0)
+				return cli_usage_error("placement", "unknown engine '%s' (expected analytic or des)", optarg);
+			des = strcmp(optarg, "des") == 0;
+			break;
+		case 'F':
+			free_file = optarg;
+			break;
+		case 'f':
+			if (!cli_parse_format("placement", optarg, 1u << FMT_TEXT | 1u << FMT_JSON, &fmt))
+				return EXIT_USAGE;
+			break;
+		case 'c':
+			dir = optarg;
+			break;
+		case CLI_OPT_SET:
+		case CLI_OPT_INSTANCE:
+		case CLI_OPT_NODES:
+			if (!cli_set_option("placement", c, optarg, "cluster."))
+				return EXIT_USAGE;
+			break;
+		case CLI_OPT_QUIET:
+			cli_quiet = true;
+			break;
+		case 'h':
+			placement_usage(stdout);
+			return cli_finish(EXIT_OK);
+		case ':':
+			return cli_usage_error("placement", "option '%s' needs a value", argv[optind - 1]);
+		default:
+			return cli_usage_error("placement", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return cli_usage_error("placement", "missing SCENARIO file");
+	path = argv[optind++];
+	if (optind < argc)
+		return cli_usage_error("placement", "unexpected argument '%s'", argv[optind]);
+	if (!ffmt_given)
+		ffmt = pfmt;
+	if ((code = cli_load_catalog(dir, &cat)) != EXIT_OK)
+		return code;
+	sc_error_clear(&err);
+	st = cli_scenario_load(path, &cat, &sc, &err);
+	catalog_free(&cat);
+	if (st != SC_OK)
+		return cli_fail(&err);
+	npl = sc.cluster.fabric.nodes_per_leaf > 0 ? sc.cluster.fabric.nodes_per_leaf : sc.cluster.nodes;
+	need = (sc.cluster.nodes + npl - 1) / npl;
+
+	cli_progress_begin("placement");
+	st = pl_evaluate(&sc, NULL, "packed", des, NULL, &ev[n++], &err);
+	if (st == SC_OK && !free_file) {
+		/* the generated ones, then the scenario's and the file's */
+		const struct { enum placement_gen g; const char *label; long blocks; } gens[] = {
+			{ PLACEMENT_GEN_RANDOM, "random", blocks > 0 ? blocks : 2L * need },
+			{ PLACEMENT_GEN_SPREAD, "spread", blocks > 0 ? blocks : need },
+		};
+
+		for (size_t i = 0; st == SC_OK && i < sizeof(gens) / sizeof(gens[0]); i++) {
+			st = placement_generate(&pls[n], gens[i].g, sc.cluster.nodes, (int)gens[i].blocks, npl,
+						(uint64_t)seed, &err);
+			if (st == SC_OK)
+				st = pl_evaluate(&sc, &pls[n], gens[i].label, des, NULL, &ev[n], &err);
+			n++;
+		}
+		if (st == SC_OK && sc.cluster.placement)
+			st = pl_evaluate(&sc, sc.cluster.placement, "scenario", des, NULL, &ev[n++], &err);
+		if (st == SC_OK && file) {
+			st = placement_load_file(pfmt, file, NULL, 0, sc.cluster.nodes, npl, &pls[n], &err);
+			if (st == SC_OK)
+				st = pl_evaluate(&sc, &pls[n], "file", des, NULL, &ev[n], &err);
+			n++;
+		}
+	} else if (st == SC_OK) {
+		/* advice: the free nodes, chosen three ways */
+		static struct placement fr;
+
+		st = placement_load_file(ffmt, free_file, NULL, 0, 0, npl, &fr, &err);
+		for (int k = 0; st == SC_OK && k < PL_CHOOSE_COUNT; k++) {
+			st = pl_choose(&fr, sc.cluster.nodes, (enum pl_choice)k, &pls[n], &err);
+			if (st != SC_OK && !err.file[0])
+				snprintf(err.file, sizeof(err.file), "%s", free_file);
+			if (st == SC_OK)
+				st = pl_evaluate(&sc, &pls[n], k == PL_CHOOSE_AWARE ? "aware"
+							: k == PL_CHOOSE_FILE_ORDER ? "in-order" : "spread",
+						 des, NULL, &ev[n], &err);
+			n++;
+		}
+		placement_free(&fr);
+	}
+	cli_progress_end();
+	if (st != SC_OK) {
+		for (int i = 0; i < n; i++)
+			placement_free(&pls[i]);
+		if (!err.file[0])
+			snprintf(err.file, sizeof(err.file), "%s", path);
+		return cli_fail(&err);
+	}
+	for (int i = 1; i < n; i++)
+		pl_eval_cost(&ev[i], &ev[0]);
+	if (fmt == FMT_JSON) {
+		cJSON *root = rpt_placement_json(&sc, ev, n);
+		char *text = NULL;
+
+		if (root && free_file) {
+			/* the recommendation: the aware choice's nodes in rank order */
+			cJSON *a = cJSON_CreateArray();
+
+			for (int i = 0; a && pls[1].name && i < pls[1].nodes; i++)
+				cJSON_AddItemToArray(a, cJSON_CreateString(pls[1].name[i]));
+			if (!a || !cJSON_AddItemToObject(root, "recommended_nodes", a)) {
+				cJSON_Delete(a);
+				cJSON_Delete(root);
+				root = NULL;
+			}
+		}
+		text = root ? cJSON_Print(root) : NULL;
+		cJSON_Delete(root);
+		if (!text) {
+			fprintf(stderr, "stepcast: error: out of memory\n");
+			code = EXIT_INTERNAL;
+		} else {
+			printf("%s\n", text);
+			free(text);
+			code = EXIT_OK;
+		}
+	} else {
+		rpt_placement_text(stdout, &sc, ev, n);
+		if (free_file && pls[1].name) {
+			printf("\nrecommended (topology-aware, rank order):");
+			for (int i = 0; i < pls[1].nodes; i++)
+				printf("%s%s", i ? "," : " ", pls[1].name[i]);
+			printf("\nin file order it would cost %+.2f %%, spread %+.2f %% more than packed\n",
+			       100.0 * ev[2].cost_rel, 100.0 * ev[3].cost_rel);
+		}
+		code = EXIT_OK;
+	}
+	for (int i = 0; i < n; i++)
+		placement_free(&pls[i]);
+	return cli_finish(code);
+}

@@ -254,6 +254,7 @@ static const struct cfg_field recipe_fields[] = {
 	CFG_F_BOOL(struct val_recipe, tp_comm_overlap, REQ, "TP communication overlap with SP"),
 	CFG_F_BOOL(struct val_recipe, grad_reduce_in_fp32, REQ, "FP32 gradient buffer"),
 	CFG_F_BOOL(struct val_recipe, fused_kernels, 0, "fused loss and norms, as torch.compile (default false)"),
+	CFG_F_BOOL(struct val_recipe, portable_attention, 0, "attention by FlashAttention-2 or its Triton port (training.attention_kernel portable; default false: fused)"),
 	CFG_F_STR(struct val_recipe, source, REQ, "where the facts come from"),
 	CFG_END
 };
@@ -483,6 +484,10 @@ static int build_case(const struct val_set *set, const struct catalog *cat,
 		if (rec->fused_kernels && sc->training.framework != FW_MEGATRON_CORE) {
 			sc->training.compile = true;
 			add_assumption(vc, "compile=true (fused loss and norms, group recipe)");
+		}
+		if (rec->portable_attention) {
+			sc->training.attention_kernel = ATTN_KERNEL_PORTABLE;
+			add_assumption(vc, "attention_kernel=portable (group recipe)");
 		}
 		if (!rec->grad_reduce_in_fp32) {
 			sc->training.grad_fp32 = false;

@@ -298,15 +298,19 @@ static enum sc_status load_recipes(const char *systems_path, struct val_set *set
 			goto out;
 		fw = set->recipes[i].framework;
 		if (strcmp(fw, "megatron-core") && strcmp(fw, "torchtitan") && strcmp(fw, "deepspeed")) {
-			cfg_pointer_key(where, sizeof(where), where, "framework");
-			st = sc_error_set(err, SC_EINVAL, path, where,
+			char key[SC_ERROR_PTR_MAX];
+
+			cfg_pointer_key(key, sizeof(key), where, "framework");
+			st = sc_error_set(err, SC_EINVAL, path, key,
 					  "unknown framework \"%s\" (megatron-core, torchtitan or deepspeed)", fw);
 			goto out;
 		}
 		if (set->recipes[i].flop_convention[0] &&
 		    strcmp(set->recipes[i].flop_convention, "megatron-lm") != 0) {
-			cfg_pointer_key(where, sizeof(where), where, "flop_convention");
-			st = sc_error_set(err, SC_EINVAL, path, where, "unknown FLOP convention \"%s\" (megatron-lm)",
+			char key[SC_ERROR_PTR_MAX];
+
+			cfg_pointer_key(key, sizeof(key), where, "flop_convention");
+			st = sc_error_set(err, SC_EINVAL, path, key, "unknown FLOP convention \"%s\" (megatron-lm)",
 					  set->recipes[i].flop_convention);
 			goto out;
 		}

@@ -21,6 +21,7 @@
 	X(gemm_eta_max_fp4, "fraction", 0.3, 0.87, "fraction of the dense FP4 peak that a large GEMM reaches") \
 	X(gemm_half_dim, "elements", 32.0, 2048.0, "GEMM dimension at which that dimension alone halves the efficiency") \
 	X(attn_eta, "fraction", 0.2, 0.75, "flash-attention forward efficiency relative to the BF16 peak") \
+	X(attn_eta_portable, "fraction", 0.05, 0.75, "forward efficiency of portable flash-attention kernels (FlashAttention-2, its Triton port: sm80 mma.sync) relative to the BF16 peak") \
 	X(attn_bwd_flops_ratio, "ratio", 2.0, 3.0, "flash-attention backward work over forward work (recomputes scores)") \
 	X(hbm_eta, "fraction", 0.6, 0.92, "fraction of datasheet HBM bandwidth that large streaming kernels reach") \
 	X(kernel_overhead_s, "s", 1e-6, 1e-4, "fixed cost per kernel (launch, tail effects)") \

@@ -145,11 +145,11 @@ void gpu_gemm_time(const struct gpu_spec *gpu, const struct calibration *cal,
 }
 
 void gpu_attention_time(const struct gpu_spec *gpu,
-			const struct calibration *cal, double flops,
+			const struct calibration *cal, double eta, double flops,
 			double bytes, struct gpu_time *acc)
 {
 	double peak = gpu_peak_flops(gpu, GPU_DTYPE_BF16);
-	double tc = flops / (peak * cal->attn_eta);
+	double tc = flops / (peak * eta);
 	double tm = bytes / hbm_Bps(gpu, cal);
 
 	if (flops <= 0 && bytes <= 0)

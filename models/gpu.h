@@ -74,9 +74,10 @@ void gpu_gemm_time(const struct gpu_spec *gpu, const struct calibration *cal,
 		   double count, struct gpu_time *acc);
 
 /* Time of a flash-attention kernel doing flops (BF16) and moving bytes,
- * at efficiency attn_eta, added into *acc (one kernel). */
+ * at efficiency eta of the BF16 peak (attn_eta or attn_eta_portable, by
+ * the kernel), added into *acc (one kernel). */
 void gpu_attention_time(const struct gpu_spec *gpu,
-			const struct calibration *cal, double flops,
+			const struct calibration *cal, double eta, double flops,
 			double bytes, struct gpu_time *acc);
 
 /* Time of `kernels` memory-bound kernels moving bytes in total through HBM,

@@ -61,6 +61,11 @@ const char *framework_name(enum sc_framework f)
 	return "unknown";
 }
 
+const char *attention_kernel_name(enum sc_attention_kernel k)
+{
+	return k == ATTN_KERNEL_PORTABLE ? "portable" : "fused";
+}
+
 const char *attention_name(enum sc_attention a)
 {
 	return a == ATTN_UNFUSED ? "unfused" : "flash";

@@ -22,6 +22,13 @@ enum sc_framework { FW_MEGATRON_CORE, FW_TORCHTITAN, FW_DEEPSPEED };
  * kept) or unfused (Megatron --attention-backend unfused, eager math
  * attention: the softmax output is kept for the backward). */
 enum sc_attention { ATTN_FLASH, ATTN_UNFUSED };
+/* Which flash-attention kernel runs, for its speed (the step model): fused
+ * (Transformer Engine / cuDNN fused attention, the Megatron-Core default;
+ * FlashAttention-3-class on Hopper: wgmma and TMA) at attn_eta, or portable
+ * (FlashAttention-2 and its Triton port, written for sm80 mma.sync: on Hopper
+ * FlashAttention-2 reaches about 35 % of the peak, Shah et al. 2024) at
+ * attn_eta_portable. */
+enum sc_attention_kernel { ATTN_KERNEL_FUSED, ATTN_KERNEL_PORTABLE };
 /* Megatron-Core's --recompute-modules (with recompute "selective"): which
  * parts of a layer are recomputed in the backward instead of kept; none
  * given means core_attn, Megatron's default. */
@@ -98,6 +105,7 @@ struct training {
 	enum sc_dtype master_dtype;    /* optimizer's master weights (Megatron --main-params-dtype) */
 	enum sc_dtype moments_dtype;   /* Adam moments (Megatron --exp-avg-dtype) */
 	enum sc_attention attention;
+	enum sc_attention_kernel attention_kernel;
 	bool dropout;            /* dropout on (masks kept); modern pre-training runs without */
 	bool compile;            /* torch.compile (torchtitan): fused elementwise ops and loss */
 	bool no_lp_weight_cache; /* Megatron --disable-parameter-transpose-cache: TE's FP8/FP4
@@ -140,6 +148,7 @@ const char *recompute_name(enum sc_recompute r);
 const char *schedule_name(enum sc_schedule s);
 const char *moe_dispatcher_name(enum sc_moe_dispatcher d);
 const char *framework_name(enum sc_framework f);
+const char *attention_kernel_name(enum sc_attention_kernel k);
 const char *attention_name(enum sc_attention a);
 const char *dtype_name(enum sc_dtype d);
 

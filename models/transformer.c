@@ -192,6 +192,21 @@ void tf_flops_per_token(const struct model_arch *m, int seq_len, bool causal,
 	out->total = out->layers_gemm + out->layers_attn + out->logits + out->mtp;
 }
 
+double tf_megatron_flops_per_step(const struct model_arch *m, int seq_len, double batch_seqs)
+{
+	double h = m->hidden, L = m->layers, s = seq_len;
+	double q_ratio = (double)m->heads * model_head_dim(m) / h;
+	double groups = m->kv_heads > 0 ? (double)m->kv_heads / m->heads : 1.0;
+	double ffn = model_is_moe(m) && m->moe_ffn_hidden > 0 ? m->moe_ffn_hidden : m->ffn_hidden;
+	double routed = model_is_moe(m) ? m->top_k : 1.0;
+	double gated = m->gated_mlp ? 1.5 : 1.0;
+
+	if (model_is_mla(m) || h <= 0 || L <= 0)
+		return 0;
+	return 12.0 * batch_seqs * s * L * h * h *
+	       ((1.0 + groups + s / h) * q_ratio + ffn / h * routed * gated + m->vocab / (2.0 * L * h));
+}
+
 /* ---- op list ----------------------------------------------------------------- */
 
 static void add_gemm(struct tf_layer *l, const char *name, double m, double n,

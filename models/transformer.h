@@ -122,6 +122,18 @@ void tf_params(const struct model_arch *m, struct tf_params *out);
 void tf_flops_per_token(const struct model_arch *m, int seq_len, bool causal,
 			struct tf_flops *out);
 
+/* Model FLOPs of one training step of batch_seqs sequences under
+ * Megatron-LM's own convention (megatron/training/training.py,
+ * num_floating_point_operations, Megatron-Core r0.8): 12 B s L h^2
+ * ((1 + g/a + s/h) q/h + f/h k gated + V / (2 L h)), q the query
+ * projection width, g/a the key/value groups over the heads, gated 3/2 for
+ * SwiGLU, k the experts a token is routed to; attention counted without
+ * causal halving and no recompute term.  NeMo 2's flops_formulas (llama2:
+ * 12 + 12 g/a + 18 f/h + 12 s/h + 6 V/(L h)) is the same sum.  Used to
+ * compare a source that publishes TFLOP/s only.  0 for an MLA model (the
+ * convention has no term for it). */
+double tf_megatron_flops_per_step(const struct model_arch *m, int seq_len, double batch_seqs);
+
 /* The op list of one micro-batch on one GPU. */
 void tf_build(const struct model_arch *m, const struct tf_shard *sh,
 	      struct tf_ops *out);

@@ -30,7 +30,7 @@ fi
 # 1. training: Hopper (the Megatron-Core software parameters: overlap,
 #    interference, step overhead are fitted here and shared with Blackwell)
 "$sc" validate --summary --calibration hopper-default --output $cal/hopper-default.json \
-	--fit gemm_half_dim,kernel_overhead_s,efa_a2a_bw_eff,dp_overlap,pp_overlap,comm_interference,moe_router_imbalance,step_overhead_s >/dev/null
+	--fit gemm_half_dim,attn_eta_portable,kernel_overhead_s,efa_a2a_bw_eff,dp_overlap,pp_overlap,comm_interference,moe_router_imbalance,step_overhead_s >/dev/null
 # 2. Blackwell takes the software parameters from Hopper (one source group
 #    cannot separate them from its hardware ones), then fits its own
 python3 - <<'PY'
@@ -46,7 +46,7 @@ PY
 "$sc" validate --summary --calibration blackwell-default --output $cal/blackwell-default.json \
 	--fit gemm_half_dim,attn_eta,kernel_overhead_s,efa_a2a_bw_eff,moe_router_imbalance >/dev/null
 "$sc" validate --summary --calibration ampere-default --output $cal/ampere-default.json \
-	--fit gemm_half_dim,attn_eta,kernel_overhead_s,dp_overlap,pp_overlap,comm_interference,step_overhead_s >/dev/null
+	--fit gemm_half_dim,attn_eta_portable,kernel_overhead_s,dp_overlap,pp_overlap,comm_interference,step_overhead_s >/dev/null
 # 3. serving (Hopper and Ampere; Blackwell takes the engine and front-end
 #    costs from Hopper, README "Calibration" under serving)
 sp=serve_hbm_eta,serve_kernel_overhead_s,serve_iteration_overhead_s,serve_seq_overhead_s,serve_request_overhead_s,serve_token_overhead_s

@@ -241,8 +241,11 @@ static void time_kind(const struct ctx *x, const struct tf_layer *L,
 		/* flash-attention backward recomputes the scores and does five
 		 * matmuls to the forward's two (Dao 2023, FlashAttention-2,
 		 * section 3.2): attn_bwd_flops_ratio x the forward's work */
-		gpu_attention_time(x->gpu, cal, L->attn_flops, L->attn_bytes, &attn);
-		gpu_attention_time(x->gpu, cal, L->attn_flops * cal->attn_bwd_flops_ratio,
+		double eta = x->sc->training.attention_kernel == ATTN_KERNEL_PORTABLE
+				     ? cal->attn_eta_portable : cal->attn_eta;
+
+		gpu_attention_time(x->gpu, cal, eta, L->attn_flops, L->attn_bytes, &attn);
+		gpu_attention_time(x->gpu, cal, eta, L->attn_flops * cal->attn_bwd_flops_ratio,
 				   2.0 * L->attn_bytes, &attn_b);
 		gpu_time_add(&fwd, &attn, 1.0);
 		gpu_time_add(&bwd, &attn_b, 1.0);

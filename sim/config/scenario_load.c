@@ -17,6 +17,7 @@ static const char *const recomputes[] = { "none", "selective", "full", NULL };
 static const char *const optimizers[] = { "adam", "sgd", NULL };
 static const char *const frameworks[] = { "megatron-core", "torchtitan", "deepspeed", NULL };
 static const char *const attentions[] = { "flash", "unfused", NULL };
+static const char *const attention_kernels[] = { "fused", "portable", NULL };
 static const char *const dtypes[] = { "fp32", "bf16", NULL };
 static const char *const schedules[] = { "1f1b", "interleaved-1f1b", "gpipe", "zb-h1", "zb-v",
 					  "dualpipe", NULL };
@@ -168,6 +169,7 @@ const struct cfg_field cfg_training_fields[] = {
 	CFG_F_ENUM(struct training, master_dtype, 0, dtypes, "optimizer master weights: fp32 (default) or bf16 (Megatron --main-params-dtype, DeepSpeed bf16_master_weights_and_grads)"),
 	CFG_F_ENUM(struct training, moments_dtype, 0, dtypes, "Adam moments: fp32 (default) or bf16 (Megatron --exp-avg-dtype/--exp-avg-sq-dtype, DeepSpeed bf16_optimizer_states)"),
 	CFG_F_ENUM(struct training, attention, 0, attentions, "attention kernels: flash (default) or unfused (softmax output kept, Megatron --attention-backend unfused)"),
+	CFG_F_ENUM(struct training, attention_kernel, 0, attention_kernels, "flash-attention kernel for speed: fused (default; TE/cuDNN, FlashAttention-3 class) or portable (FlashAttention-2 or its Triton port)"),
 	CFG_F_BOOL(struct training, dropout, 0, "dropout on, masks kept for the backward (default false)"),
 	CFG_F_BOOL(struct training, compile, 0, "torch.compile of the model and loss (torchtitan; default false)"),
 	CFG_F_BOOL(struct training, no_lp_weight_cache, 0, "Megatron --disable-parameter-transpose-cache: FP8/FP4 weight copies not kept (default false)"),

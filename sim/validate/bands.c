@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define Z90 1.2815515655446004 /* standard normal quantile 0.9 */
-
 /* The band of n log ratios x[] from groups grp[] (indices): centre the
  * mean, spread the within-group and between-group standard deviations
  * combined (one-way random effects: a new source group shifts as the
@@ -52,9 +50,14 @@ bool val_band_of_log_ratios(const double *x, const int *grp, int n, int n_groups
 	sigma = sqrt(ww + vb);
 	b->present = true;
 	b->cases = n;
-	b->p50 = exp(c);
-	b->p10 = exp(c - Z90 * sigma);
-	b->p90 = exp(c + Z90 * sigma);
+	{
+		/* the quantiles of the lognormal band, by models/uncertainty's rule */
+		struct model_band lb = { .log_bias = c, .log_sigma = sigma };
+
+		b->p50 = model_band_factor(&lb, 0.5);
+		b->p10 = model_band_factor(&lb, 0.1);
+		b->p90 = model_band_factor(&lb, 0.9);
+	}
 	free(sum);
 	free(cnt);
 	return true;

@@ -24,6 +24,10 @@
 #include "../../models/uncertainty.h"
 #include "validate.h"
 
+/* Fewer residuals give no band: the relative standard error of a sample
+ * standard deviation is about 1 / sqrt(2 (n - 1)) (normal theory), 27 % at
+ * n = 8, above the band-width differences between regimes (README,
+ * Accuracy) below it. */
 #define VAL_BAND_MIN_CASES 8
 
 struct val_regime_stats {

@@ -22,7 +22,12 @@
  * The fit minimises mean |log error| + (b / n) sum ((u - u_prior) / sigma)^2 / 2
  * with b the mean |log error| before the fit and n the cases: the
  * posterior mode for Laplace errors of scale b.  u of a bound is infinite,
- * so the prior keeps a fit off the bounds unless the data insist. */
+ * so the prior keeps a fit off the bounds unless the data insist.
+ * sigma 2: weakly informative on the logistic scale (Gelman, Jakulin, Pittau
+ * and Su 2008, "A weakly informative default prior distribution for
+ * logistic and other regression models", Ann. Appl. Stat. 2(4): scale 2.5
+ * per logistic coefficient); from a centre mid-range, +/- 2 sigma covers
+ * logistic(+/-4) = 1.8 % to 98.2 % of the physical range. */
 #define VAL_FIT_PRIOR_SIGMA_U 2.0
 
 struct val_fit_result {

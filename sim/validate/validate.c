@@ -18,6 +18,7 @@
 #include "validate.h"
 
 #include "../../models/moe_dispatch.h"
+#include "../../models/transformer.h"
 #include "../../models/uncertainty.h"
 
 #include <math.h>
@@ -254,6 +255,8 @@ static const struct cfg_field recipe_fields[] = {
 	CFG_F_BOOL(struct val_recipe, tp_comm_overlap, REQ, "TP communication overlap with SP"),
 	CFG_F_BOOL(struct val_recipe, grad_reduce_in_fp32, REQ, "FP32 gradient buffer"),
 	CFG_F_BOOL(struct val_recipe, fused_kernels, 0, "fused loss and norms, as torch.compile (default false)"),
+	CFG_F_STR(struct val_recipe, flop_convention, 0, "megatron-lm: the group's TFLOP/s count Megatron-LM's num_floating_point_operations (default none)"),
+	CFG_F_BOOL(struct val_recipe, portable_attention, 0, "attention by FlashAttention-2 or its Triton port (training.attention_kernel portable; default false: fused)"),
 	CFG_F_STR(struct val_recipe, source, REQ, "where the facts come from"),
 	CFG_END
 };
@@ -295,9 +298,20 @@ static enum sc_status load_recipes(const char *systems_path, struct val_set *set
 			goto out;
 		fw = set->recipes[i].framework;
 		if (strcmp(fw, "megatron-core") && strcmp(fw, "torchtitan") && strcmp(fw, "deepspeed")) {
-			cfg_pointer_key(where, sizeof(where), where, "framework");
-			st = sc_error_set(err, SC_EINVAL, path, where,
+			char key[SC_ERROR_PTR_MAX];
+
+			cfg_pointer_key(key, sizeof(key), where, "framework");
+			st = sc_error_set(err, SC_EINVAL, path, key,
 					  "unknown framework \"%s\" (megatron-core, torchtitan or deepspeed)", fw);
+			goto out;
+		}
+		if (set->recipes[i].flop_convention[0] &&
+		    strcmp(set->recipes[i].flop_convention, "megatron-lm") != 0) {
+			char key[SC_ERROR_PTR_MAX];
+
+			cfg_pointer_key(key, sizeof(key), where, "flop_convention");
+			st = sc_error_set(err, SC_EINVAL, path, key, "unknown FLOP convention \"%s\" (megatron-lm)",
+					  set->recipes[i].flop_convention);
 			goto out;
 		}
 		i++;
@@ -383,7 +397,17 @@ static int build_case(const struct val_set *set, const struct catalog *cat,
 	vc->measured_step_s = rc->measured.step_time_s;
 	vc->expressible = true;
 
-	if (!set->memory_cases && !(rc->measured.step_time_s > 0))
+	if (!set->memory_cases && !(vc->measured_step_s > 0) && m && rec && rc->measured.model_tflops_per_gpu > 0 &&
+	    strcmp(rec->flop_convention, "megatron-lm") == 0) {
+		/* TFLOP/s only: the step time under the source's own FLOP count */
+		double f = tf_megatron_flops_per_step(m, rc->seq_len, rc->global_batch_seqs);
+
+		if (f > 0) {
+			vc->measured_step_s = f / (rc->measured.model_tflops_per_gpu * 1e12 * rc->gpu_count);
+			add_assumption(vc, "step time from model TFLOP/s under Megatron-LM's FLOP count (group recipe)");
+		}
+	}
+	if (!set->memory_cases && !(vc->measured_step_s > 0))
 		return not_expressible(vc, "%s", "no step time or throughput published (TFLOP/s only, "
 				       "under the source's own FLOP convention)");
 	if (strcmp(rc->task, "lora") == 0)
@@ -483,6 +507,10 @@ static int build_case(const struct val_set *set, const struct catalog *cat,
 		if (rec->fused_kernels && sc->training.framework != FW_MEGATRON_CORE) {
 			sc->training.compile = true;
 			add_assumption(vc, "compile=true (fused loss and norms, group recipe)");
+		}
+		if (rec->portable_attention) {
+			sc->training.attention_kernel = ATTN_KERNEL_PORTABLE;
+			add_assumption(vc, "attention_kernel=portable (group recipe)");
 		}
 		if (!rec->grad_reduce_in_fp32) {
 			sc->training.grad_fp32 = false;

@@ -72,6 +72,8 @@ struct val_recipe {
 	bool tp_comm_overlap;
 	bool grad_reduce_in_fp32;
 	bool fused_kernels;      /* fused loss and norms (torch.compile or equivalent) */
+	bool portable_attention; /* FlashAttention-2 or its Triton port, not TE/cuDNN fused attention */
+	char flop_convention[SC_NAME_MAX]; /* how the group counts its published TFLOP/s; "" none */
 	char source[SC_SOURCE_MAX];
 };
 

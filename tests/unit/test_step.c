@@ -20,6 +20,7 @@ static struct calibration hopper_cal(void)
 	k.gemm_eta_max_fp4 = 0.7;
 	k.gemm_half_dim = 128;
 	k.attn_eta = 0.6;
+	k.attn_eta_portable = 0.3;
 	k.attn_bwd_flops_ratio = 2.5;
 	k.hbm_eta = 0.88;
 	k.kernel_overhead_s = 3e-6;

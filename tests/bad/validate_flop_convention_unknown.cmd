@@ -1,0 +1,1 @@
+validate @TMP@/training-cases.json --summary --systems @TMP@/systems.json

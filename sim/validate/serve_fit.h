@@ -29,4 +29,29 @@ enum sc_status sval_fit(struct sval_set *set, struct calibration *cal, const int
 double sval_group_mape(struct sval_set *set, const struct calibration *cal, const char *group,
 		       int *count);
 
+/* Leave-one-source-group-out cross-validation of the serving cases of
+ * start's family: fit params on every case (from start), then for each
+ * source group refit from that fit without the group and predict the
+ * group's metrics with it.  A fold that cannot be fitted (too few metrics
+ * outside the group) keeps its in-sample MAPE, fitted false and the reason
+ * in why.  Fails only when the fit on every case fails. */
+struct sval_cv_group {
+	char name[SC_NAME_MAX * 2];
+	int metrics;
+	double mape_in, mape_out; /* fractions; mape_out only when fitted */
+	bool fitted;
+	char why[SC_ERROR_MSG_MAX];
+};
+
+struct sval_cv_result {
+	int n_groups;
+	struct sval_cv_group groups[VAL_CV_MAX_GROUPS];
+	int metrics;              /* over the fitted folds */
+	double mape_in, mape_out;
+};
+
+enum sc_status sval_cross_validate(struct sval_set *set, const struct calibration *start, const int *params,
+				   int n_params, int max_iterations, struct sval_cv_result *res,
+				   struct sc_error *err);
+
 #endif

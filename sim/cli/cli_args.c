@@ -9,6 +9,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "cli_output.h"
 #include "cli_progress.h"
 
 const struct cli_opt cli_opts_config_dir[] = {
@@ -17,13 +18,23 @@ const struct cli_opt cli_opts_config_dir[] = {
 	CLI_OPT_END
 };
 
-const struct cli_opt cli_opts_set_cluster[] = {
+const struct cli_opt cli_opts_set[] = {
 	{ "set", CLI_OPT_SET, "PATH=VALUE",
 	  "what-if: change one value of the scenario (layout.tp=4,\n"
 	  "cluster.nodes=128) or of the catalogue\n"
 	  "(catalog.instances.p5.48xlarge.efa_nic_Gbps=50) before it\n"
 	  "is checked; repeatable, the last of a PATH wins", NULL },
+	CLI_OPT_END
+};
+
+const struct cli_opt cli_opts_set_instance[] = {
+	CLI_OPT_GROUP(cli_opts_set),
 	{ "instance", CLI_OPT_INSTANCE, "NAME", "the same as --set cluster.instance=NAME", NULL },
+	CLI_OPT_END
+};
+
+const struct cli_opt cli_opts_set_cluster[] = {
+	CLI_OPT_GROUP(cli_opts_set_instance),
 	{ "nodes", CLI_OPT_NODES, "N", "the same as --set cluster.nodes=N", NULL },
 	CLI_OPT_END
 };
@@ -62,7 +73,7 @@ void cli_opts_print(FILE *out, const struct cli_opt *t)
 				     t->arg ? t->arg : "");
 		fputs(label, out);
 		h = t->help ? t->help : "";
-		if (n >= HELP_COLUMN - 1 || *h == '\n') {
+		if (n >= HELP_COLUMN || *h == '\n') {
 			fputc('\n', out);
 			if (*h == '\n')
 				h++;
@@ -247,14 +258,5 @@ void cli_args_free(struct cli_args *a)
 
 int cli_print_json(cJSON *j)
 {
-	char *text = j ? cJSON_Print(j) : NULL;
-
-	cJSON_Delete(j);
-	if (!text) {
-		fprintf(stderr, "stepcast: error: out of memory\n");
-		return EXIT_INTERNAL;
-	}
-	printf("%s\n", text);
-	free(text);
-	return EXIT_OK;
+	return cli_write_json(NULL, j, NULL, NULL);
 }

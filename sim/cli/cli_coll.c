@@ -507,16 +507,5 @@ int cmd_collective(int argc, char **argv)
 			       ch.selected_by && strncmp(ch.selected_by, "aws", 3) == 0 ? " *" : "");
 		}
 	}
-	if (root) {
-		char *text = cJSON_Print(root);
-
-		cJSON_Delete(root);
-		if (!text) {
-			fprintf(stderr, "stepcast: error: out of memory\n");
-			return EXIT_INTERNAL;
-		}
-		printf("%s\n", text);
-		free(text);
-	}
-	return cli_finish(EXIT_OK);
+	return cli_finish(root ? cli_write_json(NULL, root, NULL, NULL) : EXIT_OK);
 }

@@ -3,10 +3,7 @@
 #include "cli_fit.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-
-#include <cjson/cJSON.h>
 
 #include "../../reports/rpt_catalog.h"
 #include "cli.h"
@@ -34,17 +31,6 @@ int cli_parse_fit_params(const char *list, int max, int *params, int *n)
 
 int cli_write_profile(const struct calibration *cal, const char *output)
 {
-	cJSON *json = rpt_calibration_json(cal);
-	char *text = json ? cJSON_Print(json) : NULL;
-	int code;
-
-	cJSON_Delete(json);
-	if (!text) {
-		fprintf(stderr, "stepcast: error: out of memory\n");
-		return EXIT_INTERNAL;
-	}
 	/* the profile must load back before it replaces anything */
-	code = cli_output_text(output, text, true, cli_check_profile, (void *)output);
-	free(text);
-	return code;
+	return cli_write_json(output, rpt_calibration_json(cal), cli_check_profile, (void *)output);
 }

@@ -64,18 +64,7 @@ static int write_junit(const char *path, const struct reg_report *rep)
 
 static int write_baselines(const char *path, const struct reg_run *run)
 {
-	cJSON *j = reg_baselines_json(run);
-	char *text = j ? cJSON_Print(j) : NULL;
-	int code;
-
-	cJSON_Delete(j);
-	if (!text) {
-		fprintf(stderr, "stepcast: error: out of memory\n");
-		return EXIT_INTERNAL;
-	}
-	code = cli_output_text(path, text, true, NULL, NULL);
-	cJSON_free(text);
-	return code;
+	return cli_write_json(path, reg_baselines_json(run), NULL, NULL);
 }
 
 int cmd_regress(int argc, char **argv)

@@ -25,7 +25,7 @@ static const struct cli_command commands[] = {
 	{ "catalog", cmd_catalog, "list the catalogue: gpus, instances, fabrics, storage, models, calibrations", 0 },
 	{ "regress", cmd_regress, "compare pinned scenarios x calibration profiles with committed baselines", 0 },
 	{ "calibrate", cmd_calibrate, "measure (run), read tool output (ingest), fit and show calibration profiles", 0 },
-	{ "search", cmd_search, "enumerate and rank the parallel layouts of a scenario", 0 },
+	{ "search", cmd_search, "enumerate and rank the parallel layouts of a scenario", CLI_NEEDS_SCENARIO },
 	{ "plan", cmd_plan, "nodes, layout, time and cost to train a token budget", 0 },
 	{ "compare", cmd_compare, "best layout, time and cost per instance type, with a report", 0 },
 	{ "merge", cmd_merge, "join the JSONL parts of a sharded search", 0 },

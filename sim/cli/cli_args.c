@@ -54,7 +54,7 @@ const struct cli_opt cli_opts_help[] = {
  * from there (below, when the name is longer), continuation lines at 26. */
 #define HELP_COLUMN 26
 
-void cli_opts_print(FILE *out, const struct cli_opt *t)
+void cli_opts_print(FILE *out, const struct cli_opt *t, int col)
 {
 	for (; t->name || t->group; t++) {
 		char label[96];
@@ -62,7 +62,7 @@ void cli_opts_print(FILE *out, const struct cli_opt *t)
 		int n;
 
 		if (!t->name) {
-			cli_opts_print(out, t->group);
+			cli_opts_print(out, t->group, col);
 			continue;
 		}
 		if (t->key > 0 && t->key < 0x80)
@@ -73,7 +73,7 @@ void cli_opts_print(FILE *out, const struct cli_opt *t)
 				     t->arg ? t->arg : "");
 		fputs(label, out);
 		h = t->help ? t->help : "";
-		if (n >= HELP_COLUMN || *h == '\n') {
+		if (n >= col || *h == '\n') {
 			fputc('\n', out);
 			if (*h == '\n')
 				h++;
@@ -83,7 +83,7 @@ void cli_opts_print(FILE *out, const struct cli_opt *t)
 			const char *nl = strchr(h, '\n');
 			int len = nl ? (int)(nl - h) : (int)strlen(h);
 
-			fprintf(out, "%*s%.*s\n", HELP_COLUMN - n, "", len, h);
+			fprintf(out, "%*s%.*s\n", col - n, "", len, h);
 			n = 0;
 			if (!nl)
 				break;
@@ -95,7 +95,7 @@ void cli_opts_print(FILE *out, const struct cli_opt *t)
 void cli_usage_print(FILE *out, const struct cli_usage *u)
 {
 	fprintf(out, "%s\n%s\noptions:\n", u->synopsis, u->about);
-	cli_opts_print(out, u->opts);
+	cli_opts_print(out, u->opts, u->column ? u->column : HELP_COLUMN);
 	if (u->epilog)
 		fputs(u->epilog, out);
 }

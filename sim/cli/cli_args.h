@@ -51,10 +51,11 @@ struct cli_usage {
 	const char *about;
 	const struct cli_opt *opts;
 	const char *epilog;
+	int column; /* where the options' help starts; 0: 26 */
 };
 
-/* Print the options' lines of table t. */
-void cli_opts_print(FILE *out, const struct cli_opt *t);
+/* Print the options' lines of table t, their help from column col. */
+void cli_opts_print(FILE *out, const struct cli_opt *t, int col);
 
 /* Print u (the options' lines generated from the table). */
 void cli_usage_print(FILE *out, const struct cli_usage *u);

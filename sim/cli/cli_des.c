@@ -23,7 +23,7 @@ const struct cli_opt cli_opts_des_budget[] = {
 
 void cli_des_budget_usage(FILE *out)
 {
-	cli_opts_print(out, cli_opts_des_budget);
+	cli_opts_print(out, cli_opts_des_budget, 26);
 }
 
 /* A count: a number from 1 to 1e15 (2.4e7 is fine). */

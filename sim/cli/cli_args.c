@@ -62,7 +62,7 @@ void cli_opts_print(FILE *out, const struct cli_opt *t, int col)
 		int n;
 
 		if (!t->name) {
-			cli_opts_print(out, t->group, col);
+			cli_opts_print(out, t->group, t->key > 0 ? t->key : col);
 			continue;
 		}
 		if (t->key > 0 && t->key < 0x80)

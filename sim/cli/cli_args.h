@@ -31,6 +31,9 @@ struct cli_opt {
 };
 #define CLI_OPT_END { NULL, 0, NULL, NULL, NULL }
 #define CLI_OPT_GROUP(t) { NULL, 0, NULL, NULL, (t) }
+/* ... with its help from column col (the shared groups' own layout inside
+ * a command whose options are laid out at another column) */
+#define CLI_OPT_GROUP_AT(t, col) { NULL, (col), NULL, NULL, (t) }
 
 /* Keys of options without a short letter are from CLI_KEY_BASE up (the
  * shared ones, CLI_OPT_SET... of cli_set.h, lie above). */

@@ -40,8 +40,8 @@ static const struct cli_opt compare_opts[] = {
 				"(text, json, csv or md)", NULL },
 	{ "config-dir", 'c', "DIR", "catalogue directory (default: $STEPCAST_CONFIG_DIR, else the\n"
 				    "configs/ of the data directory)", NULL },
-	CLI_OPT_GROUP(cli_opts_set),
-	CLI_OPT_GROUP(cli_opts_quiet),
+	CLI_OPT_GROUP_AT(cli_opts_set, 26),
+	CLI_OPT_GROUP_AT(cli_opts_quiet, 26),
 	CLI_OPT_GROUP(cli_opts_help),
 	CLI_OPT_END
 };

@@ -217,6 +217,15 @@ bool cli_operand(struct cli_args *a, const char **out, const char *missing)
 	return true;
 }
 
+char **cli_operands_rest(struct cli_args *a, int *n)
+{
+	char **rest = a->argv + optind;
+
+	*n = a->argc - optind;
+	optind = a->argc;
+	return rest;
+}
+
 bool cli_operands_end(struct cli_args *a)
 {
 	if (optind < a->argc) {

@@ -104,6 +104,9 @@ int cli_next_option(struct cli_args *a);
  * a->code set) on a missing operand. */
 bool cli_operand(struct cli_args *a, const char **out, const char *missing);
 
+/* The operands left (all of them: PARTS...) and their count. */
+char **cli_operands_rest(struct cli_args *a, int *n);
+
 /* False (usage error, a->code set) when operands are left. */
 bool cli_operands_end(struct cli_args *a);
 

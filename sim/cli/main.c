@@ -22,7 +22,7 @@ static const struct cli_command commands[] = {
 	{ "predict", cmd_predict, "predict one training step of a scenario", CLI_NEEDS_SCENARIO },
 	{ "validate", cmd_validate, "compare predictions with published training runs", 0 },
 	{ "collective", cmd_collective, "predict an nccl-tests sweep of one collective on an instance type", 0 },
-	{ "catalog", cmd_catalog, "list the catalogue: gpus, instances, fabrics, storage, models, calibrations", 0 },
+	{ "catalog", cmd_catalog, "list the catalogue: gpus, instances, fabrics, storage, models, calibrations", CLI_NEEDS_CATALOG },
 	{ "regress", cmd_regress, "compare pinned scenarios x calibration profiles with committed baselines", 0 },
 	{ "calibrate", cmd_calibrate, "measure (run), read tool output (ingest), fit and show calibration profiles", 0 },
 	{ "search", cmd_search, "enumerate and rank the parallel layouts of a scenario", CLI_NEEDS_SCENARIO },

@@ -18,6 +18,18 @@ const struct cli_opt cli_opts_config_dir[] = {
 	CLI_OPT_END
 };
 
+const struct cli_opt cli_opts_calibration[] = {
+	{ "calibration", 'k', "NAME|FILE", "use this profile instead of the scenario's: a\n"
+					   "catalogue NAME, or a profile FILE (a value with '/'\n"
+					   "or ending in .json); it must be for the GPU's family", NULL },
+	CLI_OPT_END
+};
+
+const struct cli_opt cli_opts_output[] = {
+	{ "output", 'O', "FILE", "write to FILE (a temporary file renamed when complete)", NULL },
+	CLI_OPT_END
+};
+
 const struct cli_opt cli_opts_set[] = {
 	{ "set", CLI_OPT_SET, "PATH=VALUE",
 	  "what-if: change one value of the scenario (layout.tp=4,\n"

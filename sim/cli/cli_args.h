@@ -41,6 +41,8 @@ enum { CLI_KEY_BASE = 0x100 };
 
 /* The shared groups (their help text is the same for every command). */
 extern const struct cli_opt cli_opts_config_dir[];  /* -c, --config-dir DIR */
+extern const struct cli_opt cli_opts_calibration[]; /* -k, --calibration NAME|FILE */
+extern const struct cli_opt cli_opts_output[];      /* -O, --output FILE (the safe writer) */
 extern const struct cli_opt cli_opts_set[];         /* --set PATH=VALUE */
 extern const struct cli_opt cli_opts_set_instance[]; /* --set, --instance (cluster.instance) */
 extern const struct cli_opt cli_opts_set_cluster[]; /* --set, --instance, --nodes (cluster.nodes) */

@@ -33,7 +33,7 @@ static const struct cli_opt compare_opts[] = {
 			       "instance not sold so is planned under the option it has and\n"
 			       "left out of that ranking, with a note", NULL },
 	{ "format", 'f', "FMT", "text (default), json, csv, md or html", NULL },
-	{ "output", 'O', "FILE", "write to FILE (a temporary file renamed when complete)", NULL },
+	CLI_OPT_GROUP(cli_opts_output),
 	{ "serving", 'V', NULL, "SCENARIO is a serving scenario (scenarios/serve-*.json):\n"
 				"the cheapest replica layout and count of each instance\n"
 				"type at its Poisson rate and p99 SLOs, and which wins\n"

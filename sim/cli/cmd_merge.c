@@ -9,7 +9,7 @@
 
 static const struct cli_opt merge_opts[] = {
 	{ "format", 'f', "FMT", "text (default), json, jsonl, csv or md", NULL },
-	{ "output", 'O', "FILE", "write to FILE (a temporary file renamed when complete)", NULL },
+	CLI_OPT_GROUP(cli_opts_output),
 	CLI_OPT_GROUP(cli_opts_help),
 	CLI_OPT_END
 };

@@ -32,7 +32,7 @@ static const struct cli_opt plan_opts[] = {
 				  "median, the point prediction)", NULL },
 	{ "format", 'f', "FMT", "text (default), json, csv, md, html or prom (Prometheus\n"
 				"text exposition of the chosen plan)", NULL },
-	{ "output", 'O', "FILE", "write to FILE (a temporary file renamed when complete)", NULL },
+	CLI_OPT_GROUP(cli_opts_output),
 	{ "calibration", 'k', "NAME|FILE", "use this calibration profile instead of the scenario's: a\n"
 					   "catalogue NAME, or a profile FILE (a value with '/' or\n"
 					   "ending in .json); it must be for the GPU family of the\n"

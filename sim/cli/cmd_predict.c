@@ -28,9 +28,7 @@ enum { OPT_ENGINE = CLI_KEY_BASE, OPT_FIDELITY, OPT_TRACE };
 static const struct cli_opt predict_opts[] = {
 	{ "format", 'f', "FMT", "text (default), json, csv or prom (Prometheus text\n"
 				"exposition, for node_exporter's textfile collector)", NULL },
-	{ "calibration", 'k', "NAME|FILE", "use this profile instead of the scenario's: a\n"
-					   "catalogue NAME, or a profile FILE (a value with '/'\n"
-					   "or ending in .json); it must be for the GPU's family", NULL },
+	CLI_OPT_GROUP(cli_opts_calibration),
 	CLI_OPT_GROUP(cli_opts_config_dir),
 	{ "engine", OPT_ENGINE, "ENGINE", "analytic (default: closed-form, milliseconds) or des\n"
 					  "(discrete-event simulation on SimGrid: sees contention\n"

@@ -72,9 +72,7 @@ static const struct cli_opt search_opts[] = {
 				     "them among themselves; not with --shard", NULL },
 	CLI_OPT_GROUP(rerank_budget_opts),
 	{ "verbose", 'v', NULL, "print the layouts searched per second on stderr", NULL },
-	{ "calibration", 'k', "NAME|FILE", "use this profile instead of the scenario's: a\n"
-					   "catalogue NAME, or a profile FILE (a value with '/'\n"
-					   "or ending in .json); it must be for the GPU's family", NULL },
+	CLI_OPT_GROUP(cli_opts_calibration),
 	CLI_OPT_GROUP(cli_opts_config_dir),
 	CLI_OPT_GROUP(cli_opts_set_instance),
 	CLI_OPT_GROUP(cli_opts_quiet),

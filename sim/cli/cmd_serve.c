@@ -29,9 +29,7 @@ static const struct cli_opt serve_instance_opts[] = {
 static const struct cli_opt serve_opts[] = {
 	{ "format", 'f', "FMT", "text (default), json, csv or prom (Prometheus text\n"
 				"exposition; not with --target-rate)", NULL },
-	{ "calibration", 'k', "NAME|FILE", "use this profile instead of the scenario's: a\n"
-					   "catalogue NAME, or a profile FILE (a value with '/'\n"
-					   "or ending in .json); it must be for the GPU's family", NULL },
+	CLI_OPT_GROUP(cli_opts_calibration),
 	{ "config-dir", 'c', "DIR", "catalogue directory (default: $STEPCAST_CONFIG_DIR,\n"
 				    "else the configs/ of the data directory)", NULL },
 	{ "seed", 's', "N", "random seed of the workload (default: the scenario's)", NULL },

@@ -197,16 +197,14 @@ const char *val_default_cases_path(void)
 {
 	static char path[1024];
 
-	snprintf(path, sizeof(path), "%s/training-cases.json", cfg_validation_dir());
-	return path;
+	return cfg_validation_file("training-cases.json", path, sizeof(path));
 }
 
 const char *val_default_systems_path(void)
 {
 	static char path[1024];
 
-	snprintf(path, sizeof(path), "%s/systems.json", cfg_validation_dir());
-	return path;
+	return cfg_validation_file("systems.json", path, sizeof(path));
 }
 
 static enum sc_status load_recipes(const char *systems_path, struct val_set *set,

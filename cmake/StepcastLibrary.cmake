@@ -24,7 +24,7 @@ stepcast_layer(des       DIRS sim/des                  DEPS analytic PRIVATE_LIB
 stepcast_layer(serve     DIRS sim/serve                DEPS config)
 # search and plan are one layer: the search prices layouts with plan's cost
 # model (cost.h) and plan sizes clusters with the search.
-stepcast_layer(search    DIRS sim/search sim/plan      DEPS analytic)
+stepcast_layer(search    DIRS sim/search sim/plan      DEPS analytic des)
 stepcast_layer(calibrate DIRS calibrate calibrate/ingest calibrate/fit DEPS analytic)
 # validate --collectives fits with calibrate's one least-squares core
 stepcast_layer(validate  DIRS sim/validate             DEPS analytic serve calibrate)

@@ -1,5 +1,6 @@
 /* rpt_catalog.c: catalogue tables (see rpt_catalog.h). */
 #include "rpt_catalog.h"
+#include "rpt_util.h"
 
 #include "../models/purchase.h"
 #include "../sim/config/calibration_json.h"
@@ -251,7 +252,6 @@ static cJSON *kind_json(const struct catalog *cat, const char *kind)
 bool rpt_catalog_json(FILE *out, const struct catalog *cat, const char *kind)
 {
 	cJSON *root = cJSON_CreateObject();
-	char *text;
 
 	if (!root)
 		return false;
@@ -259,11 +259,5 @@ bool rpt_catalog_json(FILE *out, const struct catalog *cat, const char *kind)
 		if (!kind || strcmp(kind, rpt_catalog_kinds[i]) == 0)
 			cJSON_AddItemToObject(root, rpt_catalog_kinds[i],
 					      kind_json(cat, rpt_catalog_kinds[i]));
-	text = cJSON_Print(root);
-	cJSON_Delete(root);
-	if (!text)
-		return false;
-	fprintf(out, "%s\n", text);
-	free(text);
-	return true;
+	return rpt_json_print(out, root);
 }

@@ -238,7 +238,6 @@ static bool json_out(FILE *out, const struct cv_set *set, bool summary_only, dou
 	static struct cv_summary_row rows[512];
 	int n = rpt_cv_summary(set, min_bytes, rows, 512);
 	cJSON *root = cJSON_CreateObject(), *sum, *curves = NULL, *ne;
-	char *text;
 
 	if (!root)
 		return false;
@@ -323,13 +322,7 @@ static bool json_out(FILE *out, const struct cv_set *set, bool summary_only, dou
 			cJSON_AddStringToObject(q, "algorithm", p->algorithm);
 		}
 	}
-	text = cJSON_Print(root);
-	cJSON_Delete(root);
-	if (!text)
-		return false;
-	fprintf(out, "%s\n", text);
-	free(text);
-	return true;
+	return rpt_json_print(out, root);
 }
 
 bool rpt_coll_validate(FILE *out, const struct cv_set *set, enum rpt_validate_format fmt,

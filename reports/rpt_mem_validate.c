@@ -2,6 +2,8 @@
 #include "rpt_mem_validate.h"
 
 #include <cjson/cJSON.h>
+
+#include "rpt_util.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -170,7 +172,6 @@ static bool json_out(FILE *out, const struct mem_val_set *set, bool summary_only
 	cJSON *root = cJSON_CreateObject(), *cases, *summary;
 	struct memval_summary s;
 	const char *names[256];
-	char *text;
 
 	if (!root)
 		return false;
@@ -212,13 +213,7 @@ static bool json_out(FILE *out, const struct mem_val_set *set, bool summary_only
 			cJSON_AddItemToArray(summary, summary_json(bys[b], names[j], &s));
 		}
 	}
-	text = cJSON_Print(root);
-	cJSON_Delete(root);
-	if (!text)
-		return false;
-	fprintf(out, "%s\n", text);
-	free(text);
-	return true;
+	return rpt_json_print(out, root);
 }
 
 bool rpt_mem_validate(FILE *out, const struct mem_val_set *set, enum rpt_validate_format fmt,

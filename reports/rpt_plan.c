@@ -578,7 +578,6 @@ static bool json(FILE *out, const struct rpt_plan_input *in)
 	int nf = compare_pareto(r, in->opts->pricing, front, 256);
 	cJSON *root = cJSON_CreateObject(), *ents;
 	char basis[256];
-	char *s;
 
 	if (!root)
 		return false;
@@ -642,13 +641,7 @@ static bool json(FILE *out, const struct rpt_plan_input *in)
 	}
 	if (in->compare)
 		cJSON_AddItemToObject(root, "decision", decision_json(in));
-	s = cJSON_Print(root);
-	cJSON_Delete(root);
-	if (!s)
-		return false;
-	fprintf(out, "%s\n", s);
-	free(s);
-	return true;
+	return rpt_json_print(out, root);
 }
 
 /* ---- CSV ------------------------------------------------------------------------- */

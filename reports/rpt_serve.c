@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include <cjson/cJSON.h>
+
+#include "rpt_util.h"
 #include "../sim/config/rpt_num.h" /* after cJSON: output numbers checked */
 
 static const double GiB = 1024.0 * 1024.0 * 1024.0;
@@ -305,18 +307,6 @@ static cJSON *layout_json(const struct srv_layout *l)
 	return o;
 }
 
-static bool print_json(FILE *out, cJSON *o)
-{
-	char *text = o ? cJSON_Print(o) : NULL;
-
-	cJSON_Delete(o);
-	if (!text)
-		return false;
-	fprintf(out, "%s\n", text);
-	free(text);
-	return true;
-}
-
 bool rpt_serve_json(FILE *out, const struct srv_scenario *sc, const struct srv_result *r)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -427,7 +417,7 @@ bool rpt_serve_json(FILE *out, const struct srv_scenario *sc, const struct srv_r
 		cJSON_AddNumberToObject(o, "tpot_p99_ms_p10", q.p10);
 		cJSON_AddNumberToObject(o, "tpot_p99_ms_p90", q.p90);
 	}
-	return print_json(out, o);
+	return rpt_json_print(out, o);
 }
 
 void rpt_serve_csv(FILE *out, const struct srv_scenario *sc, const struct srv_result *r)
@@ -568,7 +558,7 @@ bool rpt_plan_json(FILE *out, const struct srv_scenario *sc, const struct srv_pl
 		cJSON_AddNumberToObject(x, "decode_step_batch1_ms", r->decode_step_batch1_s * 1e3);
 		cJSON_AddItemToArray(rows, x);
 	}
-	return print_json(out, o);
+	return rpt_json_print(out, o);
 }
 
 void rpt_plan_csv(FILE *out, const struct srv_scenario *sc, const struct srv_plan *p)

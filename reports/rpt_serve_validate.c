@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include <cjson/cJSON.h>
+
+#include "rpt_util.h"
 #include "../sim/config/rpt_num.h" /* after cJSON: output numbers checked */
 
 static bool by_group(const struct sval_case *vc, const void *arg)
@@ -257,7 +259,6 @@ static bool json_report(FILE *out, const struct sval_set *set, bool summary_only
 	struct row rows[3 * 160];
 	cJSON *o = cJSON_CreateObject(), *cases, *sum;
 	int n = summary_rows(set, rows, 3 * 160);
-	char *text;
 
 	if (!o)
 		return false;
@@ -313,13 +314,7 @@ static bool json_report(FILE *out, const struct sval_set *set, bool summary_only
 		}
 		cJSON_AddItemToArray(sum, s);
 	}
-	text = cJSON_Print(o);
-	cJSON_Delete(o);
-	if (!text)
-		return false;
-	fprintf(out, "%s\n", text);
-	free(text);
-	return true;
+	return rpt_json_print(out, o);
 }
 
 static void csv_report(FILE *out, const struct sval_set *set)

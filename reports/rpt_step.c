@@ -6,6 +6,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "rpt_util.h"
+
 #include "../models/purchase.h"
 #include "../models/uncertainty.h"
 #include "../sim/config/scenario_load.h"
@@ -220,17 +222,10 @@ double rpt_coll_busbw_GBps(const struct step_collective *c)
 bool rpt_step_json(FILE *out, const struct scenario *sc, const struct step_result *r)
 {
 	cJSON *root = rpt_step_json_object(sc, r);
-	char *text;
 
 	if (!root)
 		return false;
-	text = cJSON_Print(root);
-	cJSON_Delete(root);
-	if (!text)
-		return false;
-	fprintf(out, "%s\n", text);
-	free(text);
-	return true;
+	return rpt_json_print(out, root);
 }
 
 void rpt_step_csv(FILE *out, const struct scenario *sc, const struct step_result *r)

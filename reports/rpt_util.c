@@ -2,7 +2,10 @@
 #include "rpt_util.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include <cjson/cJSON.h>
 
 void rpt_csv_str(FILE *out, const char *s)
 {
@@ -211,4 +214,16 @@ const char *rpt_price_cell(const struct instance_price *p, enum plan_pricing pr,
 	else
 		snprintf(buf, n, "%s", pr == PRICING_ON_DEMAND ? "not sold" : "not offered");
 	return buf;
+}
+
+bool rpt_json_print(FILE *out, cJSON *root)
+{
+	char *text = root ? cJSON_Print(root) : NULL;
+
+	cJSON_Delete(root);
+	if (!text)
+		return false;
+	fprintf(out, "%s\n", text);
+	free(text);
+	return true;
 }

@@ -6,10 +6,18 @@
 #ifndef SC_RPT_UTIL_H
 #define SC_RPT_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
 #include "../models/purchase.h"
+
+struct cJSON;
+
+/* Print root as indented JSON and a newline, and free it: the one way a
+ * report writes a JSON document.  False when root is NULL (a failed
+ * allocation while building it) or cannot be printed. */
+bool rpt_json_print(FILE *out, struct cJSON *root);
 
 /* s as one CSV field (quoted when it holds a comma, quote or newline). */
 void rpt_csv_str(FILE *out, const char *s);

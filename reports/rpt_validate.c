@@ -6,145 +6,11 @@
 
 #include <cjson/cJSON.h>
 
+#include "rpt_util.h"
+
 #include "../sim/analytic/step.h"
+#include "../sim/validate/val_summary.h"
 #include "../sim/config/rpt_num.h" /* after cJSON: output numbers checked */
-
-static bool by_group(const struct val_case *vc, const void *arg)
-{
-	return strcmp(vc->source_group, arg) == 0;
-}
-
-static bool by_gpu(const struct val_case *vc, const void *arg)
-{
-	return strcmp(vc->gpu, arg) == 0;
-}
-
-/* Distinct values of a field over all cases, in first-seen order. */
-static int distinct(const struct val_set *set, bool group, const char **out, int max)
-{
-	int n = 0;
-
-	for (int i = 0; i < set->n_cases; i++) {
-		const char *v = group ? set->cases[i].source_group : set->cases[i].gpu;
-		bool seen = false;
-		for (int j = 0; j < n; j++)
-			if (strcmp(out[j], v) == 0)
-				seen = true;
-		if (!seen && n < max)
-			out[n++] = v;
-	}
-	return n;
-}
-
-static int count_all(const struct val_set *set, bool (*f)(const struct val_case *, const void *),
-		     const void *arg)
-{
-	int n = 0;
-	for (int i = 0; i < set->n_cases; i++)
-		if (!f || f(&set->cases[i], arg))
-			n++;
-	return n;
-}
-
-static bool by_family(const struct val_case *vc, const void *arg)
-{
-	return vc->scenario && strcmp(vc->scenario->calibration.gpu_family, arg) == 0;
-}
-
-struct summary_row {
-	const char *kind;   /* "all", "group", "gpu", "family" */
-	const char *name;
-	int total;
-	struct val_stats st;
-	struct val_stats oos; /* out of sample (cases with has_oos); count 0: not computed */
-};
-
-/* Statistics of the out-of-sample errors of the selected cases. */
-static void oos_stats(const struct val_set *set, bool (*f)(const struct val_case *, const void *),
-		      const void *arg, struct val_stats *out)
-{
-	double *err = malloc(sizeof(double) * ((size_t)set->n_cases + 1));
-	int *index = malloc(sizeof(int) * ((size_t)set->n_cases + 1));
-	int n = 0;
-
-	memset(out, 0, sizeof(*out));
-	out->worst_index = -1;
-	if (err && index) {
-		for (int i = 0; i < set->n_cases; i++) {
-			const struct val_case *vc = &set->cases[i];
-			if (!vc->expressible || !vc->has_oos || (f && !f(vc, arg)))
-				continue;
-			err[n] = vc->oos_err_rel;
-			index[n++] = i;
-		}
-		val_stats_of_errors(err, index, n, out);
-	}
-	free(err);
-	free(index);
-}
-
-static bool any_oos(const struct val_set *set)
-{
-	for (int i = 0; i < set->n_cases; i++)
-		if (set->cases[i].has_oos)
-			return true;
-	return false;
-}
-
-static int summary_rows(const struct val_set *set, struct summary_row *rows, int max)
-{
-	const char *names[64];
-	int n = 0, k;
-
-	rows[n].kind = "all";
-	rows[n].name = "all";
-	rows[n].total = set->n_cases;
-	val_stats(set, NULL, NULL, &rows[n].st);
-	n++;
-	k = distinct(set, true, names, 64);
-	for (int i = 0; i < k && n < max; i++, n++) {
-		rows[n].kind = "group";
-		rows[n].name = names[i];
-		rows[n].total = count_all(set, by_group, names[i]);
-		val_stats(set, by_group, names[i], &rows[n].st);
-	}
-	k = distinct(set, false, names, 64);
-	for (int i = 0; i < k && n < max; i++, n++) {
-		rows[n].kind = "gpu";
-		rows[n].name = names[i];
-		rows[n].total = count_all(set, by_gpu, names[i]);
-		val_stats(set, by_gpu, names[i], &rows[n].st);
-	}
-	/* GPU families (the profiles' gpu_family), when out-of-sample errors
-	 * exist: the granularity of the fits */
-	k = 0;
-	for (int i = 0; any_oos(set) && i < set->n_cases; i++) {
-		const struct val_case *vc = &set->cases[i];
-		bool seen = false;
-
-		if (!vc->scenario)
-			continue;
-		for (int j = 0; j < k; j++)
-			seen |= strcmp(names[j], vc->scenario->calibration.gpu_family) == 0;
-		if (!seen && k < 64)
-			names[k++] = vc->scenario->calibration.gpu_family;
-	}
-	for (int i = 0; i < k && n < max; i++, n++) {
-		rows[n].kind = "family";
-		rows[n].name = names[i];
-		rows[n].total = count_all(set, by_family, names[i]);
-		val_stats(set, by_family, names[i], &rows[n].st);
-	}
-	for (int i = 0; i < n; i++) {
-		if (strcmp(rows[i].kind, "all") == 0)
-			oos_stats(set, NULL, NULL, &rows[i].oos);
-		else
-			oos_stats(set, strcmp(rows[i].kind, "group") == 0 ? by_group :
-				       strcmp(rows[i].kind, "gpu") == 0 ? by_gpu : by_family,
-				  rows[i].name, &rows[i].oos);
-	}
-	return n;
-}
 
 static void text_cases(FILE *out, const struct val_set *set, bool md)
 {
@@ -188,7 +54,7 @@ static void text_unexpressed(FILE *out, const struct val_set *set, bool md)
 
 /* The summary with the out-of-sample MAPE first: leave-one-source-group-
  * out (validate --out-of-sample), the headline; in sample beside it. */
-static void text_summary_oos(FILE *out, const struct val_set *set, const struct summary_row *rows,
+static void text_summary_oos(FILE *out, const struct val_set *set, const struct val_summary_row *rows,
 			     int n, bool md)
 {
 	if (md) {
@@ -202,7 +68,7 @@ static void text_summary_oos(FILE *out, const struct val_set *set, const struct 
 			"expr", "OOS%", "in%", "median%", "P90%", "worst%", "bias%", "worst case");
 	}
 	for (int i = 0; i < n; i++) {
-		const struct summary_row *r = &rows[i];
+		const struct val_summary_row *r = &rows[i];
 		const char *worst = r->st.worst_index >= 0 ? set->cases[r->st.worst_index].id : "-";
 		char oos[16] = "-";
 
@@ -232,10 +98,10 @@ static void text_summary_oos(FILE *out, const struct val_set *set, const struct 
 
 static void text_summary(FILE *out, const struct val_set *set, bool md)
 {
-	struct summary_row rows[128];
-	int n = summary_rows(set, rows, 128);
+	struct val_summary_row rows[128];
+	int n = val_summary_rows(set, rows, 128);
 
-	if (any_oos(set)) {
+	if (val_any_oos(set)) {
 		text_summary_oos(out, set, rows, n, md);
 		return;
 	}
@@ -248,7 +114,7 @@ static void text_summary(FILE *out, const struct val_set *set, bool md)
 			"expr", "MAPE%", "median%", "P90%", "worst%", "bias%", "worst case");
 	}
 	for (int i = 0; i < n; i++) {
-		const struct summary_row *r = &rows[i];
+		const struct val_summary_row *r = &rows[i];
 		const char *worst = r->st.worst_index >= 0 ? set->cases[r->st.worst_index].id : "-";
 		if (r->st.count == 0) {
 			if (md)
@@ -353,7 +219,7 @@ static void csv_out(FILE *out, const struct val_set *set)
 	}
 }
 
-static cJSON *stats_json(const struct val_set *set, const struct summary_row *r)
+static cJSON *stats_json(const struct val_set *set, const struct val_summary_row *r)
 {
 	cJSON *o = cJSON_CreateObject();
 	if (!o)
@@ -377,10 +243,9 @@ static cJSON *stats_json(const struct val_set *set, const struct summary_row *r)
 
 static bool json_out(FILE *out, const struct val_set *set, bool summary_only)
 {
-	struct summary_row rows[128];
-	int n = summary_rows(set, rows, 128);
+	struct val_summary_row rows[128];
+	int n = val_summary_rows(set, rows, 128);
 	cJSON *root = cJSON_CreateObject(), *sum, *cases;
-	char *text;
 
 	if (!root)
 		return false;
@@ -445,13 +310,7 @@ static bool json_out(FILE *out, const struct val_set *set, bool summary_only)
 			cJSON_AddStringToObject(o, "assumptions", vc->assumptions);
 		cJSON_AddItemToArray(cases, o);
 	}
-	text = cJSON_Print(root);
-	cJSON_Delete(root);
-	if (!text)
-		return false;
-	fprintf(out, "%s\n", text);
-	free(text);
-	return true;
+	return rpt_json_print(out, root);
 }
 
 bool rpt_validate(FILE *out, const struct val_set *set, enum rpt_validate_format fmt,

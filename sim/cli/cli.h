@@ -28,15 +28,32 @@ enum {
 
 enum cli_format { FMT_TEXT, FMT_JSON, FMT_CSV, FMT_MD, FMT_JSONL, FMT_HTML, FMT_PROM };
 
+/* What a command needs set up before its one library call (the flags of
+ * its commands[] entry; cli_setup of cli_args.h does it, after the
+ * options, which may name the catalogue or the calibration). */
+enum {
+	CLI_NEEDS_CATALOG = 1u << 0,  /* the catalogue (-c, --config-dir) */
+	CLI_NEEDS_SCENARIO = 1u << 1, /* + a training scenario, the overrides and -k, --calibration applied */
+};
+
+/* An entry of the commands[] table (main.c), as git's builtin table. */
 struct cli_command {
 	const char *name;
 	int (*run)(int argc, char **argv);
 	const char *summary;
+	unsigned needs; /* CLI_NEEDS_*: 0, the command sets up what it needs itself */
 };
+
+/* The entry of the command being run (NULL before one is chosen). */
+extern const struct cli_command *cli_command_current;
 
 /* Print "stepcast: error: FILE: /pointer: message" to stderr and return the
  * exit code for err's status. */
 int cli_fail(const struct sc_error *err);
+
+/* cli_fail, naming path when err names no file (an engine's error about
+ * the scenario it was given). */
+int cli_fail_in(struct sc_error *err, const char *path);
 
 /* Print "stepcast: CMD: MESSAGE" and a hint to see --help; return EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)

@@ -15,29 +15,10 @@
 #include "../../reports/rpt_catalog.h"
 #include "../../reports/rpt_coll_validate.h"
 #include "../validate/coll_validate.h"
+#include "cli_fit.h"
 #include "cli_output.h"
 
 #define CV_MAX_FIT 16
-
-static int parse_params(const char *list, int *params, int *n)
-{
-	char buf[1024], *tok, *save = NULL;
-
-	snprintf(buf, sizeof(buf), "%s", list);
-	*n = 0;
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		int idx = calib_param_index(tok);
-
-		if (idx < 0)
-			return cli_usage_error("validate", "--fit: unknown calibration parameter '%s'", tok);
-		if (*n >= CV_MAX_FIT)
-			return cli_usage_error("validate", "--fit: at most %d parameters", CV_MAX_FIT);
-		params[(*n)++] = idx;
-	}
-	if (*n == 0)
-		return cli_usage_error("validate", "--fit needs at least one parameter");
-	return EXIT_OK;
-}
 
 /* MAPE of the counted points of the curves of `group` (NULL: all) on cal's
  * GPU family, grouped by node count into mape[nodes] (caller-sized). */
@@ -174,8 +155,6 @@ static int run_fit(struct cv_set *set, struct calibration *cal, const int *param
 	struct sc_error err;
 	int pts, count;
 	double before, after;
-	cJSON *json;
-	char *text;
 
 	before = group_mape(set, cal, NULL, min_bytes, &count);
 	sc_error_clear(&err);
@@ -197,16 +176,7 @@ static int run_fit(struct cv_set *set, struct calibration *cal, const int *param
 		fprintf(stderr, "  %-28s %.6g\n", calib_params[params[i]].name,
 			calib_get(cal, (enum calib_param)params[i]));
 	}
-	json = rpt_calibration_json(cal);
-	text = json ? cJSON_Print(json) : NULL;
-	cJSON_Delete(json);
-	if (!text) {
-		fprintf(stderr, "stepcast: error: out of memory\n");
-		return EXIT_INTERNAL;
-	}
-	count = cli_output_text(output, text, true, cli_check_profile, (void *)output);
-	free(text);
-	return count;
+	return cli_write_profile(cal, output);
 }
 
 int cli_validate_collectives(const struct cli_cv_opts *o)
@@ -226,7 +196,7 @@ int cli_validate_collectives(const struct cli_cv_opts *o)
 		return cli_usage_error("validate", "--output is only used with --fit");
 	if (o->cross && !o->fit)
 		return cli_usage_error("validate", "--cross-validate needs --fit");
-	if (o->fit && (code = parse_params(o->fit, params, &n_params)) != EXIT_OK)
+	if (o->fit && (code = cli_parse_fit_params(o->fit, CV_MAX_FIT, params, &n_params)) != EXIT_OK)
 		return code;
 	if ((code = cli_load_catalog(o->config_dir, &cat)) != EXIT_OK)
 		return code;
@@ -537,16 +507,5 @@ int cmd_collective(int argc, char **argv)
 			       ch.selected_by && strncmp(ch.selected_by, "aws", 3) == 0 ? " *" : "");
 		}
 	}
-	if (root) {
-		char *text = cJSON_Print(root);
-
-		cJSON_Delete(root);
-		if (!text) {
-			fprintf(stderr, "stepcast: error: out of memory\n");
-			return EXIT_INTERNAL;
-		}
-		printf("%s\n", text);
-		free(text);
-	}
-	return cli_finish(EXIT_OK);
+	return cli_finish(root ? cli_write_json(NULL, root, NULL, NULL) : EXIT_OK);
 }

@@ -9,16 +9,21 @@
 #include <strings.h>
 
 #include "cli.h"
+#include "cli_args.h"
+
+const struct cli_opt cli_opts_des_budget[] = {
+	{ "max-flows", CLI_DES_MAX_FLOWS, "N", "des: refuse a simulation estimated to need more than N\n"
+					       "flows (default 10000000, about 5 minutes)", NULL },
+	{ "max-memory", CLI_DES_MAX_MEMORY, "SIZE", "des: refuse one estimated to need more than SIZE of\n"
+						    "memory, e.g. 16GiB (default 4GiB)", NULL },
+	{ "max-events", CLI_DES_MAX_EVENTS, "N", "des: with --trace, refuse a timeline of more than N\n"
+						 "slices (default 20000000, about 2.2 GB of JSON)", NULL },
+	CLI_OPT_END
+};
 
 void cli_des_budget_usage(FILE *out)
 {
-	fprintf(out,
-		"      --max-flows N       des: refuse a simulation estimated to need more than N\n"
-		"                          flows (default 10000000, about 5 minutes)\n"
-		"      --max-memory SIZE   des: refuse one estimated to need more than SIZE of\n"
-		"                          memory, e.g. 16GiB (default 4GiB)\n"
-		"      --max-events N      des: with --trace, refuse a timeline of more than N\n"
-		"                          slices (default 20000000, about 2.2 GB of JSON)\n");
+	cli_opts_print(out, cli_opts_des_budget, 26);
 }
 
 /* A count: a number from 1 to 1e15 (2.4e7 is fine). */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "../des/des.h"
+#include "cli_args.h"
 
 enum { CLI_DES_MAX_FLOWS = 1100, CLI_DES_MAX_MEMORY, CLI_DES_MAX_EVENTS };
 
@@ -19,7 +20,9 @@ enum { CLI_DES_MAX_FLOWS = 1100, CLI_DES_MAX_MEMORY, CLI_DES_MAX_EVENTS };
 	{ "max-memory", required_argument, NULL, CLI_DES_MAX_MEMORY }
 #define CLI_DES_EVENTS_OPTION { "max-events", required_argument, NULL, CLI_DES_MAX_EVENTS }
 
-/* The budget options' lines of predict's --help. */
+/* The budget options as an option table (cli_args.h), and their lines of
+ * the help. */
+extern const struct cli_opt cli_opts_des_budget[];
 void cli_des_budget_usage(FILE *out);
 
 /* If c is one of the budget options, parse arg into o and return true

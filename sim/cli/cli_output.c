@@ -17,6 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "cli.h"
 #include "../config/catalog_load.h"
 #include "../config/rpt_num.h"
@@ -294,4 +296,19 @@ int cli_output_text(const char *path, const char *text, bool nl, cli_output_chec
 		fprintf(stderr, "stepcast: error: %s: could not write the output\n", path);
 	code = cli_output_close(&o, ok);
 	return ok ? code : EXIT_IO;
+}
+
+int cli_write_json(const char *path, cJSON *j, cli_output_check_fn check, void *ctx)
+{
+	char *text = j ? cJSON_Print(j) : NULL;
+	int code;
+
+	cJSON_Delete(j);
+	if (!text) {
+		fprintf(stderr, "stepcast: error: out of memory\n");
+		return EXIT_INTERNAL;
+	}
+	code = cli_output_text(path, text, true, check, ctx);
+	free(text);
+	return code;
 }

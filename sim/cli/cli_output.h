@@ -62,4 +62,10 @@ enum sc_status cli_check_profile(const char *tmp_path, void *ctx, struct sc_erro
 int cli_output_text(const char *path, const char *text, bool nl, cli_output_check_fn check,
 		    void *ctx);
 
+/* Write j as indented JSON to path (NULL: stdout) the same way, and free
+ * it: the one way a command writes a JSON document.  j NULL (a failed
+ * allocation while building it): "out of memory", EXIT_INTERNAL. */
+struct cJSON;
+int cli_write_json(const char *path, struct cJSON *j, cli_output_check_fn check, void *ctx);
+
 #endif

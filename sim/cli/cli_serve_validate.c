@@ -12,46 +12,10 @@
 #include "../validate/bands.h"
 #include "../validate/serve_fit.h"
 #include "cli_serve.h"
+#include "cli_fit.h"
 #include "cli_output.h"
 
 #define FIT_ITERATIONS 400
-
-static int parse_params(const char *list, int *params, int *n)
-{
-	char buf[1024], *tok, *save = NULL;
-
-	snprintf(buf, sizeof(buf), "%s", list);
-	*n = 0;
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		int idx = calib_param_index(tok);
-
-		if (idx < 0)
-			return cli_usage_error("validate", "--fit: unknown calibration parameter '%s'", tok);
-		if (*n >= VAL_FIT_MAX_PARAMS)
-			return cli_usage_error("validate", "--fit: at most %d parameters", VAL_FIT_MAX_PARAMS);
-		params[(*n)++] = idx;
-	}
-	if (*n == 0)
-		return cli_usage_error("validate", "--fit needs at least one parameter");
-	return EXIT_OK;
-}
-
-static int write_profile(const struct calibration *cal, const char *output)
-{
-	cJSON *json = rpt_calibration_json(cal);
-	char *text = json ? cJSON_Print(json) : NULL;
-	int ok;
-
-	cJSON_Delete(json);
-	if (!text) {
-		fprintf(stderr, "stepcast: error: out of memory\n");
-		return EXIT_INTERNAL;
-	}
-	/* the profile must load back before it replaces anything */
-	ok = cli_output_text(output, text, true, cli_check_profile, (void *)output);
-	free(text);
-	return ok;
-}
 
 /* --fit: fit, mark each fitted parameter's source, write the profile. */
 static int run_fit(struct sval_set *set, struct calibration *cal, const int *params, int n,
@@ -60,8 +24,8 @@ static int run_fit(struct sval_set *set, struct calibration *cal, const int *par
 	struct val_fit_result res;
 	struct sc_error err;
 	const char *base = strrchr(cases_path, '/') ? strrchr(cases_path, '/') + 1 : cases_path;
-
 	double start_value[VAL_FIT_MAX_PARAMS];
+	char how[256];
 
 	for (int i = 0; i < n; i++)
 		start_value[i] = calib_get(cal, (enum calib_param)params[i]);
@@ -72,29 +36,17 @@ static int run_fit(struct sval_set *set, struct calibration *cal, const int *par
 		"iterations: MAPE %.1f %% -> %.1f %%, mean |log error| %.3f -> %.3f\n", n, cal->name,
 		res.cases, res.iterations, 100 * res.mape_before, 100 * res.mape_after,
 		res.mean_abs_log_before, res.mean_abs_log_after);
-	for (int i = 0; i < n; i++) {
-		char *src = cal->source[params[i]];
-		char prior[SC_CALIB_SOURCE_MAX];
-
-		/* a refit keeps one level: the prior behind an earlier fit */
-		snprintf(prior, sizeof(prior), "%s",
-			 strncmp(src, "fitted (stepcast validate", 25) == 0 && strstr(src, "; prior: ")
-			 ? strstr(src, "; prior: ") + 9 : src);
-		snprintf(src, SC_CALIB_SOURCE_MAX,
-			 "fitted (stepcast validate --serving --fit) over %d throughput/TTFT/TPOT values of the %s cases of %s: MAPE %.1f%% -> %.1f%%; prior: %s",
-			 res.cases, cal->gpu_family, base, 100 * res.mape_before, 100 * res.mape_after, prior);
+	snprintf(how, sizeof(how), "validate --serving --fit) over %d throughput/TTFT/TPOT values of the %s cases of %s",
+		 res.cases, cal->gpu_family, base);
+	val_fit_note_sources(cal, params, n, start_value, &res, how);
+	for (int i = 0; i < n; i++)
 		fprintf(stderr, "  %-28s %.6g%s\n", calib_params[params[i]].name,
 			calib_get(cal, (enum calib_param)params[i]),
 			calib_at_bound(cal, (enum calib_param)params[i]) ? "  AT BOUND" : "");
-		if (!cal->has_prior[params[i]]) {
-			cal->has_prior[params[i]] = true;
-			cal->prior[params[i]] = start_value[i];
-		}
-	}
 	if (res.n_at_bound > 0)
 		fprintf(stderr, "stepcast: validate: warning: %d fitted parameter%s ended on a bound of "
 			"its physical range\n", res.n_at_bound, res.n_at_bound > 1 ? "s" : "");
-	return write_profile(cal, output);
+	return cli_write_profile(cal, output);
 }
 
 /* --cross-validate: the in-sample profile is the fit on every group of the
@@ -280,7 +232,7 @@ int cli_validate_serving(const struct cli_serve_validate_opts *o)
 	struct sc_error err;
 	int params[VAL_FIT_MAX_PARAMS], n_params = 0, code;
 
-	if (o->fit && (code = parse_params(o->fit, params, &n_params)) != EXIT_OK)
+	if (o->fit && (code = cli_parse_fit_params(o->fit, VAL_FIT_MAX_PARAMS, params, &n_params)) != EXIT_OK)
 		return code;
 	if ((code = cli_load_catalog(o->config_dir, &cat)) != EXIT_OK)
 		return code;

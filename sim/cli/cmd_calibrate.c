@@ -270,34 +270,6 @@ static int parse_args(int argc, char **argv, struct args *a)
 	return EXIT_OK;
 }
 
-/* Write a cJSON document to path (or stdout when path is NULL). */
-/* Write j to path (NULL: stdout) through the one safe writer
- * (cli_output.h), checked by check when given. */
-static int write_json_checked(const cJSON *j, const char *path, cli_output_check_fn check,
-			      void *ctx)
-{
-	char *text = cJSON_Print(j);
-	int code;
-
-	if (!text) {
-		fprintf(stderr, "stepcast: error: out of memory\n");
-		return EXIT_INTERNAL;
-	}
-	if (!path) {
-		printf("%s\n", text);
-		cJSON_free(text);
-		return EXIT_OK;
-	}
-	code = cli_output_text(path, text, true, check, ctx);
-	cJSON_free(text);
-	return code;
-}
-
-static int write_json(const cJSON *j, const char *path)
-{
-	return write_json_checked(j, path, NULL, NULL);
-}
-
 /* The largest SOURCE_DATE_EPOCH a date of four digits can show:
  * 9999-12-31T23:59:59Z. */
 #define MAX_EPOCH_S 253402300799LL
@@ -380,9 +352,7 @@ static int do_ingest(const struct args *a)
 		fprintf(stderr, "stepcast: error: out of memory\n");
 		return EXIT_INTERNAL;
 	}
-	code = write_json(j, a->output);
-	cJSON_Delete(j);
-	return cli_finish(code);
+	return cli_finish(cli_write_json(a->output, j, NULL, NULL));
 }
 
 /* ---- run ----------------------------------------------------------------- */
@@ -493,8 +463,7 @@ static int do_run(const struct args *a)
 		snprintf(m.prov.tool, sizeof(m.prov.tool), "stepcast %s calibrate run", STEPCAST_VERSION);
 		summary_line(&m);
 		j = cal_measurements_to_json(&m);
-		code = j ? write_json(j, a->output) : EXIT_INTERNAL;
-		cJSON_Delete(j);
+		code = cli_write_json(a->output, j, NULL, NULL);
 	}
 	cal_measurements_free(&m);
 	return code == EXIT_OK ? cli_finish(code) : code;
@@ -759,16 +728,14 @@ static int do_fit(const struct args *a)
 		code = EXIT_INTERNAL;
 		goto out;
 	}
-	{
-		/* what is written must load (the loader is the judge) before it
-		 * replaces anything: cli_output checks the temporary file */
-		if ((code = write_json_checked(j, path, cli_check_profile, path)) != EXIT_OK)
-			goto out;
-	}
+	/* what is written must load (the loader is the judge) before it
+	 * replaces anything: cli_output checks the temporary file */
+	code = cli_write_json(path, j, cli_check_profile, path);
+	j = NULL;
+	if (code != EXIT_OK)
+		goto out;
 	if (a->report == FMT_JSON) {
-		cJSON *r = fit_report_json(res, path);
-		code = r ? write_json(r, NULL) : EXIT_INTERNAL;
-		cJSON_Delete(r);
+		code = cli_write_json(NULL, fit_report_json(res, path), NULL, NULL);
 	} else {
 		print_fit_report(res, base, path);
 	}
@@ -872,9 +839,7 @@ static int do_show(const struct args *a)
 			cJSON_Delete(j);
 			j = NULL;
 		}
-		code = j ? write_json(j, NULL) : EXIT_INTERNAL;
-		cJSON_Delete(j);
-		code = cli_finish(code);
+		code = cli_finish(cli_write_json(NULL, j, NULL, NULL));
 		goto out;
 	}
 	printf("profile     %s (%s, schema_version %d)\n", cal->name, cal->gpu_family, cal->schema_version);

@@ -1,71 +1,46 @@
 /* cmd_catalog.c: `stepcast catalog [KIND] [--format text|json]`. */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "../../reports/rpt_catalog.h"
 #include "cli.h"
+#include "cli_args.h"
 
-static void catalog_usage(FILE *out)
-{
-	fprintf(out,
-		"usage: stepcast catalog [KIND] [--format text|json] [--config-dir DIR]\n"
-		"\n"
-		"List the catalogue. KIND is one of: gpus, instances, fabrics, storage,\n"
-		"models, calibrations, failures (default: all of them).\n"
-		"\n"
-		"options:\n"
-		"  -f, --format FMT      text (default) or json\n"
-		"  -c, --config-dir DIR  catalogue directory (default: $STEPCAST_CONFIG_DIR,\n"
-		"                        else the configs/ of the data directory)\n"
-		"  -h, --help            show this help\n");
-}
+static const struct cli_opt catalog_opts[] = {
+	{ "format", 'f', "FMT", "text (default) or json", NULL },
+	CLI_OPT_GROUP(cli_opts_config_dir),
+	CLI_OPT_GROUP(cli_opts_help),
+	CLI_OPT_END
+};
+
+static const struct cli_usage catalog_usage = {
+	"usage: stepcast catalog [KIND] [--format text|json] [--config-dir DIR]\n",
+	"List the catalogue. KIND is one of: gpus, instances, fabrics, storage,\n"
+	"models, calibrations, failures (default: all of them).\n",
+	catalog_opts, NULL, 24
+};
 
 int cmd_catalog(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "config-dir", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
+	struct cli_args a;
 	enum cli_format fmt = FMT_TEXT;
-	const char *dir = NULL, *kind = NULL;
-	struct catalog cat;
-	int c, code;
+	const char *kind;
+	int c;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":f:c:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			if (!cli_parse_format("catalog", optarg, 1u << FMT_TEXT | 1u << FMT_JSON, &fmt))
-				return EXIT_USAGE;
-			break;
-		case 'c':
-			dir = optarg;
-			break;
-		case 'h':
-			catalog_usage(stdout);
-			return cli_finish(EXIT_OK);
-		case ':':
-			return cli_usage_error("catalog", "option '%s' needs a value", argv[optind - 1]);
-		default:
-			return cli_usage_error("catalog", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		kind = argv[optind++];
-	if (optind < argc)
-		return cli_usage_error("catalog", "unexpected argument '%s'", argv[optind]);
+	cli_args_init(&a, &catalog_usage, argc, argv);
+	while ((c = cli_next_option(&a)) > 0)
+		if (c == 'f' && !cli_parse_format("catalog", a.arg, 1u << FMT_TEXT | 1u << FMT_JSON, &fmt))
+			return EXIT_USAGE;
+	if (c == CLI_STOP || !cli_operand(&a, &kind, NULL) || !cli_operands_end(&a))
+		return a.code;
 	if (kind && !rpt_catalog_kind_valid(kind))
 		return cli_usage_error("catalog", "unknown kind '%s' (expected gpus, instances, "
 				       "fabrics, storage, models, calibrations or failures)", kind);
-	if ((code = cli_load_catalog(dir, &cat)) != EXIT_OK)
-		return code;
+	if (!cli_setup(&a, NULL))
+		return a.code;
 	if (fmt == FMT_JSON) {
-		if (!rpt_catalog_json(stdout, &cat, kind)) {
-			catalog_free(&cat);
+		if (!rpt_catalog_json(stdout, &a.cat, kind)) {
+			cli_args_free(&a);
 			fprintf(stderr, "stepcast: error: out of memory\n");
 			return EXIT_INTERNAL;
 		}
@@ -75,9 +50,9 @@ int cmd_catalog(int argc, char **argv)
 				continue;
 			if (!kind)
 				printf("%s%s:\n", i ? "\n" : "", rpt_catalog_kinds[i]);
-			rpt_catalog_text(stdout, &cat, rpt_catalog_kinds[i]);
+			rpt_catalog_text(stdout, &a.cat, rpt_catalog_kinds[i]);
 		}
 	}
-	catalog_free(&cat);
+	cli_args_free(&a);
 	return cli_finish(EXIT_OK);
 }

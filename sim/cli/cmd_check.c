@@ -2,7 +2,6 @@
  * (Megatron-LM iteration lines) and collective bus bandwidth (NCCL
  * Inspector's Prometheus dump) held against the prediction; names the
  * collective that deviates and what it costs the step. */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,43 +15,39 @@
 #include "../../reports/rpt_step.h"
 #include "../analytic/step.h"
 #include "cli.h"
+#include "cli_args.h"
 #include "cli_search.h"
-#include "cli_set.h"
 
 #define MAX_NCCL_FILES 16
 
-static void check_usage(FILE *out)
-{
-	fprintf(out,
-		"usage: stepcast check RUN --scenario S [--nccl FILE]... [--skip N]\n"
-		"                      [--format text|json] [--calibration NAME|FILE]\n"
-		"                      [--config-dir DIR] [--set PATH=VALUE]...\n"
-		"\n"
-		"Hold a real run against the prediction of its scenario: RUN is a Megatron-LM\n"
-		"(or NeMo) training log with its iteration lines (\"elapsed time per iteration\n"
-		"(ms)\"); each --nccl FILE an NCCL Inspector Prometheus dump\n"
-		"(nccl_bus_bandwidth_gbs, nccl_p2p_bus_bandwidth_gbs).  Prints the measured\n"
-		"step time (median, P10, P90 over the iterations) against the predicted band,\n"
-		"each measured collective's bus bandwidth against the prediction for the same\n"
-		"NCCL operation and rank count, and the collective that deviates most with\n"
-		"what it costs the step (its exposed time scaled by predicted over measured\n"
-		"bandwidth).  Exit 1 when the measured median is outside the predicted P10-P90.\n"
-		"\n"
-		"options:\n"
-		"  -s, --scenario S        the run's scenario (required)\n"
-		"      --nccl FILE         an NCCL Inspector Prometheus dump (repeatable)\n"
-		"      --skip N            iteration lines to skip at the start (warm-up;\n"
-		"                          default 1)\n"
-		"  -f, --format FMT        text (default) or json\n"
-		"  -k, --calibration NAME|FILE\n"
-		"                          predict with this profile instead of the scenario's\n"
-		"  -c, --config-dir DIR    catalogue directory (default: $STEPCAST_CONFIG_DIR,\n"
-		"                          else the configs/ of the source tree)\n"
-		);
-	cli_set_usage(out, "cluster.instance", true);
-	fprintf(out,
-		"  -h, --help              show this help\n");
-}
+static const struct cli_opt check_opts[] = {
+	{ "scenario", 's', "S", "the run's scenario (required)", NULL },
+	{ "nccl", 'N' | CLI_KEY_BASE, "FILE", "an NCCL Inspector Prometheus dump (repeatable)", NULL },
+	{ "skip", 'S' | CLI_KEY_BASE, "N", "iteration lines to skip at the start (warm-up;\n"
+					   "default 1)", NULL },
+	{ "format", 'f', "FMT", "text (default) or json", NULL },
+	{ "calibration", 'k', "NAME|FILE", "predict with this profile instead of the scenario's", NULL },
+	CLI_OPT_GROUP(cli_opts_config_dir),
+	CLI_OPT_GROUP(cli_opts_set_cluster),
+	CLI_OPT_GROUP(cli_opts_help),
+	CLI_OPT_END
+};
+
+static const struct cli_usage check_usage = {
+	"usage: stepcast check RUN --scenario S [--nccl FILE]... [--skip N]\n"
+	"                      [--format text|json] [--calibration NAME|FILE]\n"
+	"                      [--config-dir DIR] [--set PATH=VALUE]...\n",
+	"Hold a real run against the prediction of its scenario: RUN is a Megatron-LM\n"
+	"(or NeMo) training log with its iteration lines (\"elapsed time per iteration\n"
+	"(ms)\"); each --nccl FILE an NCCL Inspector Prometheus dump\n"
+	"(nccl_bus_bandwidth_gbs, nccl_p2p_bus_bandwidth_gbs).  Prints the measured\n"
+	"step time (median, P10, P90 over the iterations) against the predicted band,\n"
+	"each measured collective's bus bandwidth against the prediction for the same\n"
+	"NCCL operation and rank count, and the collective that deviates most with\n"
+	"what it costs the step (its exposed time scaled by predicted over measured\n"
+	"bandwidth).  Exit 1 when the measured median is outside the predicted P10-P90.\n",
+	check_opts, NULL
+};
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -91,22 +86,10 @@ struct match {
 
 int cmd_check(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "scenario", required_argument, NULL, 's' },
-		{ "nccl", required_argument, NULL, 'N' },
-		{ "skip", required_argument, NULL, 'S' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "calibration", required_argument, NULL, 'k' },
-		{ "config-dir", required_argument, NULL, 'c' },
-		{ "set", required_argument, NULL, CLI_OPT_SET },
-		{ "instance", required_argument, NULL, CLI_OPT_INSTANCE },
-		{ "nodes", required_argument, NULL, CLI_OPT_NODES },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
+	struct cli_args a;
 	enum cli_format fmt = FMT_TEXT;
-	const char *dir = NULL, *calib = NULL, *scen = NULL, *run_path, *nccl[MAX_NCCL_FILES];
-	int n_nccl = 0, skip = 1, c, code, n, worst = -1;
+	const char *run_path, *nccl[MAX_NCCL_FILES];
+	int n_nccl = 0, skip = 1, c, n, worst = -1;
 	static struct scenario sc;
 	struct step_result r;
 	struct run_log log;
@@ -116,62 +99,38 @@ int cmd_check(int argc, char **argv)
 	struct model_quantiles q;
 	bool inside;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":s:f:k:c:h", opts, NULL)) != -1) {
+	cli_args_init(&a, &check_usage, argc, argv);
+	while ((c = cli_next_option(&a)) > 0) {
 		switch (c) {
 		case 's':
-			scen = optarg;
+			a.scenario_path = a.arg;
 			break;
-		case 'N':
+		case 'N' | CLI_KEY_BASE:
 			if (n_nccl >= MAX_NCCL_FILES)
 				return cli_usage_error("check", "at most %d --nccl files", MAX_NCCL_FILES);
-			nccl[n_nccl++] = optarg;
+			nccl[n_nccl++] = a.arg;
 			break;
-		case 'S':
-			if (!cli_parse_int("check", "--skip", optarg, 0, RUN_LOG_MAX_ITERS, &skip))
+		case 'S' | CLI_KEY_BASE:
+			if (!cli_parse_int("check", "--skip", a.arg, 0, RUN_LOG_MAX_ITERS, &skip))
 				return EXIT_USAGE;
 			break;
 		case 'f':
-			if (!cli_parse_format("check", optarg, 1u << FMT_TEXT | 1u << FMT_JSON, &fmt))
+			if (!cli_parse_format("check", a.arg, 1u << FMT_TEXT | 1u << FMT_JSON, &fmt))
 				return EXIT_USAGE;
 			break;
-		case 'k':
-			calib = optarg;
-			break;
-		case 'c':
-			dir = optarg;
-			break;
-		case CLI_OPT_SET:
-		case CLI_OPT_INSTANCE:
-		case CLI_OPT_NODES:
-			if (!cli_set_option("check", c, optarg, "cluster."))
-				return EXIT_USAGE;
-			break;
-		case 'h':
-			check_usage(stdout);
-			return cli_finish(EXIT_OK);
-		case ':':
-			return cli_usage_error("check", "option '%s' needs a value", argv[optind - 1]);
-		default:
-			return cli_usage_error("check", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (optind >= argc)
-		return cli_usage_error("check", "missing RUN (a Megatron-LM training log)");
-	run_path = argv[optind++];
-	if (optind < argc)
-		return cli_usage_error("check", "unexpected argument '%s'", argv[optind]);
-	if (!scen)
+	if (c == CLI_STOP || !cli_operand(&a, &run_path, "missing RUN (a Megatron-LM training log)") ||
+	    !cli_operands_end(&a))
+		return a.code;
+	if (!a.scenario_path)
 		return cli_usage_error("check", "missing --scenario S (the run's scenario)");
-	if ((code = cli_load_scenario("check", dir, scen, calib, &sc, NULL)) != EXIT_OK)
-		return code;
+	if (!cli_setup(&a, &sc))
+		return a.code;
+	cli_args_free(&a);
 	sc_error_clear(&err);
-	if (sim_step_predict(&sc, &r, &err) != SC_OK) {
-		if (!err.file[0])
-			snprintf(err.file, sizeof(err.file), "%s", scen);
-		return cli_fail(&err);
-	}
+	if (sim_step_predict(&sc, &r, &err) != SC_OK)
+		return cli_fail_in(&err, a.scenario_path);
 	memset(&log, 0, sizeof(log));
 	if (run_log_read_megatron(run_path, &log, &err) != SC_OK) {
 		run_log_free(&log);
@@ -256,7 +215,7 @@ int cmd_check(int argc, char **argv)
 			return EXIT_INTERNAL;
 		}
 		cJSON_AddStringToObject(root, "run", run_path);
-		cJSON_AddStringToObject(root, "scenario", scen);
+		cJSON_AddStringToObject(root, "scenario", a.scenario_path);
 		cJSON_AddNumberToObject(root, "iterations", n);
 		cJSON_AddNumberToObject(root, "measured_step_p10_s", p10);
 		cJSON_AddNumberToObject(root, "measured_step_p50_s", med);
@@ -298,7 +257,8 @@ int cmd_check(int argc, char **argv)
 		printf("run         %s: %d iterations (%ld..%ld), skipped %d\n", run_path, n, log.iters[skip].iteration,
 		       log.iters[log.n_iters - 1].iteration, skip);
 		printf("measured    median %.4g s, P10 %.4g s, P90 %.4g s\n", med, p10, p90);
-		printf("predicted   %.4g s, band P10 %.4g s, P50 %.4g s, P90 %.4g s (%s)\n", r.step_time_s, q.p10, q.p50, q.p90, scen);
+		printf("predicted   %.4g s, band P10 %.4g s, P50 %.4g s, P90 %.4g s (%s)\n", r.step_time_s, q.p10, q.p50, q.p90,
+		       a.scenario_path);
 		printf("step time   measured %+.1f %% against the band's P50, %s the band\n", 100 * dev,
 		       inside ? "inside" : med > q.p90 ? "above" : "below");
 		if (log.n_colls > 0) {

@@ -1,7 +1,6 @@
 /* cmd_compare.c: `stepcast compare SCENARIO --instances A,B,...`: the best
  * layout, time and cost of the scenario on each instance type, which one
  * wins on time and which on cost, and a report with charts. */
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,82 +8,65 @@
 
 #include "../plan/plan.h"
 #include "cli.h"
+#include "cli_args.h"
 #include "cli_progress.h"
 #include "cli_set.h"
 #include "cli_search.h"
 #include "../../models/limits.h"
 #include "cli_serve.h"
 
-static void compare_usage(FILE *out)
-{
-	fprintf(out,
-		"usage: stepcast compare SCENARIO [--instances A,B,...] [--tokens N]\n"
-		"                        [--deadline D | --nodes N] [--sweep LIST] [--pricing P]\n"
-		"                        [--confidence P]\n"
-		"                        [--format FMT] [--output FILE]\n"
-		"\n"
-		"Train SCENARIO's model on each instance type: the same model, training settings\n"
-		"and token budget, the best layout of each (searched), its step time, throughput,\n"
-		"time to train, cost on-demand and with capacity blocks, cost per million tokens\n"
-		"and bottleneck; then which instance type wins on time and which on cost, and by\n"
-		"how much.  Each instance type uses its GPU's default calibration profile (the\n"
-		"scenario's when the GPU is the same) and BF16 where its GPU lacks the scenario's\n"
-		"precision.  The node sweep gives the scaling and cost-versus-time charts of\n"
-		"--format html (one self-contained file, inline SVG, no script).\n"
-		"\n"
-		"options:\n"
-		"  -I, --instances LIST  instance types, e.g. p5.48xlarge,p5en.48xlarge (default: every\n"
-		"                        instance type in the catalogue)\n"
-		"  -t, --tokens N        token budget, e.g. 15T (default: the scenario's)\n"
-		"  -N, --nodes N         compare at N nodes of each (default: the scenario's count;\n"
-		"                        whole UltraServers, rounded up with a note, for an instance\n"
-		"                        sold only so, e.g. 72 nodes of p6e-gb200.36xlarge for 64)\n"
-		"  -d, --deadline D      compare each at its cheapest node count that meets D\n"
-		"  -S, --sweep LIST      node counts for the charts (default: N/8, N/4, N/2, N, 2N, 4N)\n"
-		"  -C, --confidence P    decide at percentile P (default 90): a winner that is not\n"
-		"                        faster (cheaper) with probability P/100 under the\n"
-		"                        calibrations' bands is tied with the runner-up, and\n"
-		"                        deadlines are met at P; 50 compares point predictions\n"
-		"  -p, --pricing P       on-demand (default) or capacity-block: the cost the charts\n"
-		"                        and the deadline choice use (both are always reported); an\n"
-		"                        instance not sold so is planned under the option it has and\n"
-		"                        left out of that ranking, with a note\n"
-		"  -f, --format FMT      text (default), json, csv, md or html\n"
-		"  -O, --output FILE     write to FILE (a temporary file renamed when complete)\n"
-		"  -V, --serving         SCENARIO is a serving scenario (scenarios/serve-*.json):\n"
-		"                        the cheapest replica layout and count of each instance\n"
-		"                        type at its Poisson rate and p99 SLOs, and which wins\n"
-		"                        (text, json, csv or md)\n"
-		"  -c, --config-dir DIR  catalogue directory (default: $STEPCAST_CONFIG_DIR, else the\n"
-		"                        configs/ of the data directory)\n"
-		);
-	cli_set_usage(out, NULL, false);
-	cli_progress_usage(out);
-	fprintf(out,
-		"  -h, --help            show this help\n");
-}
+static const struct cli_opt compare_opts[] = {
+	{ "instances", 'I', "LIST", "instance types, e.g. p5.48xlarge,p5en.48xlarge (default: every\n"
+				    "instance type in the catalogue)", NULL },
+	{ "tokens", 't', "N", "token budget, e.g. 15T (default: the scenario's)", NULL },
+	{ "nodes", 'N', "N", "compare at N nodes of each (default: the scenario's count;\n"
+			     "whole UltraServers, rounded up with a note, for an instance\n"
+			     "sold only so, e.g. 72 nodes of p6e-gb200.36xlarge for 64)", NULL },
+	{ "deadline", 'd', "D", "compare each at its cheapest node count that meets D", NULL },
+	{ "sweep", 'S', "LIST", "node counts for the charts (default: N/8, N/4, N/2, N, 2N, 4N)", NULL },
+	{ "confidence", 'C', "P", "decide at percentile P (default 90): a winner that is not\n"
+				  "faster (cheaper) with probability P/100 under the\n"
+				  "calibrations' bands is tied with the runner-up, and\n"
+				  "deadlines are met at P; 50 compares point predictions", NULL },
+	{ "pricing", 'p', "P", "on-demand (default) or capacity-block: the cost the charts\n"
+			       "and the deadline choice use (both are always reported); an\n"
+			       "instance not sold so is planned under the option it has and\n"
+			       "left out of that ranking, with a note", NULL },
+	{ "format", 'f', "FMT", "text (default), json, csv, md or html", NULL },
+	CLI_OPT_GROUP(cli_opts_output),
+	{ "serving", 'V', NULL, "SCENARIO is a serving scenario (scenarios/serve-*.json):\n"
+				"the cheapest replica layout and count of each instance\n"
+				"type at its Poisson rate and p99 SLOs, and which wins\n"
+				"(text, json, csv or md)", NULL },
+	{ "config-dir", 'c', "DIR", "catalogue directory (default: $STEPCAST_CONFIG_DIR, else the\n"
+				    "configs/ of the data directory)", NULL },
+	CLI_OPT_GROUP_AT(cli_opts_set, 26),
+	CLI_OPT_GROUP_AT(cli_opts_quiet, 26),
+	CLI_OPT_GROUP(cli_opts_help),
+	CLI_OPT_END
+};
+
+static const struct cli_usage compare_usage = {
+	"usage: stepcast compare SCENARIO [--instances A,B,...] [--tokens N]\n"
+	"                        [--deadline D | --nodes N] [--sweep LIST] [--pricing P]\n"
+	"                        [--confidence P]\n"
+	"                        [--format FMT] [--output FILE]\n",
+	"Train SCENARIO's model on each instance type: the same model, training settings\n"
+	"and token budget, the best layout of each (searched), its step time, throughput,\n"
+	"time to train, cost on-demand and with capacity blocks, cost per million tokens\n"
+	"and bottleneck; then which instance type wins on time and which on cost, and by\n"
+	"how much.  Each instance type uses its GPU's default calibration profile (the\n"
+	"scenario's when the GPU is the same) and BF16 where its GPU lacks the scenario's\n"
+	"precision.  The node sweep gives the scaling and cost-versus-time charts of\n"
+	"--format html (one self-contained file, inline SVG, no script).\n",
+	compare_opts, NULL, 24
+};
 
 int cmd_compare(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "instances", required_argument, NULL, 'I' },
-		{ "tokens", required_argument, NULL, 't' },
-		{ "nodes", required_argument, NULL, 'N' },
-		{ "deadline", required_argument, NULL, 'd' },
-		{ "sweep", required_argument, NULL, 'S' },
-		{ "pricing", required_argument, NULL, 'p' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'O' },
-		{ "config-dir", required_argument, NULL, 'c' },
-		{ "set", required_argument, NULL, CLI_OPT_SET },
-		{ "serving", no_argument, NULL, 'V' },
-		{ "confidence", required_argument, NULL, 'C' },
-		{ "quiet", no_argument, NULL, CLI_OPT_QUIET },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
+	struct cli_args a;
 	enum cli_format fmt = FMT_TEXT;
-	const char *dir = NULL, *path, *output = NULL, *list = NULL;
+	const char *dir, *path, *output = NULL, *list = NULL;
 	char names_buf[COMPARE_MAX_INSTANCES * SC_NAME_MAX];
 	const char *names[COMPARE_MAX_INSTANCES];
 	int n_names = 0;
@@ -98,9 +80,10 @@ int cmd_compare(int argc, char **argv)
 	bool serving = false;
 
 	plan_opts_default(&po);
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":I:t:N:d:S:p:f:O:c:C:Vh", opts, NULL)) != -1) {
+	cli_args_init(&a, &compare_usage, argc, argv);
+	while ((c = cli_next_option(&a)) > 0) {
+		const char *optarg = a.arg; /* getopt's name: the cases read as before */
+
 		switch (c) {
 		case 'I':
 			list = optarg;
@@ -136,9 +119,6 @@ int cmd_compare(int argc, char **argv)
 		case 'O':
 			output = optarg;
 			break;
-		case 'c':
-			dir = optarg;
-			break;
 		case 'V':
 			serving = true;
 			break;
@@ -146,27 +126,11 @@ int cmd_compare(int argc, char **argv)
 			if (!cli_parse_confidence("compare", optarg, &po.confidence))
 				return EXIT_USAGE;
 			break;
-		case CLI_OPT_SET:
-			if (!cli_set_option("compare", c, optarg, "cluster."))
-				return EXIT_USAGE;
-			break;
-		case CLI_OPT_QUIET:
-			cli_quiet = true;
-			break;
-		case 'h':
-			compare_usage(stdout);
-			return cli_finish(EXIT_OK);
-		case ':':
-			return cli_usage_error("compare", "option '%s' needs a value", argv[optind - 1]);
-		default:
-			return cli_usage_error("compare", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (optind >= argc)
-		return cli_usage_error("compare", "missing SCENARIO file");
-	path = argv[optind++];
-	if (optind < argc)
-		return cli_usage_error("compare", "unexpected argument '%s'", argv[optind]);
+	if (c == CLI_STOP || !cli_operand(&a, &path, "missing SCENARIO file") || !cli_operands_end(&a))
+		return a.code;
+	dir = a.config_dir;
 	if (serving) {
 		if (fmt == FMT_HTML)
 			return cli_usage_error("compare", "--serving writes text, json, csv or md");

@@ -1,7 +1,6 @@
 /* cmd_diff.c: `stepcast diff A [B]`: two step predictions side by side, each
  * a scenario (predicted now) or a prediction file of `predict --format json`;
  * with --set, B is the what-if (see reports/rpt_diff.h). */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,42 +10,39 @@
 #include "../analytic/step.h"
 #include "../config/scenario_load.h"
 #include "cli.h"
+#include "cli_args.h"
 #include "cli_search.h"
 #include "cli_set.h"
 
-static void diff_usage(FILE *out)
-{
-	fprintf(out,
-		"usage: stepcast diff A [B] [--set PATH=VALUE]... [--instance NAME] [--nodes N]\n"
-		"                     [--format text|json|md] [--calibration NAME|FILE]\n"
-		"                     [--confidence P]\n"
-		"                     [--config-dir DIR]\n"
-		"\n"
-		"Two step predictions side by side: step time and its band, throughput, MFU,\n"
-		"the layout, every part of the breakdown, memory by category, each collective\n"
-		"(time, bus bandwidth, algorithm) and cost, with B - A and (B - A) / A, the\n"
-		"strings that changed and the part of the breakdown that moved most.  A and B\n"
-		"are scenarios (predicted now, with the analytic engine) or prediction files\n"
-		"written by `stepcast predict --format json`.  --set, --instance and --nodes\n"
-		"change B only; with them B may be left out: it is then A with the overrides\n"
-		"(a what-if in one command).  The verdict says whether B is faster, slower or a\n"
-		"tie: a difference inside the step band (the regime band predict shows) at the\n"
-		"confidence is a tie.\n"
-		"\n"
-		"options:\n"
-		"  -f, --format FMT        text (default), json or md\n"
-		"  -C, --confidence P      decide at percentile P (default 90): B not faster\n"
-		"                          (slower) with probability P/100 under the bands is a\n"
-		"                          tie; 50 compares point predictions\n"
-		"  -k, --calibration NAME|FILE\n"
-		"                          predict both scenarios with this profile\n"
-		"  -c, --config-dir DIR    catalogue directory (default: $STEPCAST_CONFIG_DIR,\n"
-		"                          else the configs/ of the source tree)\n"
-		);
-	cli_set_usage(out, "cluster.instance", true);
-	fprintf(out,
-		"  -h, --help              show this help\n");
-}
+static const struct cli_opt diff_opts[] = {
+	{ "format", 'f', "FMT", "text (default), json or md", NULL },
+	{ "confidence", 'C', "P", "decide at percentile P (default 90): B not faster\n"
+				  "(slower) with probability P/100 under the bands is a\n"
+				  "tie; 50 compares point predictions", NULL },
+	{ "calibration", 'k', "NAME|FILE", "predict both scenarios with this profile", NULL },
+	CLI_OPT_GROUP(cli_opts_config_dir),
+	CLI_OPT_GROUP(cli_opts_set_cluster),
+	CLI_OPT_GROUP(cli_opts_help),
+	CLI_OPT_END
+};
+
+static const struct cli_usage diff_usage = {
+	"usage: stepcast diff A [B] [--set PATH=VALUE]... [--instance NAME] [--nodes N]\n"
+	"                     [--format text|json|md] [--calibration NAME|FILE]\n"
+	"                     [--confidence P]\n"
+	"                     [--config-dir DIR]\n",
+	"Two step predictions side by side: step time and its band, throughput, MFU,\n"
+	"the layout, every part of the breakdown, memory by category, each collective\n"
+	"(time, bus bandwidth, algorithm) and cost, with B - A and (B - A) / A, the\n"
+	"strings that changed and the part of the breakdown that moved most.  A and B\n"
+	"are scenarios (predicted now, with the analytic engine) or prediction files\n"
+	"written by `stepcast predict --format json`.  --set, --instance and --nodes\n"
+	"change B only; with them B may be left out: it is then A with the overrides\n"
+	"(a what-if in one command).  The verdict says whether B is faster, slower or a\n"
+	"tie: a difference inside the step band (the regime band predict shows) at the\n"
+	"confidence is a tie.\n",
+	diff_opts, NULL
+};
 
 /* One side as a prediction object: read from a prediction file, or the
  * scenario predicted (with the overrides when b). */
@@ -108,64 +104,25 @@ static int side(const char *path, bool b, const char *calib, const char *dir, cJ
 
 int cmd_diff(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "confidence", required_argument, NULL, 'C' },
-		{ "calibration", required_argument, NULL, 'k' },
-		{ "config-dir", required_argument, NULL, 'c' },
-		{ "set", required_argument, NULL, CLI_OPT_SET },
-		{ "instance", required_argument, NULL, CLI_OPT_INSTANCE },
-		{ "nodes", required_argument, NULL, CLI_OPT_NODES },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
+	struct cli_args a;
 	enum cli_format fmt = FMT_TEXT;
-	const char *dir = NULL, *calib = NULL, *pa, *pb;
+	const char *pa, *pb;
 	static struct rpt_diff d;
 	char label_b[512];
-	cJSON *a = NULL, *b = NULL;
+	cJSON *ja = NULL, *jb = NULL;
 	int c, code;
 	double confidence = MODEL_DECISION_CONFIDENCE;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":f:C:k:c:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			if (!cli_parse_format("diff", optarg, 1u << FMT_TEXT | 1u << FMT_JSON | 1u << FMT_MD, &fmt))
-				return EXIT_USAGE;
-			break;
-		case 'C':
-			if (!cli_parse_confidence("diff", optarg, &confidence))
-				return EXIT_USAGE;
-			break;
-		case 'k':
-			calib = optarg;
-			break;
-		case 'c':
-			dir = optarg;
-			break;
-		case CLI_OPT_SET:
-		case CLI_OPT_INSTANCE:
-		case CLI_OPT_NODES:
-			if (!cli_set_option("diff", c, optarg, "cluster."))
-				return EXIT_USAGE;
-			break;
-		case 'h':
-			diff_usage(stdout);
-			return cli_finish(EXIT_OK);
-		case ':':
-			return cli_usage_error("diff", "option '%s' needs a value", argv[optind - 1]);
-		default:
-			return cli_usage_error("diff", "unknown option '%s'", argv[optind - 1]);
-		}
+	cli_args_init(&a, &diff_usage, argc, argv);
+	while ((c = cli_next_option(&a)) > 0) {
+		if (c == 'f' && !cli_parse_format("diff", a.arg, 1u << FMT_TEXT | 1u << FMT_JSON | 1u << FMT_MD, &fmt))
+			return EXIT_USAGE;
+		if (c == 'C' && !cli_parse_confidence("diff", a.arg, &confidence))
+			return EXIT_USAGE;
 	}
-	if (optind >= argc)
-		return cli_usage_error("diff", "missing A (a scenario or a prediction file)");
-	pa = argv[optind++];
-	pb = optind < argc ? argv[optind++] : NULL;
-	if (optind < argc)
-		return cli_usage_error("diff", "unexpected argument '%s'", argv[optind]);
+	if (c == CLI_STOP || !cli_operand(&a, &pa, "missing A (a scenario or a prediction file)") ||
+	    !cli_operand(&a, &pb, NULL) || !cli_operands_end(&a))
+		return a.code;
 	if (!pb && cli_overrides.n == 0)
 		return cli_usage_error("diff", "missing B (or --set, to compare A with a what-if of it)");
 	if (!pb)
@@ -177,29 +134,18 @@ int cmd_diff(int argc, char **argv)
 			n += (size_t)snprintf(label_b + n, sizeof(label_b) - n, " --set %s",
 					      cli_overrides.item[i].text);
 	}
-	if ((code = side(pa, false, calib, dir, &a)) != EXIT_OK)
+	if ((code = side(pa, false, a.calibration, a.config_dir, &ja)) != EXIT_OK)
 		return code;
-	if ((code = side(pb, true, calib, dir, &b)) != EXIT_OK) {
-		cJSON_Delete(a);
+	if ((code = side(pb, true, a.calibration, a.config_dir, &jb)) != EXIT_OK) {
+		cJSON_Delete(ja);
 		return code;
 	}
-	rpt_diff_build(a, b, pa, label_b, confidence, &d);
-	cJSON_Delete(a);
-	cJSON_Delete(b);
+	rpt_diff_build(ja, jb, pa, label_b, confidence, &d);
+	cJSON_Delete(ja);
+	cJSON_Delete(jb);
 	switch (fmt) {
-	case FMT_JSON: {
-		cJSON *j = rpt_diff_json(&d);
-		char *text = j ? cJSON_Print(j) : NULL;
-
-		cJSON_Delete(j);
-		if (!text) {
-			fprintf(stderr, "stepcast: error: out of memory\n");
-			return EXIT_INTERNAL;
-		}
-		printf("%s\n", text);
-		free(text);
-		break;
-	}
+	case FMT_JSON:
+		return cli_finish(cli_print_json(rpt_diff_json(&d)));
 	case FMT_MD:
 		rpt_diff_md(stdout, &d);
 		break;

@@ -1,7 +1,6 @@
 /* cmd_plan.c: `stepcast plan SCENARIO`: the node count, layout, wall-clock
  * time and cost to train a token budget on one instance type, by a
  * deadline or on a given number of nodes. */
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,88 +9,70 @@
 #include "../plan/plan.h"
 #include "../../reports/rpt_prom.h"
 #include "cli.h"
+#include "cli_args.h"
 #include "cli_progress.h"
 #include "cli_output.h"
 #include "cli_set.h"
 #include "cli_search.h"
 #include "../../models/limits.h"
 
-static void plan_usage(FILE *out)
-{
-	fprintf(out,
-		"usage: stepcast plan SCENARIO [--tokens N] [--deadline D | --nodes N]\n"
-		"                     [--instance NAME] [--pricing P] [--max-nodes N] [--sweep LIST]\n"
-		"                     [--confidence P] [--format FMT] [--output FILE]\n"
-		"\n"
-		"Plan training SCENARIO's model on a budget of tokens: at each node count of a\n"
-		"sweep, search the layouts and keep the one that trains the budget soonest; then\n"
-		"choose the node count: the one given with --nodes, or the cheapest that meets\n"
-		"--deadline at P90 (the fastest when none does).  Reports the layout, wall-clock time,\n"
-		"total cost on-demand and with capacity blocks, cost per million tokens and\n"
-		"GPU-hours, and the whole sweep.  Without --deadline and --nodes the plan is at\n"
-		"the scenario's node count.  Counts whose cost is inside the cheapest one's\n"
-		"band (at the confidence) are a tie with it, broken by fewer nodes, then faster.\n"
-		"\n"
-		"options:\n"
-		"  -t, --tokens N       token budget, e.g. 15T or 1.5e13 (default: the scenario's\n"
-		"                       training.tokens_to_train)\n"
-		"  -d, --deadline D     wall-clock limit, e.g. 90d, 36h, 2w (a bare number is days)\n"
-		"  -N, --nodes N        plan on N instances\n"
-		"  -i, --instance NAME  plan on this instance type instead of the scenario's\n"
-		"  -p, --pricing P      on-demand or capacity-block: the cost the deadline plan\n"
-		"                       minimises (default: on-demand where the instance is sold so,\n"
-		"                       else capacity-block; one it is not sold under: exit 3)\n"
-		"  -M, --max-nodes N    top of the node sweep (default 4096): 1, 2, 3, 4, 6, 8, 12, ...\n"
-		"  -S, --sweep LIST     the node counts to try instead, e.g. 64,128,256\n"
-		"  -C, --confidence P   meet the deadline at percentile P of the time to train\n"
-		"                       (default 90: P90, from the calibration's band; 50: the\n"
-		"                       median, the point prediction)\n"
-		"  -f, --format FMT     text (default), json, csv, md, html or prom (Prometheus\n"
-		"                       text exposition of the chosen plan)\n"
-		"  -O, --output FILE    write to FILE (a temporary file renamed when complete)\n"
-		"  -k, --calibration NAME|FILE\n"
-		"                       use this calibration profile instead of the scenario's: a\n"
-		"                       catalogue NAME, or a profile FILE (a value with '/' or\n"
-		"                       ending in .json); it must be for the GPU family of the\n"
-		"                       scenario's instance (of --instance, when given)\n"
-		"  -c, --config-dir DIR catalogue directory (default: $STEPCAST_CONFIG_DIR, else the\n"
-		"                       configs/ of the data directory)\n"
-		);
-	cli_set_usage(out, NULL, false);
-	cli_progress_usage(out);
-	fprintf(out,
-		"  -h, --help           show this help\n"
-		"\n"
-		"Exit 1 when no node count meets the deadline or no layout fits (the report says\n"
-		"so).  The time to train counts data stalls, checkpoints, failures and restarts\n"
-		"(goodput) when the scenario has a \"storage\" object, else every step (goodput 100 %%).\n"
-		"An instance sold only as whole UltraServers (p6e-gb200.36xlarge: u-p6e-gb200x72,\n"
-		"18 instances) is planned and priced in whole UltraServers: the sweep visits only\n"
-		"their multiples, and --nodes or --sweep must be multiples (else exit 3).\n");
-}
+static const struct cli_opt plan_opts[] = {
+	{ "tokens", 't', "N", "token budget, e.g. 15T or 1.5e13 (default: the scenario's\n"
+			      "training.tokens_to_train)", NULL },
+	{ "deadline", 'd', "D", "wall-clock limit, e.g. 90d, 36h, 2w (a bare number is days)", NULL },
+	{ "nodes", 'N', "N", "plan on N instances", NULL },
+	{ "instance", 'i', "NAME", "plan on this instance type instead of the scenario's", NULL },
+	{ "pricing", 'p', "P", "on-demand or capacity-block: the cost the deadline plan\n"
+			       "minimises (default: on-demand where the instance is sold so,\n"
+			       "else capacity-block; one it is not sold under: exit 3)", NULL },
+	{ "max-nodes", 'M', "N", "top of the node sweep (default 4096): 1, 2, 3, 4, 6, 8, 12, ...", NULL },
+	{ "sweep", 'S', "LIST", "the node counts to try instead, e.g. 64,128,256", NULL },
+	{ "confidence", 'C', "P", "meet the deadline at percentile P of the time to train\n"
+				  "(default 90: P90, from the calibration's band; 50: the\n"
+				  "median, the point prediction)", NULL },
+	{ "format", 'f', "FMT", "text (default), json, csv, md, html or prom (Prometheus\n"
+				"text exposition of the chosen plan)", NULL },
+	CLI_OPT_GROUP(cli_opts_output),
+	{ "calibration", 'k', "NAME|FILE", "use this calibration profile instead of the scenario's: a\n"
+					   "catalogue NAME, or a profile FILE (a value with '/' or\n"
+					   "ending in .json); it must be for the GPU family of the\n"
+					   "scenario's instance (of --instance, when given)", NULL },
+	{ "config-dir", 'c', "DIR", "catalogue directory (default: $STEPCAST_CONFIG_DIR, else the\n"
+				    "configs/ of the data directory)", NULL },
+	CLI_OPT_GROUP_AT(cli_opts_set, 26),
+	CLI_OPT_GROUP_AT(cli_opts_quiet, 26),
+	CLI_OPT_GROUP(cli_opts_help),
+	CLI_OPT_END
+};
+
+static const struct cli_usage plan_usage = {
+	"usage: stepcast plan SCENARIO [--tokens N] [--deadline D | --nodes N]\n"
+	"                     [--instance NAME] [--pricing P] [--max-nodes N] [--sweep LIST]\n"
+	"                     [--confidence P] [--format FMT] [--output FILE]\n",
+	"Plan training SCENARIO's model on a budget of tokens: at each node count of a\n"
+	"sweep, search the layouts and keep the one that trains the budget soonest; then\n"
+	"choose the node count: the one given with --nodes, or the cheapest that meets\n"
+	"--deadline at P90 (the fastest when none does).  Reports the layout, wall-clock time,\n"
+	"total cost on-demand and with capacity blocks, cost per million tokens and\n"
+	"GPU-hours, and the whole sweep.  Without --deadline and --nodes the plan is at\n"
+	"the scenario's node count.  Counts whose cost is inside the cheapest one's\n"
+	"band (at the confidence) are a tie with it, broken by fewer nodes, then faster.\n",
+	plan_opts,
+	"\n"
+	"Exit 1 when no node count meets the deadline or no layout fits (the report says\n"
+	"so).  The time to train counts data stalls, checkpoints, failures and restarts\n"
+	"(goodput) when the scenario has a \"storage\" object, else every step (goodput 100 %).\n"
+	"An instance sold only as whole UltraServers (p6e-gb200.36xlarge: u-p6e-gb200x72,\n"
+	"18 instances) is planned and priced in whole UltraServers: the sweep visits only\n"
+	"their multiples, and --nodes or --sweep must be multiples (else exit 3).\n",
+	23
+};
 
 int cmd_plan(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "tokens", required_argument, NULL, 't' },
-		{ "deadline", required_argument, NULL, 'd' },
-		{ "nodes", required_argument, NULL, 'N' },
-		{ "instance", required_argument, NULL, 'i' },
-		{ "pricing", required_argument, NULL, 'p' },
-		{ "max-nodes", required_argument, NULL, 'M' },
-		{ "sweep", required_argument, NULL, 'S' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'O' },
-		{ "calibration", required_argument, NULL, 'k' },
-		{ "config-dir", required_argument, NULL, 'c' },
-		{ "set", required_argument, NULL, CLI_OPT_SET },
-		{ "confidence", required_argument, NULL, 'C' },
-		{ "quiet", no_argument, NULL, CLI_OPT_QUIET },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
+	struct cli_args a;
 	enum cli_format fmt = FMT_TEXT;
-	const char *dir = NULL, *path, *calib = NULL, *output = NULL, *instance = NULL;
+	const char *output = NULL, *instance = NULL;
 	struct plan_opts po;
 	struct compare_result cr;
 	struct compare_entry entry;
@@ -103,9 +84,10 @@ int cmd_plan(int argc, char **argv)
 	bool pricing_given = false;
 
 	plan_opts_default(&po);
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":t:d:N:i:p:M:S:f:O:k:c:C:h", opts, NULL)) != -1) {
+	cli_args_init(&a, &plan_usage, argc, argv);
+	while ((c = cli_next_option(&a)) > 0) {
+		const char *optarg = a.arg; /* getopt's name: the cases read as before */
+
 		switch (c) {
 		case 't':
 			if (!cli_parse_tokens("plan", optarg, &po.tokens))
@@ -145,37 +127,15 @@ int cmd_plan(int argc, char **argv)
 		case 'O':
 			output = optarg;
 			break;
-		case 'k':
-			calib = optarg;
-			break;
-		case 'c':
-			dir = optarg;
-			break;
 		case 'C':
 			if (!cli_parse_confidence("plan", optarg, &po.confidence))
 				return EXIT_USAGE;
 			break;
-		case CLI_OPT_SET:
-			if (!cli_set_option("plan", c, optarg, "cluster."))
-				return EXIT_USAGE;
-			break;
-		case CLI_OPT_QUIET:
-			cli_quiet = true;
-			break;
-		case 'h':
-			plan_usage(stdout);
-			return cli_finish(EXIT_OK);
-		case ':':
-			return cli_usage_error("plan", "option '%s' needs a value", argv[optind - 1]);
-		default:
-			return cli_usage_error("plan", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (optind >= argc)
-		return cli_usage_error("plan", "missing SCENARIO file");
-	path = argv[optind++];
-	if (optind < argc)
-		return cli_usage_error("plan", "unexpected argument '%s'", argv[optind]);
+	if (c == CLI_STOP || !cli_operand(&a, &a.scenario_path, "missing SCENARIO file") ||
+	    !cli_operands_end(&a))
+		return a.code;
 	if (po.deadline_s > 0 && po.nodes > 0)
 		return cli_usage_error("plan", "give --deadline or --nodes, not both");
 	if ((po.max_nodes > 0 || po.n_sweep > 0) && po.deadline_s <= 0 && po.nodes <= 0)
@@ -185,7 +145,8 @@ int cmd_plan(int argc, char **argv)
 		return cli_usage_error("plan", "give --max-nodes or --sweep, not both");
 
 	/* with --instance, --calibration is for the instance's GPU (below) */
-	if ((code = cli_load_scenario("plan", dir, path, instance ? NULL : calib, &sc, &cat)) != EXIT_OK)
+	if ((code = cli_load_scenario("plan", a.config_dir, a.scenario_path, instance ? NULL : a.calibration,
+				      &sc, &cat)) != EXIT_OK)
 		return code;
 	memset(&entry, 0, sizeof(entry));
 	sc_error_clear(&err);
@@ -201,9 +162,9 @@ int cmd_plan(int argc, char **argv)
 			catalog_free(&cat);
 			return cli_fail(&err);
 		}
-		if (calib) {
+		if (a.calibration) {
 			/* an explicit profile must be for the instance's GPU family */
-			if (calibration_select(&cat, &target.cluster.gpu, calib, NULL, "--calibration",
+			if (calibration_select(&cat, &target.cluster.gpu, a.calibration, NULL, "--calibration",
 					       NULL, &target.calibration, &err) != SC_OK) {
 				catalog_free(&cat);
 				return cli_fail(&err);
@@ -236,7 +197,7 @@ int cmd_plan(int argc, char **argv)
 	if (code) {
 		plan_result_free(&entry.plan);
 		if (!err.file[0])
-			snprintf(err.file, sizeof(err.file), "%s", path);
+			snprintf(err.file, sizeof(err.file), "%s", a.scenario_path);
 		return cli_fail(&err);
 	}
 	memset(&cr, 0, sizeof(cr));
@@ -255,7 +216,7 @@ int cmd_plan(int argc, char **argv)
 		char label[256];
 
 		if ((code = cli_output_open(&o, output)) == EXIT_OK) {
-			rpt_prom_plan(o.f, rpt_prom_scenario_label(path, label, sizeof(label)), &target, &po,
+			rpt_prom_plan(o.f, rpt_prom_scenario_label(a.scenario_path, label, sizeof(label)), &target, &po,
 				      &entry);
 			code = cli_output_close(&o, true);
 		}

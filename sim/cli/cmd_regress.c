@@ -2,7 +2,6 @@
  * tests/regress/ with every committed calibration profile and compare with
  * the committed baselines (see calibrate/cal_regress.h). */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -15,36 +14,35 @@
 #include "../config/datadir.h"
 #include "cli.h"
 #include "cli_progress.h"
+#include "cli_args.h"
 #include "cli_set.h"
 #include "cli_output.h"
 
-static void regress_usage(FILE *out)
-{
-	fprintf(out,
-		"usage: stepcast regress [--dir DIR] [--tolerance PCT] [--junit FILE] [--update]\n"
-		"                        [--config-dir DIR]\n"
-		"\n"
-		"Predict every pinned scenario (DIR/scenarios/*.json) with every committed\n"
-		"calibration profile of its GPU family and compare each metric (step time,\n"
-		"tokens/s, MFU, HFU, memory, every part of the breakdown) with the baselines in\n"
-		"DIR/baselines.json.  Exit 0 when every metric is within the tolerance, 1 with a\n"
-		"table of what moved, by how much (and which cases are new or gone).\n"
-		"\n"
-		"options:\n"
-		"  -d, --dir DIR          the regress directory (default: regress/ of the data\n"
-		"                         directory: tests/regress in a build tree)\n"
-		"  -t, --tolerance PCT    relative tolerance per metric, percent (default 1)\n"
-		"  -j, --junit FILE       also write the result as JUnit XML to FILE\n"
-		"  -u, --update           rewrite DIR/baselines.json from the current predictions\n"
-		"                         (prints what changed; review the diff before committing)\n"
-		"  -c, --config-dir DIR   catalogue directory (default: $STEPCAST_CONFIG_DIR,\n"
-		"                         else the configs/ of the data directory)\n"
-		);
-	cli_set_usage(out, "cluster.instance", true);
-	cli_progress_usage(out);
-	fprintf(out,
-		"  -h, --help             show this help\n");
-}
+static const struct cli_opt regress_opts[] = {
+	{ "dir", 'd', "DIR", "the regress directory (default: regress/ of the data\n"
+			     "directory: tests/regress in a build tree)", NULL },
+	{ "tolerance", 't', "PCT", "relative tolerance per metric, percent (default 1)", NULL },
+	{ "junit", 'j', "FILE", "also write the result as JUnit XML to FILE", NULL },
+	{ "update", 'u', NULL, "rewrite DIR/baselines.json from the current predictions\n"
+			       "(prints what changed; review the diff before committing)", NULL },
+	{ "config-dir", 'c', "DIR", "catalogue directory (default: $STEPCAST_CONFIG_DIR,\n"
+				    "else the configs/ of the data directory)", NULL },
+	CLI_OPT_GROUP_AT(cli_opts_set_cluster, 26),
+	CLI_OPT_GROUP_AT(cli_opts_quiet, 26),
+	CLI_OPT_GROUP(cli_opts_help),
+	CLI_OPT_END
+};
+
+static const struct cli_usage regress_usage = {
+	"usage: stepcast regress [--dir DIR] [--tolerance PCT] [--junit FILE] [--update]\n"
+	"                        [--config-dir DIR]\n",
+	"Predict every pinned scenario (DIR/scenarios/*.json) with every committed\n"
+	"calibration profile of its GPU family and compare each metric (step time,\n"
+	"tokens/s, MFU, HFU, memory, every part of the breakdown) with the baselines in\n"
+	"DIR/baselines.json.  Exit 0 when every metric is within the tolerance, 1 with a\n"
+	"table of what moved, by how much (and which cases are new or gone).\n",
+	regress_opts, NULL, 25
+};
 
 static int write_junit(const char *path, const struct reg_report *rep)
 {
@@ -64,36 +62,13 @@ static int write_junit(const char *path, const struct reg_report *rep)
 
 static int write_baselines(const char *path, const struct reg_run *run)
 {
-	cJSON *j = reg_baselines_json(run);
-	char *text = j ? cJSON_Print(j) : NULL;
-	int code;
-
-	cJSON_Delete(j);
-	if (!text) {
-		fprintf(stderr, "stepcast: error: out of memory\n");
-		return EXIT_INTERNAL;
-	}
-	code = cli_output_text(path, text, true, NULL, NULL);
-	cJSON_free(text);
-	return code;
+	return cli_write_json(path, reg_baselines_json(run), NULL, NULL);
 }
 
 int cmd_regress(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "dir", required_argument, NULL, 'd' },
-		{ "tolerance", required_argument, NULL, 't' },
-		{ "junit", required_argument, NULL, 'j' },
-		{ "update", no_argument, NULL, 'u' },
-		{ "config-dir", required_argument, NULL, 'c' },
-		{ "set", required_argument, NULL, CLI_OPT_SET },
-		{ "instance", required_argument, NULL, CLI_OPT_INSTANCE },
-		{ "nodes", required_argument, NULL, CLI_OPT_NODES },
-		{ "quiet", no_argument, NULL, CLI_OPT_QUIET },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	const char *dir = NULL, *junit = NULL, *cdir = NULL;
+	struct cli_args a;
+	const char *dir = NULL, *junit = NULL, *cdir;
 	char default_dir[PATH_MAX];
 	double tol = 0.01;
 	bool update = false;
@@ -105,9 +80,10 @@ int cmd_regress(int argc, char **argv)
 	char path[PATH_MAX];
 	int c, code;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":d:t:j:uc:h", opts, NULL)) != -1) {
+	cli_args_init(&a, &regress_usage, argc, argv);
+	while ((c = cli_next_option(&a)) > 0) {
+		const char *optarg = a.arg; /* getopt's name: the cases read as before */
+
 		switch (c) {
 		case 'd':
 			dir = optarg;
@@ -126,29 +102,11 @@ int cmd_regress(int argc, char **argv)
 		case 'u':
 			update = true;
 			break;
-		case 'c':
-			cdir = optarg;
-			break;
-		case CLI_OPT_SET:
-		case CLI_OPT_INSTANCE:
-		case CLI_OPT_NODES:
-			if (!cli_set_option("regress", c, optarg, "cluster."))
-				return EXIT_USAGE;
-			break;
-		case CLI_OPT_QUIET:
-			cli_quiet = true;
-			break;
-		case 'h':
-			regress_usage(stdout);
-			return cli_finish(EXIT_OK);
-		case ':':
-			return cli_usage_error("regress", "option '%s' needs a value", argv[optind - 1]);
-		default:
-			return cli_usage_error("regress", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (optind < argc)
-		return cli_usage_error("regress", "unexpected argument '%s'", argv[optind]);
+	if (c == CLI_STOP || !cli_operands_end(&a))
+		return a.code;
+	cdir = a.config_dir;
 	if (update && cli_overrides.n > 0)
 		return cli_usage_error("regress", "--update writes the committed baselines; not with --set, "
 				       "--instance or --nodes");

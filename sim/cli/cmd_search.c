@@ -3,7 +3,6 @@
  * shard the enumeration over processes (--shard K/N, or a Slurm job array).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,83 +14,89 @@
 #include "../config/scenario_load.h"
 #include "../des/des.h"
 #include "../search/part.h"
+#include "../search/rerank.h"
 #include "../search/search.h"
 #include "cli.h"
+#include "cli_args.h"
 #include "cli_progress.h"
 #include "cli_set.h"
 #include "cli_des.h"
 #include "cli_search.h"
 #include "../../models/limits.h"
 
-static void search_usage(FILE *out)
-{
-	fprintf(out,
-		"usage: stepcast search SCENARIO [--objective OBJ] [--top K] [--format FMT]\n"
-		"                       [--gpus N | --nodes N] [--tokens N] [--pricing P]\n"
-		"                       [--shard K/N] [--output FILE] [space options]\n"
-		"\n"
-		"Enumerate every valid parallel layout of SCENARIO's model on its cluster: TP inside\n"
-		"the NVLink domain, CP, PP with VPP where the layers divide, DP, EP and expert TP for\n"
-		"MoE, micro-batch sizes that divide the global batch, recompute modes and ZeRO\n"
-		"stages / FSDP.  Layouts that do not fit in GPU memory are pruned; the rest are\n"
-		"predicted and ranked.  The scenario's layout is ignored except its overlap flags\n"
-		"and MoE dispatcher; its micro-batch size and recompute mode are searched.\n"
-		"\n"
-		"options:\n"
-		"  -o, --objective OBJ     tokens_per_s (default), usd_per_token or time_to_train\n"
-		"  -n, --top K             print the best K layouts (default 10)\n"
-		"  -f, --format FMT        text (default), json, jsonl, csv or md\n"
-		"  -g, --gpus N            search on N GPUs instead of the scenario's cluster\n"
-		"  -N, --nodes N           search on N instances instead of the scenario's count\n"
-		"  -t, --tokens N          token budget for time and cost to train (e.g. 15T;\n"
-		"                          default: the scenario's training.tokens_to_train)\n"
-		"  -p, --pricing P         on-demand or capacity-block (default: on-demand where the\n"
-		"                          instance is sold so, else capacity-block)\n"
-		"  -s, --shard K/N         take every N-th layout from the K-th (0 <= K < N) and\n"
-		"                          write the part as JSONL; without it a Slurm job array's\n"
-		"                          SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_MIN,\n"
-		"                          SLURM_ARRAY_TASK_STEP and SLURM_ARRAY_TASK_COUNT choose\n"
-		"                          the shard (--shard 0/1 turns that off)\n"
-		"  -O, --output FILE       write to FILE (a temporary file renamed when complete);\n"
-		"                          a shard's default is search.part-K-of-N.jsonl\n"
-		"      --max-tp N          largest TP (default: the NVLink domain)\n"
-		"      --max-cp N          largest CP (default 16)\n"
-		"      --max-pp N          largest PP (default: the layers)\n"
-		"      --max-vpp N         largest VPP (default: no limit)\n"
-		"      --max-ep N          largest EP (default: the experts)\n"
-		"      --max-micro-batch N largest micro-batch in sequences (default: no limit)\n"
-		"      --recompute LIST    recompute modes to try, e.g. none,selective (default all:\n"
-		"                          none,selective,full)\n"
-		"      --zero LIST         ZeRO stages to try, 3 = FSDP (default 0,1,2,3)\n"
-		"      --schedules LIST    pipeline schedules to try (default 1f1b,interleaved-1f1b,\n"
-		"                          zb-h1,zb-v,dualpipe; also gpipe): what your framework runs\n"
-		"      --min-headroom GiB  free memory a layout must leave per GPU (default 3.3 %% of\n"
-		"                          the usable HBM: the memory model's largest low error)\n"
-		"      --rerank K          re-time the best K layouts with the discrete-event engine\n"
-		"                          (as 'predict --engine des': sees contention) and re-rank\n"
-		"                          them among themselves; not with --shard\n"
-		"      --max-flows N       --rerank: refuse a layout's simulation estimated to\n"
-		"                          need more than N flows (it keeps its analytical time;\n"
-		"                          default 10000000)\n"
-		"      --max-memory SIZE   --rerank: the same for memory, e.g. 16GiB (default 4GiB)\n"
-		"  -v, --verbose           print the layouts searched per second on stderr\n"
-		"  -k, --calibration NAME|FILE\n"
-		"                          use this profile instead of the scenario's: a\n"
-		"                          catalogue NAME, or a profile FILE (a value with '/'\n"
-		"                          or ending in .json); it must be for the GPU's family\n"
-		"  -c, --config-dir DIR    catalogue directory (default: $STEPCAST_CONFIG_DIR,\n"
-		"                          else the configs/ of the data directory)\n"
-		);
-	cli_set_usage(out, "cluster.instance", false);
-	cli_progress_usage(out);
-	fprintf(out,
-		"  -h, --help              show this help\n"
-		"\n"
-		"Merge the parts of a sharded search with 'stepcast merge PARTS...': the result is\n"
-		"byte for byte the unsharded search's.  Every layout shown is predicted exactly as\n"
-		"'stepcast predict' would predict it with that layout (with --rerank, the best K as\n"
-		"'stepcast predict --engine des' would).\n");
-}
+enum {
+	OPT_MAX_TP = CLI_KEY_BASE, OPT_MAX_CP, OPT_MAX_PP, OPT_MAX_VPP, OPT_MAX_EP, OPT_MAX_MB,
+	OPT_RECOMPUTE, OPT_ZERO, OPT_SCHEDULES, OPT_RERANK, OPT_HEADROOM
+};
+
+static const struct cli_opt rerank_budget_opts[] = {
+	{ "max-flows", CLI_DES_MAX_FLOWS, "N", "--rerank: refuse a layout's simulation estimated to\n"
+					       "need more than N flows (it keeps its analytical time;\n"
+					       "default 10000000)", NULL },
+	{ "max-memory", CLI_DES_MAX_MEMORY, "SIZE", "--rerank: the same for memory, e.g. 16GiB (default 4GiB)", NULL },
+	CLI_OPT_END
+};
+
+static const struct cli_opt search_opts[] = {
+	{ "objective", 'o', "OBJ", "tokens_per_s (default), usd_per_token or time_to_train", NULL },
+	{ "top", 'n', "K", "print the best K layouts (default 10)", NULL },
+	{ "format", 'f', "FMT", "text (default), json, jsonl, csv or md", NULL },
+	{ "gpus", 'g', "N", "search on N GPUs instead of the scenario's cluster", NULL },
+	{ "nodes", 'N', "N", "search on N instances instead of the scenario's count", NULL },
+	{ "tokens", 't', "N", "token budget for time and cost to train (e.g. 15T;\n"
+			      "default: the scenario's training.tokens_to_train)", NULL },
+	{ "pricing", 'p', "P", "on-demand or capacity-block (default: on-demand where the\n"
+			       "instance is sold so, else capacity-block)", NULL },
+	{ "shard", 's', "K/N", "take every N-th layout from the K-th (0 <= K < N) and\n"
+			       "write the part as JSONL; without it a Slurm job array's\n"
+			       "SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_MIN,\n"
+			       "SLURM_ARRAY_TASK_STEP and SLURM_ARRAY_TASK_COUNT choose\n"
+			       "the shard (--shard 0/1 turns that off)", NULL },
+	{ "output", 'O', "FILE", "write to FILE (a temporary file renamed when complete);\n"
+				 "a shard's default is search.part-K-of-N.jsonl", NULL },
+	{ "max-tp", OPT_MAX_TP, "N", "largest TP (default: the NVLink domain)", NULL },
+	{ "max-cp", OPT_MAX_CP, "N", "largest CP (default 16)", NULL },
+	{ "max-pp", OPT_MAX_PP, "N", "largest PP (default: the layers)", NULL },
+	{ "max-vpp", OPT_MAX_VPP, "N", "largest VPP (default: no limit)", NULL },
+	{ "max-ep", OPT_MAX_EP, "N", "largest EP (default: the experts)", NULL },
+	{ "max-micro-batch", OPT_MAX_MB, "N", "largest micro-batch in sequences (default: no limit)", NULL },
+	{ "recompute", OPT_RECOMPUTE, "LIST", "recompute modes to try, e.g. none,selective (default all:\n"
+					      "none,selective,full)", NULL },
+	{ "zero", OPT_ZERO, "LIST", "ZeRO stages to try, 3 = FSDP (default 0,1,2,3)", NULL },
+	{ "schedules", OPT_SCHEDULES, "LIST", "pipeline schedules to try (default 1f1b,interleaved-1f1b,\n"
+					      "zb-h1,zb-v,dualpipe; also gpipe): what your framework runs", NULL },
+	{ "min-headroom", OPT_HEADROOM, "GiB", "free memory a layout must leave per GPU (default 3.3 % of\n"
+					       "the usable HBM: the memory model's largest low error)", NULL },
+	{ "rerank", OPT_RERANK, "K", "re-time the best K layouts with the discrete-event engine\n"
+				     "(as 'predict --engine des': sees contention) and re-rank\n"
+				     "them among themselves; not with --shard", NULL },
+	CLI_OPT_GROUP(rerank_budget_opts),
+	{ "verbose", 'v', NULL, "print the layouts searched per second on stderr", NULL },
+	CLI_OPT_GROUP(cli_opts_calibration),
+	CLI_OPT_GROUP(cli_opts_config_dir),
+	CLI_OPT_GROUP(cli_opts_set_instance),
+	CLI_OPT_GROUP(cli_opts_quiet),
+	CLI_OPT_GROUP(cli_opts_help),
+	CLI_OPT_END
+};
+
+static const struct cli_usage search_usage = {
+	"usage: stepcast search SCENARIO [--objective OBJ] [--top K] [--format FMT]\n"
+	"                       [--gpus N | --nodes N] [--tokens N] [--pricing P]\n"
+	"                       [--shard K/N] [--output FILE] [space options]\n",
+	"Enumerate every valid parallel layout of SCENARIO's model on its cluster: TP inside\n"
+	"the NVLink domain, CP, PP with VPP where the layers divide, DP, EP and expert TP for\n"
+	"MoE, micro-batch sizes that divide the global batch, recompute modes and ZeRO\n"
+	"stages / FSDP.  Layouts that do not fit in GPU memory are pruned; the rest are\n"
+	"predicted and ranked.  The scenario's layout is ignored except its overlap flags\n"
+	"and MoE dispatcher; its micro-batch size and recompute mode are searched.\n",
+	search_opts,
+	"\n"
+	"Merge the parts of a sharded search with 'stepcast merge PARTS...': the result is\n"
+	"byte for byte the unsharded search's.  Every layout shown is predicted exactly as\n"
+	"'stepcast predict' would predict it with that layout (with --rerank, the best K as\n"
+	"'stepcast predict --engine des' would).\n"
+};
 
 static double now_s(void)
 {
@@ -101,124 +106,46 @@ static double now_s(void)
 	return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
-enum {
-	OPT_MAX_TP = 1000, OPT_MAX_CP, OPT_MAX_PP, OPT_MAX_VPP, OPT_MAX_EP, OPT_MAX_MB,
-	OPT_RECOMPUTE, OPT_ZERO, OPT_SCHEDULES, OPT_RERANK, OPT_HEADROOM
-};
-
-/* --rerank K: re-time the best k rows of res with the discrete-event engine
- * (one simulation per layout, in parallel children) and re-rank them among
- * themselves; rows below keep their analytical times and order.  A layout
- * the DES does not cover keeps its analytical time (said on stderr).
- * Returns an exit code. */
+/* --rerank K: the library re-times and re-ranks (sim/search/rerank.h);
+ * what happened to each layout is said on stderr. */
 static int rerank_des(const struct scenario *sc, const struct search_opts *so,
 		      const struct des_options *dopt, struct search_result *res, int k)
 {
-	int n = k < res->n_rows ? k : res->n_rows, kept = res->n_rows;
-	struct scenario *scs = calloc((size_t)n + 1, sizeof(*scs));
-	const struct scenario **ptr = calloc((size_t)n + 1, sizeof(*ptr));
-	struct des_result *dr = calloc((size_t)n + 1, sizeof(*dr));
-	enum sc_status *st = calloc((size_t)n + 1, sizeof(*st));
-	struct sc_error *errs = calloc((size_t)n + 1, sizeof(*errs));
-	double usd_per_h = plan_cluster_usd_per_h(&sc->cluster.instance, sc->cluster.nodes, so->pricing);
+	struct search_rerank_note *notes = calloc((size_t)k + 1, sizeof(*notes));
+	struct sc_error err;
+	int n = 0;
 
-	if (!scs || !ptr || !dr || !st || !errs) {
-		free(scs);
-		free(ptr);
-		free(dr);
-		free(st);
-		free(errs);
+	sc_error_clear(&err);
+	if (!notes || search_rerank_des(sc, so, dopt, res, k, notes, &n, &err) != SC_OK) {
+		free(notes);
 		fprintf(stderr, "stepcast: error: out of memory\n");
 		return EXIT_INTERNAL;
 	}
 	for (int i = 0; i < n; i++) {
-		search_row_scenario(sc, &res->rows[i], &scs[i]);
-		ptr[i] = &scs[i];
-	}
-	des_predict_many(ptr, n, dopt, 0, dr, st, errs);
-	for (int i = 0; i < n; i++) {
-		struct search_row *row = &res->rows[i];
-		const struct step_result *r = &dr[i].step;
-		struct plan_train tr;
-		double usd_mtok;
+		const struct search_rerank_note *note = &notes[i];
+		char what[48];
 
-		if (st[i] != SC_OK) {
+		if (!note->retimed) {
 			fprintf(stderr, "stepcast: search: --rerank: layout %lld keeps its analytical time: %s\n",
-				row->index, errs[i].message);
+				note->index, note->why);
 			continue;
 		}
 		fprintf(stderr, "stepcast: search: --rerank: layout %lld: %.4g s analytical, %.4g s des\n",
-			row->index, row->step_time_s, r->step_time_s);
-		{
-			char what[48];
-
-			snprintf(what, sizeof(what), "layout %lld", row->index);
-			cli_des_fidelity_note(what, &dr[i].stats.estimate, dopt);
-		}
-		usd_mtok = usd_per_h / 3600.0 / r->tokens_per_s * 1e6;
-		memset(&tr, 0, sizeof(tr));
-		if (so->tokens > 0)
-			plan_time_to_train(&scs[i], r, so->tokens, usd_per_h, &tr);
-		row->step_time_s = r->step_time_s;
-		row->tokens_per_s = r->tokens_per_s;
-		row->mfu = r->mfu;
-		memcpy(row->part_s, r->part_s, sizeof(row->part_s));
-		row->bottleneck = r->bottleneck;
-		row->bubble_fraction = r->bubble_fraction;
-		row->train = tr;
-		row->usd_per_mtoken = usd_mtok;
-		row->score = search_score(so->objective, r->tokens_per_s,
-					  so->tokens > 0 ? tr.usd_per_mtoken : usd_mtok, tr.time_s);
-		des_result_free(&dr[i]);
+			note->index, note->analytic_step_s, note->des_step_s);
+		snprintf(what, sizeof(what), "layout %lld", note->index);
+		cli_des_fidelity_note(what, &note->estimate, dopt);
 	}
-	res->n_rows = n;
-	search_sort(res);
-	res->n_rows = kept;
-	free(scs);
-	free(ptr);
-	free(dr);
-	free(st);
-	free(errs);
+	free(notes);
 	return EXIT_OK;
 }
 
 int cmd_search(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "objective", required_argument, NULL, 'o' },
-		{ "top", required_argument, NULL, 'n' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "gpus", required_argument, NULL, 'g' },
-		{ "nodes", required_argument, NULL, 'N' },
-		{ "tokens", required_argument, NULL, 't' },
-		{ "pricing", required_argument, NULL, 'p' },
-		{ "shard", required_argument, NULL, 's' },
-		{ "output", required_argument, NULL, 'O' },
-		{ "max-tp", required_argument, NULL, OPT_MAX_TP },
-		{ "max-cp", required_argument, NULL, OPT_MAX_CP },
-		{ "max-pp", required_argument, NULL, OPT_MAX_PP },
-		{ "max-vpp", required_argument, NULL, OPT_MAX_VPP },
-		{ "max-ep", required_argument, NULL, OPT_MAX_EP },
-		{ "max-micro-batch", required_argument, NULL, OPT_MAX_MB },
-		{ "recompute", required_argument, NULL, OPT_RECOMPUTE },
-		{ "zero", required_argument, NULL, OPT_ZERO },
-		{ "schedules", required_argument, NULL, OPT_SCHEDULES },
-		{ "rerank", required_argument, NULL, OPT_RERANK },
-		{ "min-headroom", required_argument, NULL, OPT_HEADROOM },
-		CLI_DES_BUDGET_OPTIONS,
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "calibration", required_argument, NULL, 'k' },
-		{ "config-dir", required_argument, NULL, 'c' },
-		{ "set", required_argument, NULL, CLI_OPT_SET },
-		{ "instance", required_argument, NULL, CLI_OPT_INSTANCE },
-		{ "quiet", no_argument, NULL, CLI_OPT_QUIET },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
+	struct cli_args a;
 	enum cli_format fmt = FMT_TEXT;
 	const char *fmt_arg = NULL;
 	bool fmt_given = false, shard_given = false, verbose = false;
-	const char *dir = NULL, *path, *calib = NULL, *output = NULL;
+	const char *output = NULL;
 	int gpus = 0, nodes = 0, rerank = 0, c, code;
 	bool pricing_given = false;
 	struct search_opts so;
@@ -232,10 +159,10 @@ int cmd_search(int argc, char **argv)
 	enum sc_status st_progress;
 
 	search_opts_default(&so);
-	optind = 1;
-	opterr = 0;
 	memset(&dopt, 0, sizeof(dopt));
-	while ((c = getopt_long(argc, argv, ":o:n:f:g:N:t:p:s:O:vk:c:h", opts, NULL)) != -1) {
+	cli_args_init(&a, &search_usage, argc, argv);
+	while ((c = cli_next_option(&a)) > 0) {
+		const char *optarg = a.arg; /* getopt's name: the cases read as before */
 		bool ok;
 
 		if (cli_des_budget_option("search", c, optarg, &dopt, &ok)) {
@@ -341,34 +268,11 @@ int cmd_search(int argc, char **argv)
 		case 'v':
 			verbose = true;
 			break;
-		case 'k':
-			calib = optarg;
-			break;
-		case 'c':
-			dir = optarg;
-			break;
-		case CLI_OPT_SET:
-		case CLI_OPT_INSTANCE:
-			if (!cli_set_option("search", c, optarg, "cluster."))
-				return EXIT_USAGE;
-			break;
-		case CLI_OPT_QUIET:
-			cli_quiet = true;
-			break;
-		case 'h':
-			search_usage(stdout);
-			return cli_finish(EXIT_OK);
-		case ':':
-			return cli_usage_error("search", "option '%s' needs a value", argv[optind - 1]);
-		default:
-			return cli_usage_error("search", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (optind >= argc)
-		return cli_usage_error("search", "missing SCENARIO file");
-	path = argv[optind++];
-	if (optind < argc)
-		return cli_usage_error("search", "unexpected argument '%s'", argv[optind]);
+	if (c == CLI_STOP || !cli_operand(&a, &a.scenario_path, "missing SCENARIO file") ||
+	    !cli_operands_end(&a))
+		return a.code;
 	if (gpus && nodes)
 		return cli_usage_error("search", "give --gpus or --nodes, not both");
 	if (!shard_given && (code = cli_slurm_shard("search", &so.shard, &so.shards)) != EXIT_OK)
@@ -389,8 +293,9 @@ int cmd_search(int argc, char **argv)
 		}
 	}
 
-	if ((code = cli_load_scenario("search", dir, path, calib, &sc, NULL)) != EXIT_OK)
-		return code;
+	if (!cli_setup(&a, &sc))
+		return a.code;
+	cli_args_free(&a);
 	if (gpus) {
 		if (gpus % sc.cluster.instance.gpus_per_node != 0)
 			return cli_usage_error("search", "--gpus %d is not a multiple of the %d GPUs of a %s",
@@ -418,9 +323,7 @@ int cmd_search(int argc, char **argv)
 	cli_progress_end();
 	if (st_progress != SC_OK) {
 		search_result_free(&res);
-		if (!err.file[0])
-			snprintf(err.file, sizeof(err.file), "%s", path);
-		return cli_fail(&err);
+		return cli_fail_in(&err, a.scenario_path);
 	}
 	if (verbose) {
 		double dt = now_s() - t0;

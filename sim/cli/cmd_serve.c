@@ -2,7 +2,6 @@
  * replicas (TTFT, TPOT, throughput, KV cache, cost), or, with
  * --target-rate, plan the cheapest replica layout and count per instance
  * type that meets p99 TTFT and TPOT objectives. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,67 +13,70 @@
 #include "../serve/serve_plan.h"
 #include "../serve/serve_sim.h"
 #include "cli.h"
+#include "cli_args.h"
 #include "cli_progress.h"
 #include "cli_set.h"
 #include "cli_output.h"
 
 #define MAX_INSTANCES 32
 
-static void serve_usage(FILE *out)
-{
-	fprintf(out,
-		"usage: stepcast serve SCENARIO [--format text|json|csv|prom] [--calibration NAME]\n"
-		"                      [--config-dir DIR] [--seed N] [--requests N] [--svg FILE]\n"
-		"                      [--target-rate R [--slo-ttft-p99 MS] [--slo-tpot-p99 MS]\n"
-		"                       [--instances A,B,...] [--slo-margin PCT]]\n"
-		"\n"
-		"Simulate serving SCENARIO (a serving scenario, see scenarios/serve-*.json):\n"
-		"requests arrive, replicas batch them iteration by iteration (continuous batching,\n"
-		"chunked prefill, paged KV cache, preemption), and the report gives TTFT, TPOT and\n"
-		"end-to-end latency distributions, throughput, KV-cache use and cost.\n"
-		"\n"
-		"With --target-rate, plan instead: for every instance type (or those of\n"
-		"--instances) and every replica layout that fits, the fewest replicas whose p99\n"
-		"TTFT and p99 TPOT meet the objectives at R requests/s, with $/hour and $ per\n"
-		"million output tokens; the cheapest is the answer.\n"
-		"\n"
-		"options:\n"
-		"  -f, --format FMT         text (default), json, csv or prom (Prometheus text\n"
-		"                           exposition; not with --target-rate)\n"
-		"  -k, --calibration NAME|FILE\n"
-		"                           use this profile instead of the scenario's: a\n"
-		"                           catalogue NAME, or a profile FILE (a value with '/'\n"
-		"                           or ending in .json); it must be for the GPU's family\n"
-		"  -c, --config-dir DIR     catalogue directory (default: $STEPCAST_CONFIG_DIR,\n"
-		"                           else the configs/ of the data directory)\n"
-		"  -s, --seed N             random seed of the workload (default: the scenario's)\n"
-		"  -n, --requests N         requests to simulate (default: the scenario's)\n"
-		"  -g, --svg FILE           write p99 TTFT and TPOT against throughput (SVG): the\n"
-		"                           scenario at 25-150 %% of its rate, or with a plan the\n"
-		"                           best layout of each instance type at 25-150 %% of R\n"
-		"  -r, --target-rate R      plan for R requests/s (Poisson arrivals)\n"
-		"  -t, --slo-ttft-p99 MS    p99 time-to-first-token objective (default: the\n"
-		"                           scenario's slo)\n"
-		"  -p, --slo-tpot-p99 MS    p99 time-per-output-token objective (default: the\n"
-		"                           scenario's slo)\n"
-		"  -i, --instances LIST     instance types to plan on, comma-separated (default:\n"
-		"                           every instance type of the catalogue)\n"
-		"  -m, --slo-margin PCT     with --target-rate: plan each p99 to at most\n"
-		"                           (100 - PCT) %% of its objective, so that a deployment\n"
-		"                           at 49.3 ms of a 50 ms SLO does not meet it (default:\n"
-		"                           each instance type's serving calibration uncertainty,\n"
-		"                           serve_uncertainty_rel, e.g. 30 on Hopper; 0: none)\n"
-		);
-	cli_set_usage(out, "instance", false);
-	cli_progress_usage(out);
-	fprintf(out,
-		"  -h, --help               show this help\n"
-		"\n"
-		"Exit status 1 when the scenario's SLOs are not met, or no layout meets them;\n"
-		"6 when requests arrive faster than the deployment's sustainable rate (unstable:\n"
-		"the queue grows without bound; the sustainable rate is reported, checked by a\n"
-		"simulation at 90 %% of it) or the run is too short to reach steady state.\n");
-}
+static const struct cli_opt serve_instance_opts[] = {
+	CLI_OPT_GROUP(cli_opts_set),
+	{ "instance", CLI_OPT_INSTANCE, "NAME", "the same as --set instance=NAME", NULL },
+	CLI_OPT_END
+};
+
+static const struct cli_opt serve_opts[] = {
+	{ "format", 'f', "FMT", "text (default), json, csv or prom (Prometheus text\n"
+				"exposition; not with --target-rate)", NULL },
+	CLI_OPT_GROUP(cli_opts_calibration),
+	{ "config-dir", 'c', "DIR", "catalogue directory (default: $STEPCAST_CONFIG_DIR,\n"
+				    "else the configs/ of the data directory)", NULL },
+	{ "seed", 's', "N", "random seed of the workload (default: the scenario's)", NULL },
+	{ "requests", 'n', "N", "requests to simulate (default: the scenario's)", NULL },
+	{ "svg", 'g', "FILE", "write p99 TTFT and TPOT against throughput (SVG): the\n"
+			      "scenario at 25-150 % of its rate, or with a plan the\n"
+			      "best layout of each instance type at 25-150 % of R", NULL },
+	{ "target-rate", 'r', "R", "plan for R requests/s (Poisson arrivals)", NULL },
+	{ "slo-ttft-p99", 't', "MS", "p99 time-to-first-token objective (default: the\n"
+				     "scenario's slo)", NULL },
+	{ "slo-tpot-p99", 'p', "MS", "p99 time-per-output-token objective (default: the\n"
+				     "scenario's slo)", NULL },
+	{ "instances", 'i', "LIST", "instance types to plan on, comma-separated (default:\n"
+				    "every instance type of the catalogue)", NULL },
+	{ "slo-margin", 'm', "PCT", "with --target-rate: plan each p99 to at most\n"
+				    "(100 - PCT) % of its objective, so that a deployment\n"
+				    "at 49.3 ms of a 50 ms SLO does not meet it (default:\n"
+				    "each instance type's serving calibration uncertainty,\n"
+				    "serve_uncertainty_rel, e.g. 30 on Hopper; 0: none)", NULL },
+	CLI_OPT_GROUP_AT(serve_instance_opts, 26),
+	CLI_OPT_GROUP_AT(cli_opts_quiet, 26),
+	CLI_OPT_GROUP(cli_opts_help),
+	CLI_OPT_END
+};
+
+static const struct cli_usage serve_usage = {
+	"usage: stepcast serve SCENARIO [--format text|json|csv|prom] [--calibration NAME]\n"
+	"                      [--config-dir DIR] [--seed N] [--requests N] [--svg FILE]\n"
+	"                      [--target-rate R [--slo-ttft-p99 MS] [--slo-tpot-p99 MS]\n"
+	"                       [--instances A,B,...] [--slo-margin PCT]]\n",
+	"Simulate serving SCENARIO (a serving scenario, see scenarios/serve-*.json):\n"
+	"requests arrive, replicas batch them iteration by iteration (continuous batching,\n"
+	"chunked prefill, paged KV cache, preemption), and the report gives TTFT, TPOT and\n"
+	"end-to-end latency distributions, throughput, KV-cache use and cost.\n"
+	"\n"
+	"With --target-rate, plan instead: for every instance type (or those of\n"
+	"--instances) and every replica layout that fits, the fewest replicas whose p99\n"
+	"TTFT and p99 TPOT meet the objectives at R requests/s, with $/hour and $ per\n"
+	"million output tokens; the cheapest is the answer.\n",
+	serve_opts,
+	"\n"
+	"Exit status 1 when the scenario's SLOs are not met, or no layout meets them;\n"
+	"6 when requests arrive faster than the deployment's sustainable rate (unstable:\n"
+	"the queue grows without bound; the sustainable rate is reported, checked by a\n"
+	"simulation at 90 % of it) or the run is too short to reach steady state.\n",
+	27
+};
 
 static bool parse_pos(const char *cmd, const char *opt, const char *arg, double *out)
 {
@@ -294,26 +296,9 @@ static int run_once(struct srv_scenario *sc, enum cli_format fmt, const char *sv
 
 int cmd_serve(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "calibration", required_argument, NULL, 'k' },
-		{ "config-dir", required_argument, NULL, 'c' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "requests", required_argument, NULL, 'n' },
-		{ "svg", required_argument, NULL, 'g' },
-		{ "target-rate", required_argument, NULL, 'r' },
-		{ "slo-ttft-p99", required_argument, NULL, 't' },
-		{ "slo-tpot-p99", required_argument, NULL, 'p' },
-		{ "instances", required_argument, NULL, 'i' },
-		{ "slo-margin", required_argument, NULL, 'm' },
-		{ "set", required_argument, NULL, CLI_OPT_SET },
-		{ "instance", required_argument, NULL, CLI_OPT_INSTANCE },
-		{ "quiet", no_argument, NULL, CLI_OPT_QUIET },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
+	struct cli_args a;
 	enum cli_format fmt = FMT_TEXT;
-	const char *dir = NULL, *path, *calib = NULL, *svg = NULL;
+	const char *dir, *path, *calib, *svg = NULL;
 	char *instances = NULL;
 	double rate = 0, ttft_ms = 0, tpot_ms = 0, v, margin = -1;
 	long seed = -1, requests = -1;
@@ -324,21 +309,17 @@ int cmd_serve(int argc, char **argv)
 	int c, code;
 	char *end;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":f:k:c:s:n:g:r:t:p:i:m:h", opts, NULL)) != -1) {
+	cli_args_init(&a, &serve_usage, argc, argv);
+	a.set_prefix = ""; /* --instance: a serving scenario's "instance" */
+	while ((c = cli_next_option(&a)) > 0) {
+		const char *optarg = a.arg; /* getopt's name: the cases read as before */
+
 		switch (c) {
 		case 'f':
 			if (!cli_parse_format("serve", optarg,
 					      1u << FMT_TEXT | 1u << FMT_JSON | 1u << FMT_CSV | 1u << FMT_PROM,
 					      &fmt))
 				return EXIT_USAGE;
-			break;
-		case 'k':
-			calib = optarg;
-			break;
-		case 'c':
-			dir = optarg;
 			break;
 		case 's':
 			seed = strtol(optarg, &end, 10);
@@ -369,7 +350,7 @@ int cmd_serve(int argc, char **argv)
 			tpot_ms = v;
 			break;
 		case 'i':
-			instances = optarg;
+			instances = (char *)optarg; /* argv: run_plan splits it in place */
 			break;
 		case 'm':
 			margin = strtod(optarg, &end);
@@ -377,28 +358,12 @@ int cmd_serve(int argc, char **argv)
 				return cli_usage_error("serve", "--slo-margin needs a percentage from 0 to below 100, got '%s'", optarg);
 			margin /= 100;
 			break;
-		case CLI_OPT_SET:
-		case CLI_OPT_INSTANCE:
-			if (!cli_set_option("serve", c, optarg, ""))
-				return EXIT_USAGE;
-			break;
-		case CLI_OPT_QUIET:
-			cli_quiet = true;
-			break;
-		case 'h':
-			serve_usage(stdout);
-			return cli_finish(EXIT_OK);
-		case ':':
-			return cli_usage_error("serve", "option '%s' needs a value", argv[optind - 1]);
-		default:
-			return cli_usage_error("serve", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (optind >= argc)
-		return cli_usage_error("serve", "missing SCENARIO file");
-	path = argv[optind++];
-	if (optind < argc)
-		return cli_usage_error("serve", "unexpected argument '%s'", argv[optind]);
+	if (c == CLI_STOP || !cli_operand(&a, &path, "missing SCENARIO file") || !cli_operands_end(&a))
+		return a.code;
+	dir = a.config_dir;
+	calib = a.calibration;
 	if (instances && !(rate > 0))
 		return cli_usage_error("serve", "--instances is only used with --target-rate");
 	if (margin >= 0 && !(rate > 0))

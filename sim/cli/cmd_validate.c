@@ -13,32 +13,14 @@
 #include "../validate/bands.h"
 #include "../validate/fit.h"
 #include "../validate/validate.h"
+#include "../validate/val_summary.h"
 #include "cli.h"
 #include "cli_progress.h"
 #include "cli_set.h"
 #include "cli_coll.h"
+#include "cli_fit.h"
 #include "cli_output.h"
 #include "cli_serve.h"
-
-/* "a,b,c" -> parameter indices. */
-static int parse_fit_list(const char *list, int *params, int *n)
-{
-	char buf[1024], *tok, *save = NULL;
-
-	snprintf(buf, sizeof(buf), "%s", list);
-	*n = 0;
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		int idx = calib_param_index(tok);
-		if (idx < 0)
-			return cli_usage_error("validate", "--fit: unknown calibration parameter '%s'", tok);
-		if (*n >= VAL_FIT_MAX_PARAMS)
-			return cli_usage_error("validate", "--fit: at most %d parameters", VAL_FIT_MAX_PARAMS);
-		params[(*n)++] = idx;
-	}
-	if (*n == 0)
-		return cli_usage_error("validate", "--fit needs at least one parameter");
-	return EXIT_OK;
-}
 
 /* Fit, mark each fitted parameter's source, write the profile to output. */
 static int run_fit(struct val_set *set, struct calibration *cal, const int *params, int n,
@@ -48,9 +30,7 @@ static int run_fit(struct val_set *set, struct calibration *cal, const int *para
 	enum sc_status fit_st;
 	struct sc_error err;
 	const char *base;
-	cJSON *json;
-	char *text;
-	int ok;
+	char how[256];
 
 	double start_value[VAL_FIT_MAX_PARAMS];
 
@@ -67,30 +47,16 @@ static int run_fit(struct val_set *set, struct calibration *cal, const int *para
 		res.cases, res.iterations, 100 * res.mape_before, 100 * res.mape_after,
 		res.mean_abs_log_before, res.mean_abs_log_after);
 	base = strrchr(cases_path, '/') ? strrchr(cases_path, '/') + 1 : cases_path;
+	snprintf(how, sizeof(how), "validate --fit) over the %d %s cases of %s", res.cases, cal->gpu_family,
+		 base);
+	val_fit_note_sources(cal, params, n, start_value, &res, how);
 	for (int i = 0; i < n; i++) {
-		char *src = cal->source[params[i]];
-		char prior[SC_CALIB_SOURCE_MAX];
-		/* a refit keeps one level: the prior behind an earlier fit */
-		snprintf(prior, sizeof(prior), "%s",
-			 strncmp(src, "fitted (stepcast validate", 25) == 0 && strstr(src, "; prior: ")
-			 ? strstr(src, "; prior: ") + 9 : src);
-		snprintf(src, SC_CALIB_SOURCE_MAX,
-			 "fitted (stepcast validate --fit) over the %d %s cases of %s: MAPE %.1f%% -> %.1f%%; "
-			 "prior: %s", res.cases, cal->gpu_family, base, 100 * res.mape_before,
-			 100 * res.mape_after, prior);
-		{
-			double lo, hi;
+		double lo, hi;
 
-			calib_bounds(cal, (enum calib_param)params[i], &lo, &hi, NULL);
-			fprintf(stderr, "  %-28s %.6g  [%.4g, %.4g]%s\n", calib_params[params[i]].name,
-				calib_get(cal, (enum calib_param)params[i]), lo, hi,
-				calib_at_bound(cal, (enum calib_param)params[i]) ? "  AT BOUND" : "");
-		}
-		if (!cal->has_prior[params[i]]) {
-			/* the value the fit started from is the prior of later fits */
-			cal->has_prior[params[i]] = true;
-			cal->prior[params[i]] = start_value[i];
-		}
+		calib_bounds(cal, (enum calib_param)params[i], &lo, &hi, NULL);
+		fprintf(stderr, "  %-28s %.6g  [%.4g, %.4g]%s\n", calib_params[params[i]].name,
+			calib_get(cal, (enum calib_param)params[i]), lo, hi,
+			calib_at_bound(cal, (enum calib_param)params[i]) ? "  AT BOUND" : "");
 	}
 	if (res.n_at_bound > 0) {
 		fprintf(stderr, "stepcast: validate: warning: %d fitted parameter%s ended on a bound of "
@@ -100,19 +66,7 @@ static int run_fit(struct val_set *set, struct calibration *cal, const int *para
 			fprintf(stderr, " %s", calib_params[res.at_bound[i]].name);
 		fprintf(stderr, "\n");
 	}
-	json = rpt_calibration_json(cal);
-	text = json ? cJSON_Print(json) : NULL;
-	cJSON_Delete(json);
-	if (!text) {
-		fprintf(stderr, "stepcast: error: out of memory\n");
-		return EXIT_INTERNAL;
-	}
-	/* the profile must load back before it replaces anything */
-	ok = cli_output_text(output, text, true, cli_check_profile, (void *)output);
-	free(text);
-	if (ok != EXIT_OK)
-		return ok;
-	return EXIT_OK;
+	return cli_write_profile(cal, output);
 }
 
 /* Print one profile's leave-one-source-group-out table (stderr). */
@@ -249,12 +203,11 @@ static int regime_bands(const struct val_set *set, FILE *out, const char *bands_
 				st[k].shown_cases, "", "", "", 100 * st[k].shown_coverage);
 	}
 	if (bands_output) {
-		char created[32], *text;
+		char created[32];
 		const char *epoch = getenv("SOURCE_DATE_EPOCH");
 		time_t t = epoch && *epoch ? (time_t)strtoll(epoch, NULL, 10) : time(NULL);
 		struct tm tm;
 		cJSON *j;
-		int code;
 
 		gmtime_r(&t, &tm);
 		strftime(created, sizeof(created), "%Y-%m-%dT%H:%M:%SZ", &tm);
@@ -267,15 +220,7 @@ static int regime_bands(const struct val_set *set, FILE *out, const char *bands_
 					  "configs/uncertainty-bands.json (scripts/refit-calibration.sh)", created);
 		if (j)   /* the serving validation's regimes stay in the file */
 			val_bands_carry(j, bands_output, "serve-", true);
-		text = j ? cJSON_Print(j) : NULL;
-		cJSON_Delete(j);
-		if (!text) {
-			fprintf(stderr, "stepcast: error: out of memory\n");
-			return EXIT_INTERNAL;
-		}
-		code = cli_output_text(bands_output, text, true, NULL, NULL);
-		free(text);
-		return code;
+		return cli_write_json(bands_output, j, NULL, NULL);
 	}
 	return EXIT_OK;
 }
@@ -423,7 +368,7 @@ int cmd_validate(int argc, char **argv)
 	bool summary_only = false;
 	struct catalog cat;
 	struct val_set set;
-	struct val_stats all;
+	struct val_summary_row all;
 	struct sc_error err;
 	const struct calibration *cal = NULL;
 	int c, code, n_fit = 0;
@@ -576,7 +521,7 @@ int cmd_validate(int argc, char **argv)
 	if (oos && fit)
 		return cli_usage_error("validate", "--out-of-sample does not go with --fit "
 				       "(--cross-validate is the fit's own)");
-	if (fit && (code = parse_fit_list(fit, fit_params, &n_fit)) != EXIT_OK)
+	if (fit && (code = cli_parse_fit_params(fit, VAL_FIT_MAX_PARAMS, fit_params, &n_fit)) != EXIT_OK)
 		return code;
 	if ((code = cli_load_catalog(dir, &cat)) != EXIT_OK)
 		return code;
@@ -645,27 +590,18 @@ int cmd_validate(int argc, char **argv)
 		val_free(&set);
 		return code;
 	}
-	val_stats(&set, NULL, NULL, &all);
+	/* the gate reads the summary's "all" row, as the report prints it */
+	val_summary_rows(&set, &all, 1);
 	code = EXIT_OK;
-	if (max_mape >= 0 && 100 * all.mape > max_mape) {
+	if (max_mape >= 0 && 100 * all.st.mape > max_mape) {
 		fprintf(stderr, "stepcast: validate: MAPE %.1f %% is above --max-mape %.1f %%\n",
-			100 * all.mape, max_mape);
+			100 * all.st.mape, max_mape);
 		code = EXIT_CHECK_FAILED;
 	}
-	if (max_oos_mape >= 0) {
-		double sum = 0;
-		int n = 0;
-
-		for (int i = 0; i < set.n_cases; i++)
-			if (set.cases[i].expressible && set.cases[i].has_oos) {
-				sum += fabs(set.cases[i].oos_err_rel);
-				n++;
-			}
-		if (n > 0 && 100 * sum / n > max_oos_mape) {
-			fprintf(stderr, "stepcast: validate: out-of-sample MAPE %.1f %% is above "
-				"--max-oos-mape %.1f %%\n", 100 * sum / n, max_oos_mape);
-			code = EXIT_CHECK_FAILED;
-		}
+	if (max_oos_mape >= 0 && all.oos.count > 0 && 100 * all.oos.mape > max_oos_mape) {
+		fprintf(stderr, "stepcast: validate: out-of-sample MAPE %.1f %% is above "
+			"--max-oos-mape %.1f %%\n", 100 * all.oos.mape, max_oos_mape);
+		code = EXIT_CHECK_FAILED;
 	}
 	val_free(&set);
 	return cli_finish(code);

@@ -17,24 +17,27 @@
 #include "cli_output.h"
 #include "cli_coll.h"
 
+/* name, run, summary, needs (what cli_setup loads for it after its options) */
 static const struct cli_command commands[] = {
-	{ "predict", cmd_predict, "predict one training step of a scenario" },
-	{ "validate", cmd_validate, "compare predictions with published training runs" },
-	{ "collective", cmd_collective, "predict an nccl-tests sweep of one collective on an instance type" },
-	{ "catalog", cmd_catalog, "list the catalogue: gpus, instances, fabrics, storage, models, calibrations" },
-	{ "regress", cmd_regress, "compare pinned scenarios x calibration profiles with committed baselines" },
-	{ "calibrate", cmd_calibrate, "measure (run), read tool output (ingest), fit and show calibration profiles" },
-	{ "search", cmd_search, "enumerate and rank the parallel layouts of a scenario" },
-	{ "plan", cmd_plan, "nodes, layout, time and cost to train a token budget" },
-	{ "compare", cmd_compare, "best layout, time and cost per instance type, with a report" },
-	{ "merge", cmd_merge, "join the JSONL parts of a sharded search" },
-	{ "serve", cmd_serve, "simulate serving a model, or plan replicas for a target rate and SLOs" },
-	{ "diff", cmd_diff, "two predictions side by side: what moved, by how much" },
-	{ "check", cmd_check, "hold a real run (Megatron-LM log, NCCL Inspector) against its prediction" },
-	{ "explain", cmd_explain, "why the bottleneck, and what to change, ranked by predicted gain" },
-	{ "cluster", cmd_cluster, "several jobs on one fabric, simulated together: each one's slowdown" },
-	{ "placement", cmd_placement, "what where the nodes sit costs a job; which free nodes to give it" },
+	{ "predict", cmd_predict, "predict one training step of a scenario", CLI_NEEDS_SCENARIO },
+	{ "validate", cmd_validate, "compare predictions with published training runs", 0 },
+	{ "collective", cmd_collective, "predict an nccl-tests sweep of one collective on an instance type", 0 },
+	{ "catalog", cmd_catalog, "list the catalogue: gpus, instances, fabrics, storage, models, calibrations", CLI_NEEDS_CATALOG },
+	{ "regress", cmd_regress, "compare pinned scenarios x calibration profiles with committed baselines", 0 },
+	{ "calibrate", cmd_calibrate, "measure (run), read tool output (ingest), fit and show calibration profiles", 0 },
+	{ "search", cmd_search, "enumerate and rank the parallel layouts of a scenario", CLI_NEEDS_SCENARIO },
+	{ "plan", cmd_plan, "nodes, layout, time and cost to train a token budget", 0 },
+	{ "compare", cmd_compare, "best layout, time and cost per instance type, with a report", 0 },
+	{ "merge", cmd_merge, "join the JSONL parts of a sharded search", 0 },
+	{ "serve", cmd_serve, "simulate serving a model, or plan replicas for a target rate and SLOs", 0 },
+	{ "diff", cmd_diff, "two predictions side by side: what moved, by how much", 0 },
+	{ "check", cmd_check, "hold a real run (Megatron-LM log, NCCL Inspector) against its prediction", CLI_NEEDS_SCENARIO },
+	{ "explain", cmd_explain, "why the bottleneck, and what to change, ranked by predicted gain", CLI_NEEDS_SCENARIO },
+	{ "cluster", cmd_cluster, "several jobs on one fabric, simulated together: each one's slowdown", 0 },
+	{ "placement", cmd_placement, "what where the nodes sit costs a job; which free nodes to give it", 0 },
 };
+
+const struct cli_command *cli_command_current;
 
 static void usage(FILE *out)
 {
@@ -105,6 +108,13 @@ int cli_fail(const struct sc_error *err)
 	case SC_EUNSUPPORTED: return EXIT_UNSUPPORTED;
 	}
 	return EXIT_INTERNAL;
+}
+
+int cli_fail_in(struct sc_error *err, const char *path)
+{
+	if (!err->file[0] && path)
+		snprintf(err->file, sizeof(err->file), "%s", path);
+	return cli_fail(err);
 }
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
@@ -243,8 +253,10 @@ static int run(int argc, char **argv)
 		return cli_finish(EXIT_OK);
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (strcmp(argv[1], commands[i].name) == 0)
+		if (strcmp(argv[1], commands[i].name) == 0) {
+			cli_command_current = &commands[i];
 			return commands[i].run(argc - 1, argv + 1);
+		}
 	fprintf(stderr, "stepcast: '%s' is not a stepcast command\n", argv[1]);
 	fprintf(stderr, "Try 'stepcast --help' for the list of commands.\n");
 	return EXIT_USAGE;

@@ -86,3 +86,9 @@ const char *cfg_validation_dir(void)
 	cfg_data_path(dir, sizeof(dir), "validation");
 	return dir;
 }
+
+const char *cfg_validation_file(const char *name, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s/%s", cfg_validation_dir(), name);
+	return buf;
+}

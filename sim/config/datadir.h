@@ -39,4 +39,8 @@ bool cfg_data_path(char *buf, size_t size, const char *part);
  * path is this directory's file. */
 const char *cfg_validation_dir(void);
 
+/* NAME in the validation data directory, into buf (n bytes); returns buf:
+ * each validator's default file (its own static buffer). */
+const char *cfg_validation_file(const char *name, char *buf, size_t n);
+
 #endif

@@ -2,6 +2,7 @@
 #include "fit.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <gsl/gsl_errno.h>
@@ -13,12 +14,8 @@
 struct fit_ctx {
 	struct val_set *set;
 	struct calibration *cal;
-	const int *params;
-	int n_params;
 	const char *exclude_group;
 	double mape;
-	double u_prior[VAL_FIT_MAX_PARAMS]; /* each parameter's prior, on u */
-	double prior_weight;                /* b / n of fit.h's posterior */
 };
 
 /* Parameters are searched on an unbounded variable u and mapped into the
@@ -78,28 +75,39 @@ static double objective(struct fit_ctx *ctx, int *count)
 	return n ? sum_log / n : 0;
 }
 
-static double gsl_objective(const gsl_vector *u, void *arg)
-{
-	struct fit_ctx *ctx = arg;
-	double penalty = 0;
+/* The bounded fit driver (fit.h val_fit_bounded): the simplex moves u,
+ * gsl_bounded_objective maps it into the parameters' ranges and adds the
+ * prior's penalty to the problem's data term. */
+struct bounded_ctx {
+	const struct val_fit_problem *p;
+	double u_prior[VAL_FIT_MAX_PARAMS]; /* each parameter's prior, on u */
+	double prior_weight;                /* b / n of fit.h's posterior */
+};
 
-	for (int i = 0; i < ctx->n_params; i++) {
+static double gsl_bounded_objective(const gsl_vector *u, void *arg)
+{
+	struct bounded_ctx *ctx = arg;
+	const struct val_fit_problem *p = ctx->p;
+	double penalty = 0, mape;
+	int count;
+
+	for (int i = 0; i < p->n_params; i++) {
 		double ui = gsl_vector_get(u, (size_t)i), z = (ui - ctx->u_prior[i]) / VAL_FIT_PRIOR_SIGMA_U;
 
-		*calib_value(ctx->cal, (enum calib_param)ctx->params[i]) =
-			to_value(ctx->cal, ctx->params[i], ui);
+		*calib_value(p->cal, (enum calib_param)p->params[i]) = to_value(p->cal, p->params[i], ui);
 		penalty += 0.5 * z * z;
 	}
-	return objective(ctx, NULL) + ctx->prior_weight * penalty;
+	return p->objective(p->arg, &count, &mape) + ctx->prior_weight * penalty;
 }
 
-enum sc_status val_fit(struct val_set *set, struct calibration *cal,
-		       const int *params, int n_params, int max_iterations,
-		       const char *exclude_group, struct val_fit_result *res,
-		       struct sc_error *err)
+enum sc_status val_fit_bounded(const struct val_fit_problem *p, struct val_fit_result *res,
+			       struct sc_error *err)
 {
-	struct fit_ctx ctx = { set, cal, params, n_params, exclude_group, 0, { 0 }, 0 };
-	gsl_multimin_function fn = { gsl_objective, (size_t)n_params, &ctx };
+	struct bounded_ctx ctx = { p, { 0 }, 0 };
+	gsl_multimin_function fn = { gsl_bounded_objective, (size_t)p->n_params, &ctx };
+	struct calibration *cal = p->cal;
+	const int *params = p->params;
+	int n_params = p->n_params;
 	gsl_multimin_fminimizer *s;
 	gsl_vector *u, *step;
 	int status = GSL_CONTINUE, it = 0;
@@ -109,16 +117,15 @@ enum sc_status val_fit(struct val_set *set, struct calibration *cal,
 	if (n_params <= 0 || n_params > VAL_FIT_MAX_PARAMS)
 		return sc_error_set(err, SC_EINVAL, NULL, NULL,
 				    "fit needs 1 to %d parameters, got %d", VAL_FIT_MAX_PARAMS, n_params);
-	res->mean_abs_log_before = objective(&ctx, &res->cases);
-	res->mape_before = ctx.mape;
+	res->mean_abs_log_before = p->objective(p->arg, &res->cases, &res->mape_before);
 	/* fit.h: the prior's weight is the data term's scale over the cases */
 	ctx.prior_weight = res->cases > 0 ? res->mean_abs_log_before / res->cases : 0;
 	for (int i = 0; i < n_params; i++)
 		ctx.u_prior[i] = to_u(cal, params[i], calib_prior(cal, (enum calib_param)params[i]));
 	if (res->cases < 2 * n_params)
 		return sc_error_set(err, SC_EINVAL, NULL, NULL,
-				    "profile \"%s\" covers %d expressible cases: too few to fit %d parameters",
-				    cal->name, res->cases, n_params);
+				    "profile \"%s\" covers %d %s: too few to fit %d parameters",
+				    cal->name, res->cases, p->what, n_params);
 	u = gsl_vector_alloc((size_t)n_params);
 	step = gsl_vector_alloc((size_t)n_params);
 	s = gsl_multimin_fminimizer_alloc(gsl_multimin_fminimizer_nmsimplex2, (size_t)n_params);
@@ -134,11 +141,11 @@ enum sc_status val_fit(struct val_set *set, struct calibration *cal,
 		gsl_vector_set(step, (size_t)i, 0.5);
 	}
 	gsl_multimin_fminimizer_set(s, &fn, u, step);
-	while (status == GSL_CONTINUE && it < max_iterations) {
+	while (status == GSL_CONTINUE && it < p->max_iterations) {
 		it++;
 		if (gsl_multimin_fminimizer_iterate(s))
 			break;
-		status = gsl_multimin_test_size(gsl_multimin_fminimizer_size(s), 1e-4);
+		status = gsl_multimin_test_size(gsl_multimin_fminimizer_size(s), p->size_tolerance);
 	}
 	*cal = start;
 	for (int i = 0; i < n_params; i++)
@@ -149,12 +156,55 @@ enum sc_status val_fit(struct val_set *set, struct calibration *cal,
 		if (calib_at_bound(cal, (enum calib_param)params[i]))
 			res->at_bound[res->n_at_bound++] = params[i];
 	res->iterations = it;
-	res->mean_abs_log_after = objective(&ctx, NULL);
-	res->mape_after = ctx.mape;
+	res->mean_abs_log_after = p->objective(p->arg, &status, &res->mape_after);
 	gsl_multimin_fminimizer_free(s);
 	gsl_vector_free(u);
 	gsl_vector_free(step);
 	return SC_OK;
+}
+
+void val_fit_note_sources(struct calibration *cal, const int *params, int n, const double *start,
+			  const struct val_fit_result *res, const char *how)
+{
+	for (int i = 0; i < n; i++) {
+		char *src = cal->source[params[i]];
+		char prior[SC_CALIB_SOURCE_MAX];
+
+		/* a refit keeps one level: the prior behind an earlier fit */
+		snprintf(prior, sizeof(prior), "%s",
+			 strncmp(src, "fitted (stepcast validate", 25) == 0 && strstr(src, "; prior: ")
+			 ? strstr(src, "; prior: ") + 9 : src);
+		snprintf(src, SC_CALIB_SOURCE_MAX, "fitted (stepcast %s: MAPE %.1f%% -> %.1f%%; prior: %s", how,
+			 100 * res->mape_before, 100 * res->mape_after, prior);
+		if (!cal->has_prior[params[i]]) {
+			/* the value the fit started from is the prior of later fits */
+			cal->has_prior[params[i]] = true;
+			cal->prior[params[i]] = start[i];
+		}
+	}
+}
+
+/* The data term of the training fit: fit.h's mean |log error| over the
+ * profile's cases. */
+static double training_objective(void *arg, int *count, double *mape)
+{
+	struct fit_ctx *ctx = arg;
+	double v = objective(ctx, count);
+
+	*mape = ctx->mape;
+	return v;
+}
+
+enum sc_status val_fit(struct val_set *set, struct calibration *cal,
+		       const int *params, int n_params, int max_iterations,
+		       const char *exclude_group, struct val_fit_result *res,
+		       struct sc_error *err)
+{
+	struct fit_ctx ctx = { set, cal, exclude_group, 0 };
+	struct val_fit_problem p = { cal, params, n_params, max_iterations, 1e-4, training_objective, &ctx,
+				     "expressible cases" };
+
+	return val_fit_bounded(&p, res, err);
 }
 
 double val_group_mape(struct val_set *set, const struct calibration *cal,

@@ -41,6 +41,35 @@ struct val_fit_result {
 	int at_bound[VAL_FIT_MAX_PARAMS];    /* their indices */
 };
 
+/* The one bounded fit driver behind every fit of sim/validate (training,
+ * serving): GSL's Nelder-Mead simplex on the logistic variable u of each
+ * parameter (so a value never leaves calib_bounds' physical range), the
+ * data term `objective` (mean |log error| over the data the current *cal
+ * predicts; *count the data points, *mape their MAPE) plus the prior above.
+ * Fails (SC_EINVAL) with fewer than 2 data points per parameter, naming
+ * `what` the points are.  On success *cal holds the fitted values, the
+ * other parameters as they were. */
+struct val_fit_problem {
+	struct calibration *cal;  /* moved in place; the objective reads it */
+	const int *params;        /* indices into calib_params */
+	int n_params;
+	int max_iterations;
+	double size_tolerance;    /* gsl_multimin_test_size on the simplex, in u */
+	double (*objective)(void *arg, int *count, double *mape);
+	void *arg;
+	const char *what;         /* "expressible cases" */
+};
+
+enum sc_status val_fit_bounded(const struct val_fit_problem *p, struct val_fit_result *res,
+			       struct sc_error *err);
+
+/* After a fit of params of *cal: each one's source says how it was fitted,
+ * "fitted (stepcast HOW: MAPE a% -> b%; prior: ...)" keeping one level of
+ * prior (that of an earlier fit's), and a parameter without a prior gets
+ * the value the fit started from (start[i]) as its prior. */
+void val_fit_note_sources(struct calibration *cal, const int *params, int n, const double *start,
+			  const struct val_fit_result *res, const char *how);
+
 /* Fit params (indices into calib_params) of *cal over set's cases that use
  * the profile named cal->name, leaving out the cases of source group
  * exclude_group (NULL: none).  On success *cal holds the fitted values. */

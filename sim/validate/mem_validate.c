@@ -45,8 +45,7 @@ const char *memval_default_path(void)
 {
 	static char path[1024];
 
-	snprintf(path, sizeof(path), "%s/memory-cases.json", cfg_validation_dir());
-	return path;
+	return cfg_validation_file("memory-cases.json", path, sizeof(path));
 }
 
 /* The memory file's own keys of a case, beside the training-case ones. */

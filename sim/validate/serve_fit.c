@@ -3,10 +3,8 @@
 #include "serve_fit.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
-
-#include <gsl/gsl_errno.h>
-#include <gsl/gsl_multimin.h>
 
 #include "../config/calibration_select.h"
 #include "../serve/serve_sim.h"
@@ -14,14 +12,10 @@
 struct sfit_ctx {
 	struct sval_set *set;
 	struct calibration *cal;
-	const int *params;
-	int n_params;
 	const char *exclude_group;
 	const char *only_group;
 	double mape;
 	int metrics;
-	double u_prior[VAL_FIT_MAX_PARAMS]; /* fit.h's prior, as in training */
-	double prior_weight;
 };
 
 static bool in_family(const struct sval_case *vc, const struct calibration *cal)
@@ -87,128 +81,33 @@ static double objective(struct sfit_ctx *x)
 	return n ? sum_log / n : 0;
 }
 
-/* The logistic map of fit.c: an unbounded u into [min, max]. */
-/* The profile's physical range of parameter p in place of the catalogue's. */
-static struct calib_param_info info_of(const struct calibration *cal, int p)
-{
-	struct calib_param_info i = calib_params[p];
-
-	calib_bounds(cal, (enum calib_param)p, &i.min, &i.max, NULL);
-	return i;
-}
-
-static double to_value(const struct calib_param_info *p, double u)
-{
-	return p->min + (p->max - p->min) / (1.0 + exp(-u));
-}
-
-static double to_u(const struct calib_param_info *p, double v)
-{
-	double f = (v - p->min) / (p->max - p->min);
-
-	if (f < 1e-9)
-		f = 1e-9;
-	if (f > 1 - 1e-9)
-		f = 1 - 1e-9;
-	return log(f / (1 - f));
-}
-
-static double to_value_of(const struct calibration *cal, int p, double u)
-{
-	struct calib_param_info i = info_of(cal, p);
-
-	return to_value(&i, u);
-}
-
-static double to_u_of(const struct calibration *cal, int p, double v)
-{
-	struct calib_param_info i = info_of(cal, p);
-
-	return to_u(&i, v);
-}
-
-static double gsl_objective(const gsl_vector *u, void *arg)
+/* The data term of the serving fit (fit.h val_fit_bounded). */
+static double serving_objective(void *arg, int *count, double *mape)
 {
 	struct sfit_ctx *x = arg;
-	double penalty = 0;
+	double v = objective(x);
 
-	for (int i = 0; i < x->n_params; i++) {
-		double ui = gsl_vector_get(u, (size_t)i), z = (ui - x->u_prior[i]) / VAL_FIT_PRIOR_SIGMA_U;
-
-		*calib_value(x->cal, (enum calib_param)x->params[i]) = to_value_of(x->cal, x->params[i], ui);
-		penalty += 0.5 * z * z;
-	}
-	return objective(x) + x->prior_weight * penalty;
+	*count = x->metrics;
+	*mape = x->mape;
+	return v;
 }
 
 enum sc_status sval_fit(struct sval_set *set, struct calibration *cal, const int *params,
 			int n_params, int max_iterations, const char *exclude_group,
 			struct val_fit_result *res, struct sc_error *err)
 {
-	struct sfit_ctx x = { set, cal, params, n_params, exclude_group, NULL, 0, 0, { 0 }, 0 };
-	gsl_multimin_function fn = { gsl_objective, (size_t)n_params, &x };
-	gsl_multimin_fminimizer *s;
-	gsl_vector *u, *step;
-	struct calibration start = *cal;
-	int status = GSL_CONTINUE, it = 0;
+	struct sfit_ctx x = { set, cal, exclude_group, NULL, 0, 0 };
+	struct val_fit_problem p = { cal, params, n_params, max_iterations, 1e-3, serving_objective, &x,
+				     "published metrics of expressible serving cases" };
 
-	memset(res, 0, sizeof(*res));
-	if (n_params <= 0 || n_params > VAL_FIT_MAX_PARAMS)
-		return sc_error_set(err, SC_EINVAL, NULL, NULL, "fit needs 1 to %d parameters, got %d",
-				    VAL_FIT_MAX_PARAMS, n_params);
-	res->mean_abs_log_before = objective(&x);
-	res->mape_before = x.mape;
-	res->cases = x.metrics;
-	x.prior_weight = x.metrics > 0 ? res->mean_abs_log_before / x.metrics : 0;
-	for (int i = 0; i < n_params; i++)
-		x.u_prior[i] = to_u_of(cal, params[i], calib_prior(cal, (enum calib_param)params[i]));
-	if (x.metrics < 2 * n_params)
-		return sc_error_set(err, SC_EINVAL, NULL, NULL,
-				    "profile \"%s\" covers %d published metrics of expressible serving cases: too few to fit %d parameters",
-				    cal->name, x.metrics, n_params);
-	u = gsl_vector_alloc((size_t)n_params);
-	step = gsl_vector_alloc((size_t)n_params);
-	s = gsl_multimin_fminimizer_alloc(gsl_multimin_fminimizer_nmsimplex2, (size_t)n_params);
-	if (!u || !step || !s) {
-		gsl_vector_free(u);
-		gsl_vector_free(step);
-		if (s)
-			gsl_multimin_fminimizer_free(s);
-		return sc_error_set(err, SC_ENOMEM, NULL, NULL, "out of memory");
-	}
-	for (int i = 0; i < n_params; i++) {
-		gsl_vector_set(u, (size_t)i, to_u_of(cal, params[i],
-						     calib_get(cal, (enum calib_param)params[i])));
-		gsl_vector_set(step, (size_t)i, 0.5);
-	}
-	gsl_multimin_fminimizer_set(s, &fn, u, step);
-	while (status == GSL_CONTINUE && it < max_iterations) {
-		it++;
-		if (gsl_multimin_fminimizer_iterate(s))
-			break;
-		status = gsl_multimin_test_size(gsl_multimin_fminimizer_size(s), 1e-3);
-	}
-	*cal = start;
-	for (int i = 0; i < n_params; i++)
-		*calib_value(cal, (enum calib_param)params[i]) =
-			to_value_of(cal, params[i], gsl_vector_get(s->x, (size_t)i));
-	for (int i = 0; i < n_params; i++)
-		if (calib_at_bound(cal, (enum calib_param)params[i]))
-			res->at_bound[res->n_at_bound++] = params[i];
-	res->iterations = it;
-	res->mean_abs_log_after = objective(&x);
-	res->mape_after = x.mape;
-	gsl_multimin_fminimizer_free(s);
-	gsl_vector_free(u);
-	gsl_vector_free(step);
-	return SC_OK;
+	return val_fit_bounded(&p, res, err);
 }
 
 double sval_group_mape(struct sval_set *set, const struct calibration *cal, const char *group,
 		       int *count)
 {
 	struct calibration c = *cal;
-	struct sfit_ctx x = { set, &c, NULL, 0, NULL, group, 0, 0, { 0 }, 0 };
+	struct sfit_ctx x = { set, &c, NULL, group, 0, 0 };
 
 	objective(&x);
 	*count = x.metrics;

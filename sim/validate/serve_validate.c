@@ -60,25 +60,18 @@ const char *sval_metric_name(enum sval_metric m)
 	return "unknown";
 }
 
-static const char *val_dir(void)
-{
-	return cfg_validation_dir();
-}
-
 const char *sval_default_cases_path(void)
 {
 	static char path[1024];
 
-	snprintf(path, sizeof(path), "%s/serving-cases.json", val_dir());
-	return path;
+	return cfg_validation_file("serving-cases.json", path, sizeof(path));
 }
 
 const char *sval_default_supplement_path(void)
 {
 	static char path[1024];
 
-	snprintf(path, sizeof(path), "%s/serving-models-supplement.json", val_dir());
-	return path;
+	return cfg_validation_file("serving-models-supplement.json", path, sizeof(path));
 }
 
 /* ---- readers for the file's loose spots ------------------------------------------------ */

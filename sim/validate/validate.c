@@ -198,16 +198,14 @@ const char *val_default_cases_path(void)
 {
 	static char path[1024];
 
-	snprintf(path, sizeof(path), "%s/training-cases.json", cfg_validation_dir());
-	return path;
+	return cfg_validation_file("training-cases.json", path, sizeof(path));
 }
 
 const char *val_default_systems_path(void)
 {
 	static char path[1024];
 
-	snprintf(path, sizeof(path), "%s/systems.json", cfg_validation_dir());
-	return path;
+	return cfg_validation_file("systems.json", path, sizeof(path));
 }
 
 static enum sc_status load_recipes(const char *systems_path, struct val_set *set,
@@ -872,8 +870,8 @@ void val_stats_of_errors(const double *err_rel, const int *index, int n,
 	free(ape);
 }
 
-void val_stats(const struct val_set *set, bool (*filter)(const struct val_case *, const void *),
-	       const void *arg, struct val_stats *out)
+void val_stats_select(const struct val_set *set, bool (*filter)(const struct val_case *, const void *),
+		      const void *arg, bool out_of_sample, struct val_stats *out)
 {
 	double *err = malloc(sizeof(double) * ((size_t)set->n_cases + 1));
 	int *index = malloc(sizeof(int) * ((size_t)set->n_cases + 1));
@@ -884,15 +882,21 @@ void val_stats(const struct val_set *set, bool (*filter)(const struct val_case *
 	if (err && index) {
 		for (int i = 0; i < set->n_cases; i++) {
 			const struct val_case *vc = &set->cases[i];
-			if (!vc->expressible || (filter && !filter(vc, arg)))
+			if (!vc->expressible || (out_of_sample && !vc->has_oos) || (filter && !filter(vc, arg)))
 				continue;
-			err[n] = vc->err_rel;
+			err[n] = out_of_sample ? vc->oos_err_rel : vc->err_rel;
 			index[n++] = i;
 		}
 		val_stats_of_errors(err, index, n, out);
 	}
 	free(err);
 	free(index);
+}
+
+void val_stats(const struct val_set *set, bool (*filter)(const struct val_case *, const void *),
+	       const void *arg, struct val_stats *out)
+{
+	val_stats_select(set, filter, arg, false, out);
 }
 
 void val_band_coverage(const struct val_set *set, bool (*filter)(const struct val_case *, const void *),

@@ -134,6 +134,11 @@ enum sc_status val_run(struct val_set *set, const struct catalog *cat,
 void val_stats(const struct val_set *set, bool (*filter)(const struct val_case *, const void *),
 	       const void *arg, struct val_stats *out);
 
+/* val_stats of the in-sample errors (err_rel), or of the out-of-sample ones
+ * (oos_err_rel, cases with has_oos) when out_of_sample. */
+void val_stats_select(const struct val_set *set, bool (*filter)(const struct val_case *, const void *),
+		      const void *arg, bool out_of_sample, struct val_stats *out);
+
 /* Statistics of n signed relative errors err_rel[]; index[i] names the
  * case each came from (reported as worst_index).  Shared by the training
  * and serving validations. */

@@ -7,9 +7,12 @@
 #   - every subcommand of the table in sim/cli/main.c ({ "NAME", cmd_... })
 #     must appear in README.md as `stepcast NAME` and in `stepcast --help` as
 #     an indented line starting with NAME;
-#   - every long option of every `static const struct option` array in
-#     sim/cli/cmd_CMD.c must appear as --OPTION in README.md and in
-#     `stepcast CMD --help`;
+#   - every long option of every `static const struct option` or
+#     `static const struct cli_opt` table in sim/cli/cmd_CMD.c must appear
+#     as --OPTION in README.md and in `stepcast CMD --help`;
+#   - every option line of `stepcast CMD --help` ("  -f, --format FMT",
+#     "      --quiet": the help made from the option table, shared groups
+#     included) must appear as --OPTION in README.md;
 #   - every exit code EXIT_* = N in sim/cli/cli.h must have a row `| N |` in
 #     README.md and an indented line starting with N in `stepcast --help`.
 # Prints every omission and fails when there is one.
@@ -62,7 +65,7 @@ n_opt=0
 for src in sim/cli/cmd_*.c; do
 	cmd=${src##*/cmd_}
 	cmd=${cmd%.c}
-	opts=$(awk '/static const struct option/ { on = 1; next }
+	opts=$(awk '/static const struct (option|cli_opt)/ { on = 1; next }
 		    on && /};/ { on = 0 }
 		    on && match($0, /\{ *"[^"]+"/) {
 			    s = substr($0, RSTART, RLENGTH); sub(/^\{ *"/, "", s); sub(/"$/, "", s); print s
@@ -79,6 +82,13 @@ for src in sim/cli/cmd_*.c; do
 			miss "option --$opt of '$cmd' ($src) is not in $readme"
 		grep -Eq -- "--$q([^a-z0-9-]|\$)" <<<"$help" ||
 			miss "option --$opt is not in the output of 'stepcast $cmd --help'"
+	done
+	for opt in $(sed -n 's/^  \(-[A-Za-z0-9], \|    \)--\([a-z0-9][a-z0-9-]*\).*/\2/p' <<<"$help" | sort -u); do
+		grep -qx -- "$opt" <<<"$opts" && continue
+		n_opt=$((n_opt + 1))
+		q=$(quote "$opt")
+		grep -Eq -- "--$q([^a-z0-9-]|\$)" "$readme" ||
+			miss "option --$opt of 'stepcast $cmd --help' is not in $readme"
 	done
 done
 

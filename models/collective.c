@@ -114,41 +114,72 @@ struct efa_tier {
 	double a2a_eff, a2a_peer_alpha, a2a_startup;
 };
 
+/* The one owner of the generic <-> AWS EFA parameter correspondence: each
+ * role of the scale-out tier, the generic parameter that plays it on an
+ * InfiniBand (or undescribed) fabric and the awsefa_* one on an instance's
+ * AWS EFA transport.  efa_tier_of(), coll_scaleout_param() and
+ * coll_generic_param() (calibrate's fit) all read this table.  A role
+ * with no generic parameter is 0 there (the all-to-all's start-up); the
+ * per-peer all-to-all cost is the scale-out one only across domains. */
+enum tier_role {
+	R_RING_ALPHA, R_TREE_ALPHA, R_STARTUP, R_RING_EFF, R_TREE_EFF, R_NVLSTREE_EFF,
+	R_A2A_EFF, R_A2A_PEER_ALPHA, R_A2A_STARTUP, R_LL128_ALPHA, R_LL128_BW, R_N
+};
+
+#define NO_PARAM (-1)
+
+static const struct {
+	int generic;    /* enum calib_param, or NO_PARAM */
+	int aws;        /* enum calib_param */
+} tier_params[R_N] = {
+	[R_RING_ALPHA] = { CALIB_efa_ring_alpha_s, CALIB_awsefa_step_alpha_s },
+	[R_TREE_ALPHA] = { CALIB_efa_tree_alpha_s, CALIB_awsefa_tree_alpha_s },
+	[R_STARTUP] = { CALIB_efa_startup_s, CALIB_awsefa_startup_s },
+	[R_RING_EFF] = { CALIB_efa_ring_bw_eff, CALIB_awsefa_ring_bw_eff },
+	[R_TREE_EFF] = { CALIB_efa_tree_bw_eff, CALIB_awsefa_tree_bw_eff },
+	/* NCCL's NVLS_TREE: the generic profiles have no tree bandwidth of
+	 * their own for it */
+	[R_NVLSTREE_EFF] = { CALIB_efa_tree_bw_eff, CALIB_awsefa_nvlstree_bw_eff },
+	[R_A2A_EFF] = { CALIB_efa_a2a_bw_eff, CALIB_awsefa_a2a_bw_eff },
+	[R_A2A_PEER_ALPHA] = { CALIB_a2a_alpha_s, CALIB_awsefa_a2a_peer_alpha_s },
+	[R_A2A_STARTUP] = { NO_PARAM, CALIB_awsefa_startup_s },
+	/* LL128 is weighed on AWS EFA only (n_protocols) */
+	[R_LL128_ALPHA] = { NO_PARAM, CALIB_awsefa_ll128_alpha_fraction },
+	[R_LL128_BW] = { NO_PARAM, CALIB_awsefa_ll128_bw_fraction },
+};
+
+static double tier_value(const struct calibration *cal, const struct net_span *s, enum tier_role r)
+{
+	int p = s->aws_efa ? tier_params[r].aws : tier_params[r].generic;
+
+	return p == NO_PARAM ? 0.0 : calib_get(cal, (enum calib_param)p);
+}
+
 static struct efa_tier efa_tier_of(const struct calibration *cal, const struct net_span *s)
 {
 	struct efa_tier t;
+	/* On EFA the ring and tree bandwidth falls with the domains (see
+	 * above); >= 0 by the parameter's range, clamped so that no profile
+	 * can make a span faster than its line rate */
+	double decay = 1.0;
 
-	if (!s->aws_efa) {
-		t.ring_alpha = cal->efa_ring_alpha_s;
-		t.tree_alpha = cal->efa_tree_alpha_s;
-		t.startup = cal->efa_startup_s;
-		t.ring_eff = cal->efa_ring_bw_eff;
-		t.tree_eff = cal->efa_tree_bw_eff;
-		t.nvlstree_eff = cal->efa_tree_bw_eff;
-		t.a2a_eff = cal->efa_a2a_bw_eff;
-		t.a2a_peer_alpha = cal->a2a_alpha_s;
-		t.a2a_startup = 0;
-		return t;
-	}
-	{
+	if (s->aws_efa) {
 		double N = s->domains > 2 ? s->domains : 2;
 		/* the span's own log2(N / 2) where net_span_of() built it */
 		double l2 = s->ranks == s->efa_tables_ranks && s->nodes == s->efa_tables_nodes
 			    ? s->efa_scale_log2 : log2(N / 2.0);
-		/* >= 0 by the parameter's range; clamped so that no profile can
-		 * make a span faster than its line rate */
-		double decay = 1.0 / (1.0 + fmax(0.0, cal->awsefa_scale_decay) * l2);
 
-		t.ring_alpha = cal->awsefa_step_alpha_s;
-		t.tree_alpha = cal->awsefa_tree_alpha_s;
-		t.startup = cal->awsefa_startup_s;
-		t.ring_eff = cal->awsefa_ring_bw_eff * decay;
-		t.tree_eff = cal->awsefa_tree_bw_eff * decay;
-		t.nvlstree_eff = cal->awsefa_nvlstree_bw_eff * decay;
-		t.a2a_eff = cal->awsefa_a2a_bw_eff;
-		t.a2a_peer_alpha = cal->awsefa_a2a_peer_alpha_s;
-		t.a2a_startup = cal->awsefa_startup_s;
+		decay = 1.0 / (1.0 + fmax(0.0, cal->awsefa_scale_decay) * l2);
 	}
+	t.ring_alpha = tier_value(cal, s, R_RING_ALPHA);
+	t.tree_alpha = tier_value(cal, s, R_TREE_ALPHA);
+	t.startup = tier_value(cal, s, R_STARTUP);
+	t.ring_eff = tier_value(cal, s, R_RING_EFF) * decay;
+	t.tree_eff = tier_value(cal, s, R_TREE_EFF) * decay;
+	t.nvlstree_eff = tier_value(cal, s, R_NVLSTREE_EFF) * decay;
+	t.a2a_eff = tier_value(cal, s, R_A2A_EFF);
+	t.a2a_peer_alpha = tier_value(cal, s, R_A2A_PEER_ALPHA);
+	t.a2a_startup = tier_value(cal, s, R_A2A_STARTUP);
 	return t;
 }
 
@@ -532,16 +563,21 @@ enum calib_param coll_scaleout_param(const struct net_span *s, enum calib_param 
 {
 	if (!s->aws_efa)
 		return p;
-	switch (p) {
-	case CALIB_efa_ring_alpha_s: return CALIB_awsefa_step_alpha_s;
-	case CALIB_efa_tree_alpha_s: return CALIB_awsefa_tree_alpha_s;
-	case CALIB_efa_startup_s: return CALIB_awsefa_startup_s;
-	case CALIB_efa_ring_bw_eff: return CALIB_awsefa_ring_bw_eff;
-	case CALIB_efa_tree_bw_eff: return CALIB_awsefa_tree_bw_eff;
-	case CALIB_efa_a2a_bw_eff: return CALIB_awsefa_a2a_bw_eff;
-	case CALIB_a2a_alpha_s: return s->inter ? CALIB_awsefa_a2a_peer_alpha_s : p;
-	default: return p;
-	}
+	if (p == CALIB_a2a_alpha_s && !s->inter)
+		return p; /* inside a domain the all-to-all's peers are NVLink */
+	/* the first role p plays (efa_tree_bw_eff: the tree before NVLS_TREE) */
+	for (int r = 0; r < R_N; r++)
+		if (tier_params[r].generic == (int)p)
+			return (enum calib_param)tier_params[r].aws;
+	return p;
+}
+
+enum calib_param coll_generic_param(enum calib_param p)
+{
+	for (int r = 0; r < R_N; r++)
+		if (tier_params[r].aws == (int)p)
+			return tier_params[r].generic == NO_PARAM ? p : (enum calib_param)tier_params[r].generic;
+	return p;
 }
 
 const char *coll_op_name(enum coll_op op)

@@ -34,6 +34,11 @@ const char *moe_backend_name(enum moe_backend b)
 	return "unknown";
 }
 
+bool moe_low_latency_batch(double tokens)
+{
+	return tokens > 0 && tokens <= MOE_LL_MAX_DISPATCH_TOKENS_PER_RANK;
+}
+
 bool moe_backend_cpu_proxy(enum moe_backend b)
 {
 	return b == MOE_BACKEND_UCCL_EP || b == MOE_BACKEND_PPLX_GARDEN;

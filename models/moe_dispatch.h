@@ -49,6 +49,18 @@ const char *moe_backend_name(enum moe_backend b);
 /* True when the backend drives EFA through a CPU proxy thread. */
 bool moe_backend_cpu_proxy(enum moe_backend b);
 
+/* The most tokens per rank DeepEP's low-latency (decode) kernels take:
+ * "num_max_dispatch_tokens_per_rank (the actual batch size in the decoding
+ * engine) should be less than 256" (DeepEP README, "Example use in
+ * inference decoding"; its example and test_low_latency.py use 128; UCCL-EP
+ * keeps the same kernels and bound).  A batch of more tokens per rank runs
+ * the normal kernels. */
+#define MOE_LL_MAX_DISPATCH_TOKENS_PER_RANK 256
+
+/* True when a dispatch of `tokens` per rank fits the low-latency kernels
+ * (the mode a benchmark that does not name its kernels ran). */
+bool moe_low_latency_batch(double tokens);
+
 struct moe_call {
 	double time_s;
 	double nvlink_bytes;  /* per rank, through its NVLink port */

@@ -414,7 +414,11 @@ double cv_predict_point(const struct cv_curve *c, const struct calibration *cal,
 	if (c->kind == CV_KIND_EP) {
 		struct moe_call mc;
 		enum moe_backend b = c->benchmark[0] == 'u' ? MOE_BACKEND_UCCL_EP : MOE_BACKEND_PPLX_GARDEN;
-		bool ll = c->ep_tokens <= 256; /* the decode / low-latency batches */
+		/* the kernels the curve names (UCCL-EP "low-latency kernels",
+		 * test_low_latency.py; pplx-garden "Decode"), else the ones its
+		 * batch fits (models/moe_dispatch.h) */
+		bool ll = strstr(c->algorithm, "low-latency") || strstr(c->benchmark, "low_latency")
+			  ? true : strstr(c->algorithm, "normal") ? false : moe_low_latency_batch(c->ep_tokens);
 
 		moe_dispatch_time(cal, &s, b, c->ep_tokens, c->ep_hidden * dtype_bytes(c->ep_dtype),
 				  c->ep_top_k, ll, &mc);

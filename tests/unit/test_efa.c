@@ -144,6 +144,9 @@ static void test_dispatch(void)
 	CHECK_REL(n.fixed_s, cal->ep_proxy_call_s + 31 * cal->ep_proxy_peer_s, 1e-12);
 	CHECK(strstr(n.algorithm, "cpu-proxy") != NULL);
 	CHECK(moe_backend_of_name("deepep") == MOE_BACKEND_FLEX);
+	/* DeepEP's low-latency kernels take batches below 256 tokens per rank */
+	CHECK(moe_low_latency_batch(128) && moe_low_latency_batch(MOE_LL_MAX_DISPATCH_TOKENS_PER_RANK));
+	CHECK(!moe_low_latency_batch(4096) && !moe_low_latency_batch(0));
 	CHECK(moe_backend_of_name("nope") == -1);
 }
 

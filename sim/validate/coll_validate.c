@@ -186,6 +186,19 @@ static enum sc_status read_curve(const cJSON *item, const char *file, const char
 	    (st = get_str(item, "system", c->system, sizeof(c->system), false, file, base, err)) ||
 	    (st = get_str(item, "gpu", c->gpu, sizeof(c->gpu), false, file, base, err)))
 		return st;
+	{
+		/* which tuner chose NCCL's algorithm and protocol: the curve
+		 * says so where its run's NCCL_TUNER_PLUGIN did not load the
+		 * aws-ofi-nccl tuner (models/efa_tuner.h holds v1.21.1's
+		 * tables; other plugin versions' tables differ) */
+		char tuner[32];
+
+		if ((st = get_str(item, "nccl_tuner", tuner, sizeof(tuner), false, file, base, err)))
+			return st;
+		if (tuner[0] && strcmp(tuner, "nccl") != 0 && strcmp(tuner, "aws-ofi-nccl") != 0)
+			return bad(err, file, base, "nccl_tuner", "expected \"nccl\" or \"aws-ofi-nccl\"");
+		c->nccl_own_tuner = strcmp(tuner, "nccl") == 0;
+	}
 	if (!c->source_group[0]) {
 		/* the project's own file names its source in "source" only */
 		char src[CV_ID_MAX];
@@ -402,6 +415,9 @@ double cv_predict_point(const struct cv_curve *c, const struct calibration *cal,
 	struct net_span s = net_span_of(&c->cluster, ranks, 1);
 	enum coll_op op;
 	double t;
+
+	if (c->nccl_own_tuner)
+		s.efa_tuner = EFA_TUNER_NONE; /* NCCL's own rule: the fastest */
 
 	if (algorithm && algorithm_size > 0)
 		algorithm[0] = '\0';

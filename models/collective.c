@@ -118,56 +118,88 @@ struct efa_tier {
 	double a2a_eff, a2a_peer_alpha, a2a_startup;
 };
 
+/* The one owner of the generic <-> AWS EFA parameter correspondence: each
+ * role of the scale-out tier, the generic parameter that plays it on an
+ * InfiniBand (or undescribed) fabric and the awsefa_* one on an instance's
+ * AWS EFA transport.  efa_tier_of(), coll_scaleout_param() and
+ * coll_generic_param() (calibrate's fit) all read this table.  A role
+ * with no generic parameter is 0 there (the all-to-all's start-up); the
+ * per-peer all-to-all cost is the scale-out one only across domains. */
+enum tier_role {
+	R_RING_ALPHA, R_TREE_ALPHA, R_STARTUP, R_RING_EFF, R_TREE_EFF, R_NVLSTREE_EFF,
+	R_A2A_EFF, R_A2A_PEER_ALPHA, R_A2A_STARTUP, R_LL128_ALPHA, R_LL128_BW, R_N
+};
+
+#define NO_PARAM (-1)
+
+static const struct {
+	int generic;    /* enum calib_param, or NO_PARAM */
+	int aws;        /* enum calib_param */
+} tier_params[R_N] = {
+	[R_RING_ALPHA] = { CALIB_efa_ring_alpha_s, CALIB_awsefa_step_alpha_s },
+	[R_TREE_ALPHA] = { CALIB_efa_tree_alpha_s, CALIB_awsefa_tree_alpha_s },
+	[R_STARTUP] = { CALIB_efa_startup_s, CALIB_awsefa_startup_s },
+	[R_RING_EFF] = { CALIB_efa_ring_bw_eff, CALIB_awsefa_ring_bw_eff },
+	[R_TREE_EFF] = { CALIB_efa_tree_bw_eff, CALIB_awsefa_tree_bw_eff },
+	/* NCCL's NVLS_TREE: the generic profiles have no tree bandwidth of
+	 * their own for it */
+	[R_NVLSTREE_EFF] = { CALIB_efa_tree_bw_eff, CALIB_awsefa_nvlstree_bw_eff },
+	[R_A2A_EFF] = { CALIB_efa_a2a_bw_eff, CALIB_awsefa_a2a_bw_eff },
+	[R_A2A_PEER_ALPHA] = { CALIB_a2a_alpha_s, CALIB_awsefa_a2a_peer_alpha_s },
+	[R_A2A_STARTUP] = { NO_PARAM, CALIB_awsefa_startup_s },
+	/* LL128 is weighed on AWS EFA only (n_protocols) */
+	[R_LL128_ALPHA] = { NO_PARAM, CALIB_awsefa_ll128_alpha_fraction },
+	[R_LL128_BW] = { NO_PARAM, CALIB_awsefa_ll128_bw_fraction },
+};
+
+static double tier_value(const struct calibration *cal, const struct net_span *s, enum tier_role r)
+{
+	int p = s->aws_efa ? tier_params[r].aws : tier_params[r].generic;
+
+	return p == NO_PARAM ? 0.0 : calib_get(cal, (enum calib_param)p);
+}
+
 static struct efa_tier efa_tier_of(const struct calibration *cal, const struct net_span *s)
 {
 	struct efa_tier t;
+	/* On EFA the ring and tree bandwidth falls with the domains (see
+	 * above); >= 0 by the parameter's range, clamped so that no profile
+	 * can make a span faster than its line rate */
+	double decay = 1.0;
 
-	if (!s->aws_efa) {
-		t.ring_alpha = cal->efa_ring_alpha_s;
-		t.tree_alpha = cal->efa_tree_alpha_s;
-		t.startup = cal->efa_startup_s;
-		t.ring_eff = cal->efa_ring_bw_eff;
-		t.tree_eff = cal->efa_tree_bw_eff;
-		t.nvlstree_eff = cal->efa_tree_bw_eff;
-		t.a2a_eff = cal->efa_a2a_bw_eff;
-		t.a2a_peer_alpha = cal->a2a_alpha_s;
-		t.a2a_startup = 0;
-		return t;
-	}
-	{
+	if (s->aws_efa) {
 		double N = s->domains > 2 ? s->domains : 2;
-		/* >= 0 by the parameter's range; clamped so that no profile can
-		 * make a span faster than its line rate */
-		double decay = 1.0 / (1.0 + fmax(0.0, cal->awsefa_scale_decay) * log2(N / 2.0));
+		/* the span's own log2(N / 2) where net_span_of() built it */
+		double l2 = s->ranks == s->efa_tables_ranks && s->nodes == s->efa_tables_nodes
+			    ? s->efa_scale_log2 : log2(N / 2.0);
 
-		t.ring_alpha = cal->awsefa_step_alpha_s;
-		t.tree_alpha = cal->awsefa_tree_alpha_s;
-		t.startup = cal->awsefa_startup_s;
-		t.ring_eff = cal->awsefa_ring_bw_eff * decay;
-		t.tree_eff = cal->awsefa_tree_bw_eff * decay;
-		t.nvlstree_eff = cal->awsefa_nvlstree_bw_eff * decay;
-		t.a2a_eff = cal->awsefa_a2a_bw_eff;
-		t.a2a_peer_alpha = cal->awsefa_a2a_peer_alpha_s;
-		t.a2a_startup = cal->awsefa_startup_s;
+		decay = 1.0 / (1.0 + fmax(0.0, cal->awsefa_scale_decay) * l2);
 	}
+	t.ring_alpha = tier_value(cal, s, R_RING_ALPHA);
+	t.tree_alpha = tier_value(cal, s, R_TREE_ALPHA);
+	t.startup = tier_value(cal, s, R_STARTUP);
+	t.ring_eff = tier_value(cal, s, R_RING_EFF) * decay;
+	t.tree_eff = tier_value(cal, s, R_TREE_EFF) * decay;
+	t.nvlstree_eff = tier_value(cal, s, R_NVLSTREE_EFF) * decay;
+	t.a2a_eff = tier_value(cal, s, R_A2A_EFF);
+	t.a2a_peer_alpha = tier_value(cal, s, R_A2A_PEER_ALPHA);
+	t.a2a_startup = tier_value(cal, s, R_A2A_STARTUP);
 	return t;
 }
 
 /* All-to-all latency of span s: one send/recv per peer (a2a_alpha_s inside
  * a domain; across EFA the tier's per-peer cost and start-up). */
-static double a2a_latency(const struct calibration *cal, const struct net_span *s)
+static double a2a_latency(const struct calibration *cal, const struct net_span *s,
+			  const struct efa_tier *e)
 {
-	struct efa_tier e;
-
 	if (!s->inter)
 		return (s->ranks - 1) * cal->a2a_alpha_s;
-	e = efa_tier_of(cal, s);
-	return e.a2a_startup + (s->ranks - 1) * e.a2a_peer_alpha;
+	return e->a2a_startup + (s->ranks - 1) * e->a2a_peer_alpha;
 }
 
-static double efa_a2a_eff_Bps(const struct calibration *cal, const struct net_span *s)
+static double efa_a2a_eff_Bps(const struct net_span *s, const struct efa_tier *e)
 {
-	return efa_a2a_Bps(s) * efa_tier_of(cal, s).a2a_eff;
+	return efa_a2a_Bps(s) * e->a2a_eff;
 }
 
 /* One protocol's parameters: latencies and bandwidths after efficiency. */
@@ -180,24 +212,22 @@ struct proto {
 
 enum { P_SIMPLE, P_LL, P_LL128, P_N };
 
-static struct proto proto_of(const struct calibration *cal,
-			     const struct net_span *s, int pi)
+static struct proto proto_of(const struct calibration *cal, const struct net_span *s,
+			     const struct efa_tier *e, int pi)
 {
 	struct proto p;
 	double fa = pi == P_LL ? cal->ll_alpha_fraction :
 		    pi == P_LL128 ? cal->awsefa_ll128_alpha_fraction : 1.0;
 	double fb = pi == P_LL ? cal->ll_bw_fraction :
 		    pi == P_LL128 ? cal->awsefa_ll128_bw_fraction : 1.0;
-	struct efa_tier e = efa_tier_of(cal, s);
-
 	p.a_nv = cal->nvlink_ring_alpha_s * fa;
-	p.a_efa_ring = e.ring_alpha * fa + s->extra_latency_s;
-	p.a_efa_tree = e.tree_alpha * fa + s->extra_latency_s;
-	p.start_efa = s->inter ? e.startup * fa : 0.0;
+	p.a_efa_ring = e->ring_alpha * fa + s->extra_latency_s;
+	p.a_efa_tree = e->tree_alpha * fa + s->extra_latency_s;
+	p.start_efa = s->inter ? e->startup * fa : 0.0;
 	p.b_nv = s->nvlink_Bps * cal->nvlink_ring_bw_eff * fb;
-	p.b_efa_ring = efa_ring_Bps(s) * e.ring_eff * fb;
-	p.b_efa_tree = efa_ring_Bps(s) * e.tree_eff * fb;
-	p.b_efa_nvlstree = efa_ring_Bps(s) * e.nvlstree_eff * fb;
+	p.b_efa_ring = efa_ring_Bps(s) * e->ring_eff * fb;
+	p.b_efa_tree = efa_ring_Bps(s) * e->tree_eff * fb;
+	p.b_efa_nvlstree = efa_ring_Bps(s) * e->nvlstree_eff * fb;
 	return p;
 }
 
@@ -211,6 +241,7 @@ static const char *const n_h_ring_ring[P_N] = {
 static const char *const n_h_ring_tree[P_N] = {
 	"hierarchical(ring+efa-tree)/simple", "hierarchical(ring+efa-tree)/ll",
 	"hierarchical(ring+efa-tree)/ll128" };
+static const char n_nvls_tree[] = "hierarchical(nvls+efa-tree)/simple";
 
 /* Protocols weighed on span s: Simple and LL everywhere; LL128 where the
  * aws-ofi-nccl region tuner can choose it (an AWS EFA span across domains).
@@ -260,13 +291,13 @@ static bool nccl_only(const struct net_span *s)
 }
 
 static void all_reduce(const struct calibration *cal, const struct net_span *s,
-		       double S, struct best *b)
+		       const struct efa_tier *e, double S, struct best *b)
 {
 	int n = s->ranks, r = s->ranks_per_domain, N = s->domains;
 	double fn = (double)(n - 1) / n;
 
 	for (int pi = 0; pi < n_protocols(s); pi++) {
-		struct proto p = proto_of(cal, s, pi);
+		struct proto p = proto_of(cal, s, e, pi);
 
 		if (!s->inter) {
 			consider(b, 2.0 * (n - 1) * p.a_nv + 2.0 * fn * S / p.b_nv,
@@ -299,7 +330,7 @@ static void all_reduce(const struct calibration *cal, const struct net_span *s,
 		}
 	}
 	if (s->nvls && r > 1) {
-		struct proto p = proto_of(cal, s, P_SIMPLE);
+		struct proto p = proto_of(cal, s, e, P_SIMPLE);
 		double intra = nvls_wire_bytes(COLL_ALL_REDUCE, r, S) / nvls_Bps(cal, s);
 
 		if (!s->inter) {
@@ -315,22 +346,22 @@ static void all_reduce(const struct calibration *cal, const struct net_span *s,
 					 "hierarchical(nvls+efa-ring)/simple");
 			consider(b, p.start_efa + cal->nvlink_nvls_alpha_s + 2.0 * lg * p.a_efa_tree +
 				 dmax(intra, 2.0 * fN * S / (r * p.b_efa_nvlstree)),
-				 "hierarchical(nvls+efa-tree)/simple");
+				 n_nvls_tree);
 		}
 	}
 }
 
 /* Reduce-scatter and all-gather move half of an all-reduce's volume; NCCL
  * runs them as ring or NVLS (no tree). */
-static void half_collective(const struct calibration *cal,
-			    const struct net_span *s, double S, struct best *b)
+static void half_collective(const struct calibration *cal, const struct net_span *s,
+			    const struct efa_tier *e, double S, struct best *b)
 {
 	int n = s->ranks, r = s->ranks_per_domain, N = s->domains;
 	double fn = (double)(n - 1) / n;
 	double fr = (double)(r - 1) / r;
 
 	for (int pi = 0; pi < n_protocols(s); pi++) {
-		struct proto p = proto_of(cal, s, pi);
+		struct proto p = proto_of(cal, s, e, pi);
 
 		if (!s->inter) {
 			consider(b, (n - 1) * p.a_nv + fn * S / p.b_nv, n_ring[pi]);
@@ -346,7 +377,7 @@ static void half_collective(const struct calibration *cal,
 				 n_h_ring_ring[pi]);
 	}
 	if (s->nvls && r > 1 && !(s->inter && nccl_only(s))) {
-		struct proto p = proto_of(cal, s, P_SIMPLE);
+		struct proto p = proto_of(cal, s, e, P_SIMPLE);
 		double intra = nvls_wire_bytes(COLL_REDUCE_SCATTER, r, S) / nvls_Bps(cal, s);
 
 		if (!s->inter) {
@@ -365,12 +396,12 @@ static void half_collective(const struct calibration *cal,
  * keeps 1/n of S; (r-1)/n goes over NVLink to domain peers and (n-r)/n over
  * its EFA share; both run concurrently. */
 static void all_to_all(const struct calibration *cal, const struct net_span *s,
-		       double S, struct best *b)
+		       const struct efa_tier *e, double S, struct best *b)
 {
 	int n = s->ranks, r = s->ranks_per_domain;
 	double bnv = s->nvlink_Bps * cal->nvlink_a2a_bw_eff;
-	double befa = efa_a2a_eff_Bps(cal, s);
-	double lat = a2a_latency(cal, s);
+	double befa = efa_a2a_eff_Bps(s, e);
+	double lat = a2a_latency(cal, s, e);
 
 	if (!s->inter) {
 		consider(b, lat + (double)(n - 1) / n * S / bnv, "direct");
@@ -382,14 +413,14 @@ static void all_to_all(const struct calibration *cal, const struct net_span *s,
 }
 
 static void send_recv(const struct calibration *cal, const struct net_span *s,
-		      double S, struct best *b)
+		      const struct efa_tier *e, double S, struct best *b)
 {
 	if (!s->inter)
 		consider(b, cal->p2p_alpha_s +
 			 S / (s->nvlink_Bps * cal->nvlink_ring_bw_eff), "p2p");
 	else
 		consider(b, cal->p2p_alpha_s + s->extra_latency_s +
-			 S / (efa_ring_Bps(s) * efa_tier_of(cal, s).ring_eff), "p2p");
+			 S / (efa_ring_Bps(s) * e->ring_eff), "p2p");
 }
 
 static void fill_choice(const struct net_span *s, const struct best *b, struct coll_choice *out)
@@ -414,10 +445,12 @@ double coll_all_to_all_split(const struct calibration *cal, const struct net_spa
 	if (s->ranks <= 1 || nvlink_bytes + efa_bytes <= 0) {
 		b.t = 0;
 	} else {
-		double lat = a2a_latency(cal, s);
+		struct efa_tier et = efa_tier_of(cal, s);
+		const struct efa_tier *e = &et;
+		double lat = a2a_latency(cal, s, e);
 		double t = lat + nvlink_bytes / (s->nvlink_Bps * cal->nvlink_a2a_bw_eff);
 		if (s->inter && efa_bytes > 0)
-			t = dmax(t, lat + s->extra_latency_s + efa_bytes / efa_a2a_eff_Bps(cal, s));
+			t = dmax(t, lat + s->extra_latency_s + efa_bytes / efa_a2a_eff_Bps(s, e));
 		consider(&b, t, s->inter ? "node-dedup" : "direct");
 	}
 	if (out)
@@ -433,23 +466,29 @@ double coll_all_to_all_split(const struct calibration *cal, const struct net_spa
 static void region_select(const struct net_span *s, enum coll_op op, double bytes, struct best *b)
 {
 	const char *table;
-	const struct efa_region *r = efa_tuner_choice(s->efa_tuner, op, bytes, s->ranks, s->nodes, &table);
+	const struct efa_region *r;
 	const char *name = NULL;
 	int pi;
 
-	if (!r || !b->all)
+	if (!b->all)
 		return;
-	pi = strcmp(r->protocol, "LL") == 0 ? P_LL : strcmp(r->protocol, "LL128") == 0 ? P_LL128 : P_SIMPLE;
-	if (strcmp(r->algorithm, "TREE") == 0)
+	r = efa_tuner_choice_in(net_span_efa_table(s, op), s->efa_tuner, op, bytes, s->ranks, s->nodes,
+				&table);
+	if (!r)
+		return;
+	pi = r->proto == EFA_PROTO_LL ? P_LL : r->proto == EFA_PROTO_LL128 ? P_LL128 : P_SIMPLE;
+	if (r->algo == EFA_ALGO_TREE)
 		name = n_tree[pi];
-	else if (strcmp(r->algorithm, "RING") == 0)
+	else if (r->algo == EFA_ALGO_RING)
 		name = n_ring[pi];
-	else if (strcmp(r->algorithm, "NVLS_TREE") == 0 && pi == P_SIMPLE)
-		name = "hierarchical(nvls+efa-tree)/simple";
+	else if (r->algo == EFA_ALGO_NVLS_TREE && pi == P_SIMPLE)
+		name = n_nvls_tree;
 	if (!name)
 		return;
+	/* the candidates' names are the static strings above: compare them
+	 * by address */
 	for (int i = 0; i < b->all->n; i++)
-		if (strcmp(b->all->c[i].algorithm, name) == 0) {
+		if (b->all->c[i].algorithm == name) {
 			b->t = b->all->c[i].time_s;
 			b->name = b->all->c[i].algorithm;
 			b->selected_by = "aws-ofi-nccl region";
@@ -465,21 +504,24 @@ static void run(const struct calibration *cal, const struct net_span *s,
 	bool tuned = s->aws_efa && s->inter && s->efa_tuner != EFA_TUNER_NONE &&
 		     (op == COLL_ALL_REDUCE || op == COLL_ALL_GATHER || op == COLL_REDUCE_SCATTER);
 	struct coll_candidates *keep = b->all;
+	struct efa_tier e;
 
 	if (s->ranks <= 1 || bytes <= 0) {
 		b->t = 0;
 		return;
 	}
+	/* the scale-out tier's parameters once per call, not per protocol */
+	e = efa_tier_of(cal, s);
 	if (tuned && !b->all) {
 		local.n = 0;
 		b->all = &local;
 	}
 	switch (op) {
-	case COLL_ALL_REDUCE: all_reduce(cal, s, bytes, b); break;
+	case COLL_ALL_REDUCE: all_reduce(cal, s, &e, bytes, b); break;
 	case COLL_REDUCE_SCATTER:
-	case COLL_ALL_GATHER: half_collective(cal, s, bytes, b); break;
-	case COLL_ALL_TO_ALL: all_to_all(cal, s, bytes, b); break;
-	case COLL_SEND_RECV: send_recv(cal, s, bytes, b); break;
+	case COLL_ALL_GATHER: half_collective(cal, s, &e, bytes, b); break;
+	case COLL_ALL_TO_ALL: all_to_all(cal, s, &e, bytes, b); break;
+	case COLL_SEND_RECV: send_recv(cal, s, &e, bytes, b); break;
 	}
 	if (tuned)
 		region_select(s, op, bytes, b);
@@ -525,16 +567,21 @@ enum calib_param coll_scaleout_param(const struct net_span *s, enum calib_param 
 {
 	if (!s->aws_efa)
 		return p;
-	switch (p) {
-	case CALIB_efa_ring_alpha_s: return CALIB_awsefa_step_alpha_s;
-	case CALIB_efa_tree_alpha_s: return CALIB_awsefa_tree_alpha_s;
-	case CALIB_efa_startup_s: return CALIB_awsefa_startup_s;
-	case CALIB_efa_ring_bw_eff: return CALIB_awsefa_ring_bw_eff;
-	case CALIB_efa_tree_bw_eff: return CALIB_awsefa_tree_bw_eff;
-	case CALIB_efa_a2a_bw_eff: return CALIB_awsefa_a2a_bw_eff;
-	case CALIB_a2a_alpha_s: return s->inter ? CALIB_awsefa_a2a_peer_alpha_s : p;
-	default: return p;
-	}
+	if (p == CALIB_a2a_alpha_s && !s->inter)
+		return p; /* inside a domain the all-to-all's peers are NVLink */
+	/* the first role p plays (efa_tree_bw_eff: the tree before NVLS_TREE) */
+	for (int r = 0; r < R_N; r++)
+		if (tier_params[r].generic == (int)p)
+			return (enum calib_param)tier_params[r].aws;
+	return p;
+}
+
+enum calib_param coll_generic_param(enum calib_param p)
+{
+	for (int r = 0; r < R_N; r++)
+		if (tier_params[r].aws == (int)p)
+			return tier_params[r].generic == NO_PARAM ? p : (enum calib_param)tier_params[r].generic;
+	return p;
 }
 
 const char *coll_op_name(enum coll_op op)
@@ -594,15 +641,17 @@ static void flows_by_name(const struct calibration *cal, const struct net_span *
 	double fn = (double)(n - 1) / n, fr = (double)(r - 1) / r, fN = (double)(N - 1) / N;
 	double lg = ceil_log2(N);
 	int pi = ends_with(a, "/ll") ? P_LL : ends_with(a, "/ll128") ? P_LL128 : P_SIMPLE;
-	struct proto p = proto_of(cal, s, pi);
-	struct proto ps = proto_of(cal, s, P_SIMPLE);
+	struct efa_tier et = efa_tier_of(cal, s);
+	const struct efa_tier *e = &et;
+	struct proto p = proto_of(cal, s, e, pi);
+	struct proto ps = proto_of(cal, s, e, P_SIMPLE);
 	double bnvls = nvls_Bps(cal, s);
 	double half = op == COLL_ALL_REDUCE ? 2.0 : 1.0; /* all-reduce = RS + AG */
 
 	if (op == COLL_ALL_TO_ALL) {
 		double bnv = s->nvlink_Bps * cal->nvlink_a2a_bw_eff;
-		double befa = efa_a2a_eff_Bps(cal, s);
-		double lat = a2a_latency(cal, s);
+		double befa = efa_a2a_eff_Bps(s, e);
+		double lat = a2a_latency(cal, s, e);
 
 		if (!s->inter)
 			flows_set(s, o, COLL_PATTERN_ALL_TO_ALL, lat, 0, fn * S, bnv, 1, 0, 1, 0);
@@ -617,7 +666,7 @@ static void flows_by_name(const struct calibration *cal, const struct net_span *
 				  s->nvlink_Bps * cal->nvlink_ring_bw_eff, 1, 0, 1, 0);
 		else
 			flows_set(s, o, COLL_PATTERN_P2P, cal->p2p_alpha_s + s->extra_latency_s, 0,
-				  0, 1, 0, S, efa_ring_Bps(s) * efa_tier_of(cal, s).ring_eff, 1);
+				  0, 1, 0, S, efa_ring_Bps(s) * e->ring_eff, 1);
 		return;
 	}
 	if (strncmp(a, "ring/", 5) == 0) {
@@ -696,7 +745,9 @@ double coll_flows_of_a2a_split(const struct calibration *cal, const struct net_s
 			       double nvlink_bytes, double efa_bytes, struct coll_flows *out)
 {
 	int n = s->ranks;
-	double lat = n > 1 ? a2a_latency(cal, s) : 0;
+	struct efa_tier et = efa_tier_of(cal, s);
+	const struct efa_tier *e = &et;
+	double lat = n > 1 ? a2a_latency(cal, s, e) : 0;
 	bool efa = s->inter && efa_bytes > 0;
 
 	memset(out, 0, sizeof(*out));
@@ -705,6 +756,6 @@ double coll_flows_of_a2a_split(const struct calibration *cal, const struct net_s
 		return 0;
 	flows_set(s, out, COLL_PATTERN_ALL_TO_ALL, lat, s->extra_latency_s,
 		  nvlink_bytes, s->nvlink_Bps * cal->nvlink_a2a_bw_eff, 1,
-		  efa ? efa_bytes : 0, efa_a2a_eff_Bps(cal, s), 1);
+		  efa ? efa_bytes : 0, efa_a2a_eff_Bps(s, e), 1);
 	return out->time_s;
 }

@@ -132,4 +132,10 @@ const char *coll_op_name(enum coll_op op);
  * p itself (for fits that name the generic parameters: calibrate fit). */
 enum calib_param coll_scaleout_param(const struct net_span *s, enum calib_param p);
 
+/* The inverse: the generic scale-out parameter an awsefa_* parameter stands
+ * for (awsefa_nvlstree_bw_eff: efa_tree_bw_eff; awsefa_startup_s:
+ * efa_startup_s), or p itself (also for the LL128 fractions, which have no
+ * generic counterpart).  Both read one table in collective.c. */
+enum calib_param coll_generic_param(enum calib_param p);
+
 #endif

@@ -36,12 +36,27 @@ static bool inside(const struct efa_region *r, double x, double y)
 	return in;
 }
 
-const struct efa_region *efa_tuner_choice(int platform, enum coll_op op, double bytes, int ranks,
-					  int nodes, const char **table)
+const struct efa_region_table *efa_tuner_table(int platform, enum coll_op op, int ranks, int nodes)
+{
+	if (platform == EFA_TUNER_NONE || nodes <= 2 || ranks < 1)
+		return NULL;
+	for (int t = 0; t < efa_region_table_count; t++) {
+		const struct efa_region_table *tb = &efa_region_tables[t];
+
+		if (tb->platform == platform && tb->op == op && ranks == tb->ranks_per_node * nodes)
+			return tb;
+	}
+	return NULL;
+}
+
+const struct efa_region *efa_tuner_choice_in(const struct efa_region_table *tb, int platform,
+					     enum coll_op op, double bytes, int ranks, int nodes,
+					     const char **table)
 {
 	static const double p5_quirk_v[][2] = { { 0, 0 } };
-	static const struct efa_region p5_quirk = { "NVLS_TREE", "SIMPLE", 1, p5_quirk_v };
-	double x = lg(bytes), y = lg(ranks);
+	static const struct efa_region p5_quirk = { "NVLS_TREE", "SIMPLE", EFA_ALGO_NVLS_TREE,
+						    EFA_PROTO_SIMPLE, 1, p5_quirk_v };
+	double x, y;
 
 	if (table)
 		*table = NULL;
@@ -54,18 +69,22 @@ const struct efa_region *efa_tuner_choice(int platform, enum coll_op op, double 
 			*table = "model-p5-quirk";
 		return &p5_quirk;
 	}
-	for (int t = 0; t < efa_region_table_count; t++) {
-		const struct efa_region_table *tb = &efa_region_tables[t];
-
-		if (tb->platform != platform || tb->op != op || ranks != tb->ranks_per_node * nodes)
-			continue;
-		for (int i = 0; i < tb->n; i++)
-			if (inside(&tb->regions[i], x, y)) {
-				if (table)
-					*table = tb->id;
-				return &tb->regions[i];
-			}
+	if (!tb)
 		return NULL;
-	}
+	x = lg(bytes);
+	y = lg(ranks);
+	for (int i = 0; i < tb->n; i++)
+		if (inside(&tb->regions[i], x, y)) {
+			if (table)
+				*table = tb->id;
+			return &tb->regions[i];
+		}
 	return NULL;
+}
+
+const struct efa_region *efa_tuner_choice(int platform, enum coll_op op, double bytes, int ranks,
+					  int nodes, const char **table)
+{
+	return efa_tuner_choice_in(efa_tuner_table(platform, op, ranks, nodes), platform, op, bytes,
+				   ranks, nodes, table);
 }

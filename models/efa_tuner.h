@@ -20,9 +20,15 @@
 #include "catalog.h"
 #include "collective.h"
 
+/* The names below as codes, so that choosing needs no string compare. */
+enum efa_algo { EFA_ALGO_TREE, EFA_ALGO_RING, EFA_ALGO_NVLS_TREE, EFA_ALGO_PAT };
+enum efa_proto { EFA_PROTO_LL, EFA_PROTO_LL128, EFA_PROTO_SIMPLE };
+
 struct efa_region {
 	const char *algorithm;   /* NCCL_ALGO_*: "TREE", "RING", "NVLS_TREE", "PAT" */
 	const char *protocol;    /* NCCL_PROTO_*: "LL", "LL128", "SIMPLE" */
+	enum efa_algo algo;      /* the same, as codes */
+	enum efa_proto proto;
 	int n;
 	const double (*v)[2];    /* log2(bytes), log2(ranks) */
 };
@@ -44,5 +50,17 @@ extern const int efa_region_table_count;
  * the table's record id (may be NULL). */
 const struct efa_region *efa_tuner_choice(int platform, enum coll_op op, double bytes, int ranks,
 					  int nodes, const char **table);
+
+/* The table efa_tuner_choice() scans for op over `ranks` ranks on `nodes`
+ * nodes of platform, or NULL (no table: NCCL decides, except for the P5
+ * model rule, which efa_tuner_choice_in() applies itself).  Resolved once
+ * per group span (models/network.h net_span_of), not per call. */
+const struct efa_region_table *efa_tuner_table(int platform, enum coll_op op, int ranks, int nodes);
+
+/* efa_tuner_choice() with the table already resolved (tb from
+ * efa_tuner_table() for the same platform, op, ranks and nodes). */
+const struct efa_region *efa_tuner_choice_in(const struct efa_region_table *tb, int platform,
+					     enum coll_op op, double bytes, int ranks, int nodes,
+					     const char **table);
 
 #endif

@@ -34,6 +34,11 @@ const char *moe_backend_name(enum moe_backend b)
 	return "unknown";
 }
 
+bool moe_low_latency_batch(double tokens)
+{
+	return tokens > 0 && tokens <= MOE_LL_MAX_DISPATCH_TOKENS_PER_RANK;
+}
+
 bool moe_backend_cpu_proxy(enum moe_backend b)
 {
 	return b == MOE_BACKEND_UCCL_EP || b == MOE_BACKEND_PPLX_GARDEN;
@@ -45,6 +50,26 @@ bool moe_backend_cpu_proxy(enum moe_backend b)
 static double parties_hit(double N, int k)
 {
 	return N * (1.0 - pow(1.0 - 1.0 / N, k));
+}
+
+void moe_flex_volume(const struct net_span *s, double tokens, double token_bytes, int top_k,
+		     double *nvlink_bytes, double *efa_bytes)
+{
+	double n = s->ranks > 1 ? s->ranks : 1, r = s->ranks_per_domain > 1 ? s->ranks_per_domain : 1;
+	double N = s->inter && s->domains > 1 ? s->domains : 1;
+	int k = top_k > 0 ? top_k : 1;
+
+	/* RDMA: one copy per remote domain hit; DeepEP's internode dispatch
+	 * writes the local node's share straight into its own receive buffer
+	 * ("if (dst_rdma_rank != rdma_rank)" guards the IBGDA put,
+	 * csrc/kernels/internode.cu).  Its test_internode.py "RDMA bandwidth"
+	 * counts every node hit, the local one too: a logical figure, not
+	 * the NIC's bytes. */
+	*efa_bytes = N > 1 ? tokens * token_bytes * parties_hit(N, k) * (N - 1) / N : 0;
+	/* NVLink: one copy per distinct GPU of the EP group hit (is_token_in_rank),
+	 * sent by the forwarder of that GPU's domain, except the copies whose
+	 * expert sits on the forwarder itself ((r - 1)/r of them travel) */
+	*nvlink_bytes = tokens * token_bytes * parties_hit(n, k) * (r - 1) / r;
 }
 
 double moe_dispatch_time(const struct calibration *cal, const struct net_span *s,
@@ -61,31 +86,28 @@ double moe_dispatch_time(const struct calibration *cal, const struct net_span *s
 		snprintf(c.algorithm, sizeof(c.algorithm), "none");
 	} else if (b == MOE_BACKEND_ALLTOALL) {
 		/* Megatron's all-to-all: an NCCL all-to-all of the top_k copies */
-		struct coll_choice ch;
-
-		c.time_s = coll_time(cal, s, COLL_ALL_TO_ALL, copies, &ch);
+		c.time_s = coll_time(cal, s, COLL_ALL_TO_ALL, copies, &c.choice);
 		c.nvlink_bytes = copies * (r - 1) / n;
 		c.efa_bytes = copies * (n - r) / n;
-		snprintf(c.algorithm, sizeof(c.algorithm), "%s/%s", moe_backend_name(b), ch.algorithm);
+		snprintf(c.algorithm, sizeof(c.algorithm), "%s/%s", moe_backend_name(b), c.choice.algorithm);
 	} else if (b == MOE_BACKEND_ALLGATHER) {
 		/* all-gather of every rank's tokens: nccl-tests size n x tokens */
-		struct coll_choice ch;
 		double S = tokens * token_bytes * n;
 
-		c.time_s = coll_time(cal, s, COLL_ALL_GATHER, S, &ch);
+		c.time_s = coll_time(cal, s, COLL_ALL_GATHER, S, &c.choice);
 		/* the least an all-gather moves per GPU: a domain receives the
 		 * other domains' (N-1)/N S once, through its r NIC shares, and
 		 * fans it out over NVLink */
 		c.nvlink_bytes = S * (r - 1) / r / N;
 		c.efa_bytes = s->inter ? S * (N - 1) / N / r : 0;
-		snprintf(c.algorithm, sizeof(c.algorithm), "%s/%s", moe_backend_name(b), ch.algorithm);
+		snprintf(c.algorithm, sizeof(c.algorithm), "%s/%s", moe_backend_name(b), c.choice.algorithm);
 	} else if (!s->inter) {
 		/* inside one NVLink domain DeepEP-style kernels send a token once
 		 * to each other GPU holding one of its experts */
-		struct coll_choice ch;
-		double nvl = tokens * token_bytes * parties_hit(r, k) * (r - 1) / r;
+		double nvl, efa;
 
-		c.time_s = coll_all_to_all_split(cal, s, nvl, 0, &ch);
+		moe_flex_volume(s, tokens, token_bytes, k, &nvl, &efa);
+		c.time_s = coll_all_to_all_split(cal, s, nvl, 0, &c.choice);
 		c.nvlink_bytes = nvl;
 		snprintf(c.algorithm, sizeof(c.algorithm), "%s/nvlink", moe_backend_name(b));
 	} else {
@@ -102,13 +124,7 @@ double moe_dispatch_time(const struct calibration *cal, const struct net_span *s
 			efa = copies * (n - 1) / n;
 			nvl = 0;
 		} else {
-			/* normal kernels: one copy per NVLink domain the token hits,
-			 * through the RDMA ranks' buffers (the local domain's too:
-			 * DeepEP internode layout), then NVLink fan-out; the UCCL-EP
-			 * README's ~50 GB/s "RDMA bottleneck bandwidth" times its
-			 * latency gives these bytes at EP16-32 */
-			efa = tokens * token_bytes * parties_hit(N, k);
-			nvl = tokens * token_bytes * parties_hit(r, k) * (r - 1) / r;
+			moe_flex_volume(s, tokens, token_bytes, k, &nvl, &efa);
 		}
 		c.nvlink_bytes = nvl;
 		c.efa_bytes = efa;
@@ -120,11 +136,17 @@ double moe_dispatch_time(const struct calibration *cal, const struct net_span *s
 			snprintf(c.algorithm, sizeof(c.algorithm), "%s/%s+cpu-proxy", moe_backend_name(b),
 				 low_latency ? "low-latency" : "normal");
 		} else {
-			struct coll_choice ch;
-
-			c.time_s = coll_all_to_all_split(cal, s, nvl, efa, &ch);
-			snprintf(c.algorithm, sizeof(c.algorithm), "%s/%s", moe_backend_name(b), ch.algorithm);
+			c.time_s = coll_all_to_all_split(cal, s, nvl, efa, &c.choice);
+			snprintf(c.algorithm, sizeof(c.algorithm), "%s/%s", moe_backend_name(b), c.choice.algorithm);
 		}
+	}
+	if (b != MOE_BACKEND_ALLTOALL && b != MOE_BACKEND_FLEX) {
+		/* the backend's own call (a CPU proxy, or the all-gather
+		 * dispatcher's gather): named as the backend runs it */
+		c.choice.time_s = c.time_s;
+		snprintf(c.choice.algorithm, sizeof(c.choice.algorithm), "%s", c.algorithm);
+		c.choice.tier = net_tier_name(s);
+		c.choice.selected_by = "backend";
 	}
 	if (out)
 		*out = c;

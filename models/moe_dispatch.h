@@ -49,13 +49,40 @@ const char *moe_backend_name(enum moe_backend b);
 /* True when the backend drives EFA through a CPU proxy thread. */
 bool moe_backend_cpu_proxy(enum moe_backend b);
 
+/* The most tokens per rank DeepEP's low-latency (decode) kernels take:
+ * "num_max_dispatch_tokens_per_rank (the actual batch size in the decoding
+ * engine) should be less than 256" (DeepEP README, "Example use in
+ * inference decoding"; its example and test_low_latency.py use 128; UCCL-EP
+ * keeps the same kernels and bound).  A batch of more tokens per rank runs
+ * the normal kernels. */
+#define MOE_LL_MAX_DISPATCH_TOKENS_PER_RANK 256
+
+/* True when a dispatch of `tokens` per rank fits the low-latency kernels
+ * (the mode a benchmark that does not name its kernels ran). */
+bool moe_low_latency_batch(double tokens);
+
 struct moe_call {
 	double time_s;
 	double nvlink_bytes;  /* per rank, through its NVLink port */
 	double efa_bytes;     /* per rank, through its EFA share */
 	double fixed_s;       /* per-call fixed part (latency, proxy) */
-	char algorithm[48];
+	char algorithm[48];   /* backend/algorithm, e.g. "flex/node-dedup" */
+	struct coll_choice choice; /* the NCCL call (or split all-to-all) behind
+				      it, as coll_time() names it; a CPU-proxy
+				      call: selected_by "backend" */
 };
+
+/* The flex (DeepEP normal kernels, HybridEP; UCCL-EP's normal mode) volume
+ * rule, per rank, for `tokens` tokens of `token_bytes` with top_k experts
+ * drawn evenly over the EP group s: EFA bytes = one copy per REMOTE NVLink
+ * domain hit, N (1 - (1 - 1/N)^k) (N - 1)/N copies (DeepSeek-V3 report
+ * 3.2.2 for the domains hit; DeepEP internode.cu puts over RDMA only for
+ * dst_rdma_rank != rdma_rank, the local node's tokens go straight to the
+ * NVLink forwarders); NVLink bytes = one copy per distinct GPU hit,
+ * n (1 - (1 - 1/n)^k), of which (r - 1)/r leave the forwarder.  The one
+ * owner of this rule: both engines and validate --collectives use it. */
+void moe_flex_volume(const struct net_span *s, double tokens, double token_bytes, int top_k,
+		     double *nvlink_bytes, double *efa_bytes);
 
 /* One dispatch (or combine) of `tokens` tokens per rank of `token_bytes`
  * each (hidden x dtype bytes), top_k experts per token, over the EP group

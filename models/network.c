@@ -1,6 +1,8 @@
 /* network.c: placement of a rank group on NVLink domains and EFA (see network.h). */
 #include "network.h"
+#include "efa_tuner.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "placement.h"
@@ -198,7 +200,22 @@ struct net_span net_span_of(const struct cluster *c, int ranks, int stride)
 	}
 	if (s.inter && c->placement && c->placement->nodes == c->nodes)
 		span_place(c, &s, stride);
+	s.efa_tables_ranks = s.ranks;
+	s.efa_tables_nodes = s.nodes;
+	s.efa_scale_log2 = s.domains > 2 ? log2(s.domains / 2.0) : 0.0;
+	if (s.aws_efa && s.inter)
+		for (int op = 0; op < 3; op++)
+			s.efa_tables[op] = efa_tuner_table(s.efa_tuner, (enum coll_op)op, s.ranks, s.nodes);
 	return s;
+}
+
+const struct efa_region_table *net_span_efa_table(const struct net_span *s, int op)
+{
+	if (op < 0 || op > 2)
+		return NULL;
+	if (s->ranks == s->efa_tables_ranks && s->nodes == s->efa_tables_nodes)
+		return s->efa_tables[op];
+	return efa_tuner_table(s->efa_tuner, (enum coll_op)op, s->ranks, s->nodes);
 }
 
 double net_efa_Bps_leaving(const struct net_span *s, double leaving)

@@ -15,6 +15,8 @@
 
 #include "scenario.h"
 
+struct efa_region_table;
+
 struct net_span {
 	int ranks;            /* n */
 	int ranks_per_domain; /* r: group members inside one NVLink domain */
@@ -42,7 +44,21 @@ struct net_span {
 	int spine_levels;     /* switch levels climbed above the leaves: 0 none, 1-3 */
 	double ring_leave;    /* fraction of ring EFA hops that leave a leaf */
 	double a2a_leave;     /* fraction of all-to-all domain pairs on different leaves */
+	/* the aws-ofi-nccl region tables of this span for all-reduce,
+	 * reduce-scatter and all-gather (models/efa_tuner.h), resolved once
+	 * by net_span_of() for efa_tables_ranks ranks on efa_tables_nodes
+	 * nodes; read them through net_span_efa_table() */
+	const struct efa_region_table *efa_tables[3];
+	int efa_tables_ranks, efa_tables_nodes;
+	double efa_scale_log2;  /* log2(max(domains, 2) / 2), for the EFA
+				   tier's decay with scale (models/collective.c),
+				   valid with the tables */
 };
+
+/* The region table of op (all-reduce, reduce-scatter or all-gather) on span
+ * s, or NULL: the one resolved when s was built, or, where a caller has
+ * changed its ranks or nodes since, looked up again. */
+const struct efa_region_table *net_span_efa_table(const struct net_span *s, int op);
 
 /* Per-GPU EFA bandwidth of span s when a fraction `leaving` of its EFA
  * traffic leaves the leaf: efa_Bps * min(1, 1 / (oversubscription *

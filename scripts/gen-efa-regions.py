@@ -89,7 +89,8 @@ def main():
             out.write(" };\n")
         out.write("static const struct efa_region r%d[] = {\n" % i)
         for j, (alg, proto, pts) in enumerate(regions):
-            out.write('\t{ "%s", "%s", %d, v%d_%d },\n' % (alg, proto, len(pts), i, j))
+            out.write('\t{ "%s", "%s", EFA_ALGO_%s, EFA_PROTO_%s, %d, v%d_%d },\n'
+                      % (alg, proto, alg, proto, len(pts), i, j))
         out.write("};\n\n")
     out.write("const struct efa_region_table efa_region_tables[] = {\n")
     for i, (plat, op, rpn, rid, regions) in enumerate(tables):

@@ -92,25 +92,6 @@ bool cal_fit_parse_params(const char *list, struct cal_fit_opts *o, struct sc_er
  * ring and the EFA ring; tree chains inside the domain over the NVLink ring;
  * hierarchical names its two phases; "/ll" scales the Simple protocol's
  * latencies and bandwidths by ll_*). */
-/* The generic scale-out parameter an AWS EFA transport parameter stands for
- * (the inverse of coll_scaleout_param), or p itself. */
-static enum calib_param generic_of(enum calib_param p)
-{
-	switch (p) {
-	case CALIB_awsefa_step_alpha_s: return CALIB_efa_ring_alpha_s;
-	case CALIB_awsefa_tree_alpha_s: return CALIB_efa_tree_alpha_s;
-	case CALIB_awsefa_startup_s: return CALIB_efa_startup_s;
-	case CALIB_awsefa_ring_bw_eff: return CALIB_efa_ring_bw_eff;
-	case CALIB_awsefa_tree_bw_eff:
-	case CALIB_awsefa_nvlstree_bw_eff: return CALIB_efa_tree_bw_eff;
-	case CALIB_awsefa_a2a_bw_eff: return CALIB_efa_a2a_bw_eff;
-	case CALIB_awsefa_a2a_peer_alpha_s: return CALIB_a2a_alpha_s;
-	case CALIB_awsefa_ll128_alpha_fraction: return CALIB_ll_alpha_fraction;
-	case CALIB_awsefa_ll128_bw_fraction: return CALIB_ll_bw_fraction;
-	default: return p;
-	}
-}
-
 bool cal_algorithm_uses(const char *alg, const char *tier, enum calib_param p)
 {
 	/* an awsefa_* parameter is used where its generic counterpart is,
@@ -119,14 +100,21 @@ bool cal_algorithm_uses(const char *alg, const char *tier, enum calib_param p)
 
 	if ((p == CALIB_awsefa_tree_bw_eff && nvlstree) || (p == CALIB_awsefa_nvlstree_bw_eff && !nvlstree))
 		return false;
-	p = generic_of(p);
+	/* the awsefa_* parameter's generic role (models/collective.h owns
+	 * the correspondence) */
+	p = coll_generic_param(p);
 	bool efa = tier && strcmp(tier, "efa") == 0;
-	bool ll = strstr(alg, "/ll") != NULL;
+	size_t len = strlen(alg);
+	/* the protocol suffix exactly: "/ll" is not "/ll128" */
+	bool ll = len >= 3 && strcmp(alg + len - 3, "/ll") == 0;
+	bool ll128 = len >= 6 && strcmp(alg + len - 6, "/ll128") == 0;
 	bool hier = strncmp(alg, "hierarchical(", 13) == 0;
 	bool intra_nvls, inter_tree;
 
-	if (ll && (p == CALIB_ll_alpha_fraction || p == CALIB_ll_bw_fraction))
-		return true;
+	if (p == CALIB_ll_alpha_fraction || p == CALIB_ll_bw_fraction)
+		return ll;
+	if (p == CALIB_awsefa_ll128_alpha_fraction || p == CALIB_awsefa_ll128_bw_fraction)
+		return ll128;
 	if (strcmp(alg, "direct") == 0 || strcmp(alg, "node-dedup") == 0)
 		return p == CALIB_a2a_alpha_s || p == CALIB_nvlink_a2a_bw_eff ||
 		       (efa && p == CALIB_efa_a2a_bw_eff);

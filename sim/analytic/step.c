@@ -122,13 +122,9 @@ struct ctx {
 	double imbalance;
 };
 
-/* One MoE dispatch (or combine) all-to-all of `bytes` per rank (top_k
- * copies of the rank's tokens).  alltoall: every copy travels to its
- * expert's rank: (r-1)/n of them over NVLink, (n-r)/n over EFA.  flex
- * (DeepEP, HybridEP): a token crosses EFA once per remote NVLink domain that
- * holds one of its experts, then fans out over NVLink there.  With k experts
- * drawn evenly over N domains a token reaches N(1 - (1 - 1/N)^k) distinct
- * domains (DeepSeek-V3 report, section 3.2.2, node-limited routing). */
+/* The scenario's dispatcher as a models/moe_dispatch backend, the one owner
+ * of every backend's volume rule (alltoall: top_k copies; flex: one copy
+ * per remote NVLink domain over EFA, per GPU over NVLink). */
 enum moe_backend ep_backend_of(enum sc_moe_dispatcher d)
 {
 	switch (d) {
@@ -143,37 +139,16 @@ enum moe_backend ep_backend_of(enum sc_moe_dispatcher d)
 
 static double ep_a2a(const struct ctx *x, double bytes, struct coll_choice *out)
 {
-	const struct net_span *s = &x->ep;
+	/* bytes is top_k copies of the rank's tokens; the backend's own rule
+	 * (models/moe_dispatch.h) gets them as one "token" of bytes / k */
 	int k = x->sc->model.top_k > 0 ? x->sc->model.top_k : 1;
-	double n = s->ranks, r = s->ranks_per_domain, N = s->domains;
+	struct moe_call mc;
+	double t = moe_dispatch_time(x->cal, &x->ep, ep_backend_of(x->sc->layout.moe_dispatcher), 1.0,
+				     bytes / k, k, false, &mc);
 
-	if (x->sc->layout.moe_dispatcher == MOE_DISPATCH_FLEX && s->inter && N > 1) {
-		double per_copy = bytes / k;
-		double domains_hit = N * (1.0 - pow(1.0 - 1.0 / N, k));
-		double efa = per_copy * domains_hit * (N - 1) / N;
-		double nvl = bytes * (r - 1) / r;
-
-		return coll_all_to_all_split(x->cal, s, nvl, efa, out);
-	}
-	(void)n;
-	if (x->sc->layout.moe_dispatcher != MOE_DISPATCH_ALLTOALL &&
-	    x->sc->layout.moe_dispatcher != MOE_DISPATCH_FLEX) {
-		/* the other backends' rules (models/moe_dispatch.h): bytes is
-		 * top_k copies, i.e. bytes / k of tokens */
-		struct moe_call mc;
-		double t = moe_dispatch_time(x->cal, s, ep_backend_of(x->sc->layout.moe_dispatcher), 1.0,
-					     bytes / k, k, false, &mc);
-
-		if (out) {
-			memset(out, 0, sizeof(*out));
-			out->time_s = t;
-			snprintf(out->algorithm, sizeof(out->algorithm), "%s", mc.algorithm);
-			out->tier = net_tier_name(s);
-			out->selected_by = "backend";
-		}
-		return t;
-	}
-	return coll_time(x->cal, s, COLL_ALL_TO_ALL, bytes, out);
+	if (out)
+		*out = mc.choice;
+	return t;
 }
 
 /* TP-style communication of one layer (f and g operators), one direction.

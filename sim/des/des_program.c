@@ -69,26 +69,13 @@ static void kind_flows_of(const struct des_program *p, const struct tf_layer *L,
 		coll_flows_of(cal, &ring, COLL_SEND_RECV, L->cp_kv_bytes, &kf->cp_step);
 	}
 	if (L->ep_calls > 0 && s->ranks > 1) {
-		/* the analytical engine's ep_a2a(): the flex dispatcher sends a
-		 * token once per remote domain that holds one of its top_k
-		 * experts, N (1 - (1 - 1/N)^k) of N domains */
+		/* the analytical engine's ep_a2a(): the backend's own rule
+		 * (models/moe_dispatch.h), bytes being top_k copies */
 		int k = sc->model.top_k > 0 ? sc->model.top_k : 1;
 		double bytes = L->ep_bytes * p->prep.imbalance;
-		double N = s->domains, r = s->ranks_per_domain;
 
-		if (sc->layout.moe_dispatcher != MOE_DISPATCH_ALLTOALL &&
-		    sc->layout.moe_dispatcher != MOE_DISPATCH_FLEX) {
-			moe_dispatch_flows(cal, s, ep_backend_of(sc->layout.moe_dispatcher), 1.0,
-					   bytes / k, k, false, &kf->ep_call);
-		} else if (sc->layout.moe_dispatcher == MOE_DISPATCH_FLEX && s->inter && N > 1) {
-			double per_copy = bytes / k;
-			double domains_hit = N * (1.0 - pow(1.0 - 1.0 / N, k));
-
-			coll_flows_of_a2a_split(cal, s, bytes * (r - 1) / r,
-						per_copy * domains_hit * (N - 1) / N, &kf->ep_call);
-		} else {
-			coll_flows_of(cal, s, COLL_ALL_TO_ALL, bytes, &kf->ep_call);
-		}
+		moe_dispatch_flows(cal, s, ep_backend_of(sc->layout.moe_dispatcher), 1.0, bytes / k, k,
+				   false, &kf->ep_call);
 	}
 }
 

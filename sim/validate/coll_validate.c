@@ -186,6 +186,19 @@ static enum sc_status read_curve(const cJSON *item, const char *file, const char
 	    (st = get_str(item, "system", c->system, sizeof(c->system), false, file, base, err)) ||
 	    (st = get_str(item, "gpu", c->gpu, sizeof(c->gpu), false, file, base, err)))
 		return st;
+	{
+		/* which tuner chose NCCL's algorithm and protocol: the curve
+		 * says so where its run's NCCL_TUNER_PLUGIN did not load the
+		 * aws-ofi-nccl tuner (models/efa_tuner.h holds v1.21.1's
+		 * tables; other plugin versions' tables differ) */
+		char tuner[32];
+
+		if ((st = get_str(item, "nccl_tuner", tuner, sizeof(tuner), false, file, base, err)))
+			return st;
+		if (tuner[0] && strcmp(tuner, "nccl") != 0 && strcmp(tuner, "aws-ofi-nccl") != 0)
+			return bad(err, file, base, "nccl_tuner", "expected \"nccl\" or \"aws-ofi-nccl\"");
+		c->nccl_own_tuner = strcmp(tuner, "nccl") == 0;
+	}
 	if (!c->source_group[0]) {
 		/* the project's own file names its source in "source" only */
 		char src[CV_ID_MAX];
@@ -403,6 +416,9 @@ double cv_predict_point(const struct cv_curve *c, const struct calibration *cal,
 	enum coll_op op;
 	double t;
 
+	if (c->nccl_own_tuner)
+		s.efa_tuner = EFA_TUNER_NONE; /* NCCL's own rule: the fastest */
+
 	if (algorithm && algorithm_size > 0)
 		algorithm[0] = '\0';
 	if (c->kind == CV_KIND_RAW_SRD) {
@@ -414,7 +430,11 @@ double cv_predict_point(const struct cv_curve *c, const struct calibration *cal,
 	if (c->kind == CV_KIND_EP) {
 		struct moe_call mc;
 		enum moe_backend b = c->benchmark[0] == 'u' ? MOE_BACKEND_UCCL_EP : MOE_BACKEND_PPLX_GARDEN;
-		bool ll = c->ep_tokens <= 256; /* the decode / low-latency batches */
+		/* the kernels the curve names (UCCL-EP "low-latency kernels",
+		 * test_low_latency.py; pplx-garden "Decode"), else the ones its
+		 * batch fits (models/moe_dispatch.h) */
+		bool ll = strstr(c->algorithm, "low-latency") || strstr(c->benchmark, "low_latency")
+			  ? true : strstr(c->algorithm, "normal") ? false : moe_low_latency_batch(c->ep_tokens);
 
 		moe_dispatch_time(cal, &s, b, c->ep_tokens, c->ep_hidden * dtype_bytes(c->ep_dtype),
 				  c->ep_top_k, ll, &mc);

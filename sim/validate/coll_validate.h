@@ -57,6 +57,11 @@ struct cv_curve {
 	char system[SC_NAME_MAX];       /* as stated, or "" */
 	char gpu[SC_NAME_MAX];
 	int nodes, gpus_per_node;
+	bool nccl_own_tuner;            /* "nccl_tuner": "nccl": NCCL's built-in
+					   tuner chose (the aws-ofi-nccl tuner
+					   was not loaded); default: the plugin's
+					   region tuner where the instance has
+					   tables */
 	enum cv_kind kind;
 	bool expressible;
 	char reason[CV_REASON_MAX];

@@ -100,8 +100,10 @@ static void test_transport(void)
 }
 
 /* The volume rules of models/moe_dispatch.h on 4 p6-b200 nodes: the
- * normal kernels send one copy per domain hit (the local one included),
- * the low-latency ones every copy; the proxy adds its fixed costs. */
+ * normal kernels send one copy per REMOTE domain hit over EFA (DeepEP puts
+ * over RDMA only for dst_rdma_rank != rdma_rank) and one per distinct GPU
+ * hit over NVLink, the low-latency ones every copy; the proxy adds its
+ * fixed costs; flex (what both engines call) has the same volumes. */
 static void test_dispatch(void)
 {
 	struct cluster c = cluster_of("p6-b200.48xlarge", 4);
@@ -116,12 +118,35 @@ static void test_dispatch(void)
 	moe_dispatch_time(cal, &s, MOE_BACKEND_UCCL_EP, tokens, tb, 8, false, &n);
 	moe_dispatch_time(cal, &s, MOE_BACKEND_UCCL_EP, tokens, tb, 8, true, &ll);
 	moe_dispatch_time(cal, &s, MOE_BACKEND_ALLTOALL, tokens, tb, 8, false, &a2a);
-	CHECK_REL(n.efa_bytes, tokens * tb * 4 * (1 - pow(0.75, 8)), 1e-12);
+	CHECK_REL(n.efa_bytes, tokens * tb * 4 * (1 - pow(0.75, 8)) * 3.0 / 4, 1e-12);
+	CHECK_REL(n.nvlink_bytes, tokens * tb * 32 * (1 - pow(31.0 / 32, 8)) * 7.0 / 8, 1e-12);
+	{
+		struct moe_call f, one;
+		struct coll_flows fl;
+		struct cluster c2 = cluster_of("p6-b200.48xlarge", 2), c1 = cluster_of("p6-b200.48xlarge", 1);
+		struct net_span s2 = net_span_of(&c2, 16, 1), s1 = net_span_of(&c1, 8, 1);
+		double t;
+
+		/* 2 nodes, top-8: 2 (1 - 2^-8) domains hit, one of them remote */
+		t = moe_dispatch_time(cal, &s2, MOE_BACKEND_FLEX, tokens, tb, 8, false, &f);
+		CHECK_REL(f.efa_bytes, tokens * tb * 2 * (1 - pow(0.5, 8)) / 2, 1e-12);
+		CHECK(f.choice.selected_by && strcmp(f.choice.selected_by, "backend") != 0);
+		/* the discrete-event engine's flows take the same time */
+		CHECK_REL(moe_dispatch_flows(cal, &s2, MOE_BACKEND_FLEX, tokens, tb, 8, false, &fl), t, 1e-12);
+		CHECK_REL(fl.choice.time_s, t, 1e-12);
+		/* one node: nothing over EFA, one copy per other GPU hit */
+		moe_dispatch_time(cal, &s1, MOE_BACKEND_FLEX, tokens, tb, 8, false, &one);
+		CHECK(one.efa_bytes == 0);
+		CHECK_REL(one.nvlink_bytes, tokens * tb * 8 * (1 - pow(7.0 / 8, 8)) * 7.0 / 8, 1e-12);
+	}
 	CHECK_REL(ll.efa_bytes, tokens * tb * 8 * 31.0 / 32, 1e-12);
 	CHECK_REL(a2a.efa_bytes, tokens * tb * 8 * 24.0 / 32, 1e-12);
 	CHECK_REL(n.fixed_s, cal->ep_proxy_call_s + 31 * cal->ep_proxy_peer_s, 1e-12);
 	CHECK(strstr(n.algorithm, "cpu-proxy") != NULL);
 	CHECK(moe_backend_of_name("deepep") == MOE_BACKEND_FLEX);
+	/* DeepEP's low-latency kernels take batches below 256 tokens per rank */
+	CHECK(moe_low_latency_batch(128) && moe_low_latency_batch(MOE_LL_MAX_DISPATCH_TOKENS_PER_RANK));
+	CHECK(!moe_low_latency_batch(4096) && !moe_low_latency_batch(0));
 	CHECK(moe_backend_of_name("nope") == -1);
 }
 

@@ -271,7 +271,15 @@ enum sc_status val_cv_run(const struct val_cv_ops *ops, const struct calibration
 		struct val_fit_result fr;
 		struct sc_error ferr;
 
+		/* a fold starts from the priors, not from `in`'s fit on every
+		 * group: a parameter the other groups do not identify (only the
+		 * left-out group's cases use it) would otherwise keep the value
+		 * the left-out group fitted, the prior's pull on it being too
+		 * weak to move the simplex (fit.h: b / n) */
 		held = *in;
+		for (int k = 0; k < n_params; k++)
+			*calib_value(&held, (enum calib_param)params[k]) =
+				calib_prior(in, (enum calib_param)params[k]);
 		memset(&fr, 0, sizeof(fr));
 		sc_error_clear(&ferr);
 		if (max_iterations <= 0 ||

@@ -86,8 +86,10 @@ double val_group_mape(struct val_set *set, const struct calibration *cal,
 /* Leave-one-source-group-out cross-validation, the one implementation
  * behind `validate --cross-validate` and `validate --out-of-sample`.
  * For each source group of the cases that use profile `in` (by family):
- * refit params (indices into calib_params) starting from `in` on every
- * other group, and predict the group's cases with that fit.  A fold whose
+ * refit params (indices into calib_params) starting from their priors
+ * (the rest of `in` as it is) on every other group, and predict the
+ * group's cases with that fit (a start at `in`'s values would carry the
+ * left-out group's fit into a parameter the other groups do not move).  A fold whose
  * other groups hold too few cases to fit predicts with the params at their
  * priors (calib_prior): what the model knows without that family's data.
  * Each such case gets has_oos, oos_predicted_step_s and oos_err_rel; each

@@ -241,8 +241,10 @@ enum sc_status memval_load(const char *path, const char *systems_path, const str
 
 	memset(set, 0, sizeof(*set));
 	snprintf(set->path, sizeof(set->path), "%s", path);
-	if ((st = val_load_systems(systems_path, &set->base, cat, err)) != SC_OK)
+	if ((st = val_load_systems(systems_path, &set->base, cat, err)) != SC_OK) {
+		memval_free(set);   /* the systems or recipes read before the error */
 		return st;
+	}
 	set->base.memory_cases = true;
 	root = cfg_parse_file(path, err);
 	if (!root) {

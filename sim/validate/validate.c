@@ -698,8 +698,10 @@ enum sc_status val_load(const char *cases_path, const char *systems_path,
 
 	memset(set, 0, sizeof(*set));
 	snprintf(set->path, sizeof(set->path), "%s", cases_path);
-	if ((st = val_load_systems(systems_path, set, cat, err)) != SC_OK)
+	if ((st = val_load_systems(systems_path, set, cat, err)) != SC_OK) {
+		val_free(set);   /* the systems or recipes read before the error */
 		return st;
+	}
 	root = cfg_parse_file(cases_path, err);
 	if (!root) {
 		val_free(set);

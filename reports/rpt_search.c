@@ -76,6 +76,43 @@ static void price_text(FILE *out, const struct search_meta *m)
 	rpt_wrap(out, 12, "            ", m->price.source, 100);
 }
 
+/* Rows below rank 1 marked as a tie with it (search_mark_ties). */
+static int ties(const struct search_result *res)
+{
+	int n = 0;
+
+	for (int i = 0; i < res->n_rows; i++)
+		n += res->rows[i].tie_with_best;
+	return n;
+}
+
+/* The line under the table: how many of the rows below rank 1 the one
+ * decision rule cannot tell from it, at what confidence (text wraps it
+ * under its label). */
+static void ties_line(FILE *out, const struct search_meta *m, const struct search_result *res,
+		      bool wrap)
+{
+	int n = ties(res), below = res->n_rows - 1;
+	char line[320];
+
+	if (below < 1)
+		return;
+	snprintf(line, sizeof(line), "%d of the %d row%s below rank 1 %s a tie with it at P%.4g (inside the "
+		 "step-time bands, as compare, plan, explain and diff decide); the order stays by point "
+		 "prediction", n, below, below == 1 ? "" : "s", n == 1 ? "is" : "are", 100 * m->confidence);
+	if (wrap) {
+		fputs("\nties        ", out);
+		rpt_wrap(out, 12, "            ", line, 100);
+	} else {
+		fprintf(out, "\n%s.\n", line);
+	}
+}
+
+static const char *tie_mark(const struct search_result *res, int i)
+{
+	return i == 0 ? "-" : res->rows[i].tie_with_best ? "tie" : "";
+}
+
 static void text(FILE *out, const struct search_meta *m, const struct search_result *res)
 {
 	char sp[512], d[32], u[32];
@@ -104,15 +141,15 @@ static void text(FILE *out, const struct search_meta *m, const struct search_res
 		fprintf(out, "no layout fits: every valid layout runs out of GPU memory\n");
 		return;
 	}
-	fprintf(out, "rank  tp  cp  pp vpp    dp  ep etp  mbs recompute zero schedule           step s     tokens/s  "
+	fprintf(out, "rank tie  tp  cp  pp vpp    dp  ep etp  mbs recompute zero schedule           step s     tokens/s  "
 		"MFU %%  mem GiB free %%  bottleneck       $/M tok%s\n",
 		m->tokens > 0 ? "    time to train  cost to train" : "");
 	for (int i = 0; i < res->n_rows; i++) {
 		const struct search_row *r = &res->rows[i];
 		const struct layout *l = &r->layout;
 
-		fprintf(out, "%4d %3d %3d %3d %3d %5d %3d %3d %4d %-9s %4d %-16s %8.3f %12.5g %6.1f %8.1f %6.1f  %-15s %8.3f",
-			i + 1, l->tp, l->cp, l->pp, l->vpp, l->dp, l->ep, l->etp > 0 ? l->etp : l->tp,
+		fprintf(out, "%4d %-3s %3d %3d %3d %3d %5d %3d %3d %4d %-9s %4d %-16s %8.3f %12.5g %6.1f %8.1f %6.1f  %-15s %8.3f",
+			i + 1, tie_mark(res, i), l->tp, l->cp, l->pp, l->vpp, l->dp, l->ep, l->etp > 0 ? l->etp : l->tp,
 			r->micro_batch_seqs, recompute_name(r->recompute), l->fsdp ? 3 : l->zero_stage,
 			schedule_name(l->schedule), r->step_time_s, r->tokens_per_s, r->mfu * 100, r->mem_total_bytes / GiB,
 			headroom(r) * 100, bottleneck_name(r->bottleneck),
@@ -122,6 +159,7 @@ static void text(FILE *out, const struct search_meta *m, const struct search_res
 				rpt_usd(r->train.usd_total, u, sizeof(u)));
 		fputc('\n', out);
 	}
+	ties_line(out, m, res, true);
 }
 
 static bool json(FILE *out, const struct search_meta *m, const struct search_result *res,
@@ -200,10 +238,19 @@ static bool json(FILE *out, const struct search_meta *m, const struct search_res
 			cJSON_Delete(stats);
 			return false;
 		}
+		if (!cJSON_AddNumberToObject(root, "confidence", m->confidence) ||
+		    !cJSON_AddNumberToObject(root, "tied_with_best", ties(res))) {
+			cJSON_Delete(root);
+			return false;
+		}
 		rows = cJSON_AddArrayToObject(root, "rows");
 		for (int i = 0; rows && i < res->n_rows; i++) {
 			cJSON *row = search_row_to_json(&res->rows[i]);
 
+			if (row && !cJSON_AddBoolToObject(row, "tie_with_best", res->rows[i].tie_with_best)) {
+				cJSON_Delete(row);
+				row = NULL;
+			}
 			if (!row || !cJSON_AddItemToArray(rows, row)) {
 				cJSON_Delete(row);
 				rows = NULL;
@@ -221,8 +268,7 @@ static bool json(FILE *out, const struct search_meta *m, const struct search_res
 
 static void csv(FILE *out, const struct search_meta *m, const struct search_result *res)
 {
-	(void)m;
-	fprintf(out, "rank,index,tp,cp,pp,vpp,dp,ep,etp,micro_batch_seqs,recompute,zero_stage,fsdp,"
+	fprintf(out, "rank,tie_with_best,index,tp,cp,pp,vpp,dp,ep,etp,micro_batch_seqs,recompute,zero_stage,fsdp,"
 		"schedule,step_time_s,tokens_per_s,mfu,memory_total_bytes,memory_capacity_bytes,"
 		"memory_headroom,bottleneck");
 	for (int i = 0; i < PART_COUNT; i++)
@@ -232,8 +278,8 @@ static void csv(FILE *out, const struct search_meta *m, const struct search_resu
 		const struct search_row *r = &res->rows[i];
 		const struct layout *l = &r->layout;
 
-		fprintf(out, "%d,%lld,%d,%d,%d,%d,%d,%d,%d,%d,%s,%d,%s,%s,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%s",
-			i + 1, r->index, l->tp, l->cp, l->pp, l->vpp, l->dp, l->ep,
+		fprintf(out, "%d,%s,%lld,%d,%d,%d,%d,%d,%d,%d,%d,%s,%d,%s,%s,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%s",
+			i + 1, r->tie_with_best ? "true" : "false", r->index, l->tp, l->cp, l->pp, l->vpp, l->dp, l->ep,
 			l->etp > 0 ? l->etp : l->tp, r->micro_batch_seqs, recompute_name(r->recompute),
 			l->fsdp ? 3 : l->zero_stage, l->fsdp ? "true" : "false",
 			schedule_name(l->schedule), r->step_time_s, r->tokens_per_s, r->mfu,
@@ -289,18 +335,18 @@ static void md(FILE *out, const struct search_meta *m, const struct search_resul
 		fprintf(out, "No layout fits: every valid layout runs out of GPU memory.\n");
 		return;
 	}
-	fprintf(out, "| rank | tp | cp | pp | vpp | dp | ep | etp | micro-batch | recompute | zero | schedule | "
+	fprintf(out, "| rank | tie | tp | cp | pp | vpp | dp | ep | etp | micro-batch | recompute | zero | schedule | "
 		"step (s) | tokens/s | MFU | memory (GiB) | headroom | bottleneck | $/M tokens |%s\n",
 		m->tokens > 0 ? " time to train | cost to train |" : "");
-	fprintf(out, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|---:|---:|---:|---:|---:|---|---:|%s\n",
+	fprintf(out, "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|---:|---:|---:|---:|---:|---|---:|%s\n",
 		m->tokens > 0 ? "---:|---:|" : "");
 	for (int i = 0; i < res->n_rows; i++) {
 		const struct search_row *r = &res->rows[i];
 		const struct layout *l = &r->layout;
 
-		fprintf(out, "| %d | %d | %d | %d | %d | %d | %d | %d | %d | %s | %d | %s | %.3f | %.5g | %.1f %% | "
+		fprintf(out, "| %d | %s | %d | %d | %d | %d | %d | %d | %d | %d | %s | %d | %s | %.3f | %.5g | %.1f %% | "
 			"%.1f | %.1f %% | %s | %.3f |",
-			i + 1, l->tp, l->cp, l->pp, l->vpp, l->dp, l->ep, l->etp > 0 ? l->etp : l->tp,
+			i + 1, tie_mark(res, i), l->tp, l->cp, l->pp, l->vpp, l->dp, l->ep, l->etp > 0 ? l->etp : l->tp,
 			r->micro_batch_seqs, recompute_name(r->recompute), l->fsdp ? 3 : l->zero_stage,
 			schedule_name(l->schedule), r->step_time_s, r->tokens_per_s, r->mfu * 100, r->mem_total_bytes / GiB,
 			headroom(r) * 100, bottleneck_name(r->bottleneck),
@@ -310,6 +356,7 @@ static void md(FILE *out, const struct search_meta *m, const struct search_resul
 				rpt_usd(r->train.usd_total, u, sizeof(u)));
 		fputc('\n', out);
 	}
+	ties_line(out, m, res, false);
 }
 
 bool rpt_search(FILE *out, const struct search_meta *meta, const struct search_result *res,

@@ -67,6 +67,9 @@ static const struct cli_opt search_opts[] = {
 					      "zb-h1,zb-v,dualpipe; also gpipe): what your framework runs", NULL },
 	{ "min-headroom", OPT_HEADROOM, "GiB", "free memory a layout must leave per GPU (default 3.3 % of\n"
 					       "the usable HBM: the memory model's largest low error)", NULL },
+	{ "confidence", 'C', "P", "mark the rows the decision rule cannot tell from rank 1\n"
+				  "at percentile P (default 90): a tie inside the step\n"
+				  "bands; the order stays by point prediction", NULL },
 	{ "rerank", OPT_RERANK, "K", "re-time the best K layouts with the discrete-event engine\n"
 				     "(as 'predict --engine des': sees contention) and re-rank\n"
 				     "them among themselves; not with --shard", NULL },
@@ -83,7 +86,8 @@ static const struct cli_opt search_opts[] = {
 static const struct cli_usage search_usage = {
 	"usage: stepcast search SCENARIO [--objective OBJ] [--top K] [--format FMT]\n"
 	"                       [--gpus N | --nodes N] [--tokens N] [--pricing P]\n"
-	"                       [--shard K/N] [--output FILE] [space options]\n",
+	"                       [--shard K/N] [--output FILE] [--confidence P]\n"
+	"                       [space options]\n",
 	"Enumerate every valid parallel layout of SCENARIO's model on its cluster: TP inside\n"
 	"the NVLink domain, CP, PP with VPP where the layers divide, DP, EP and expert TP for\n"
 	"MoE, micro-batch sizes that divide the global batch, recompute modes and ZeRO\n"
@@ -95,7 +99,9 @@ static const struct cli_usage search_usage = {
 	"Merge the parts of a sharded search with 'stepcast merge PARTS...': the result is\n"
 	"byte for byte the unsharded search's.  Every layout shown is predicted exactly as\n"
 	"'stepcast predict' would predict it with that layout (with --rerank, the best K as\n"
-	"'stepcast predict --engine des' would).\n"
+	"'stepcast predict --engine des' would).  Rows that the one decision rule\n"
+	"(compare, plan, explain, diff) cannot tell from rank 1 at --confidence are\n"
+	"marked as a tie with it; the order stays by the point prediction.\n"
 };
 
 static double now_s(void)
@@ -261,6 +267,10 @@ int cmd_search(int argc, char **argv)
 			so.min_headroom_bytes = gib * 1073741824.0;
 			break;
 		}
+		case 'C':
+			if (!cli_parse_confidence("search", optarg, &so.confidence))
+				return EXIT_USAGE;
+			break;
 		case OPT_RERANK:
 			if (!cli_parse_int("search", "--rerank", optarg, 1, 1000, &rerank))
 				return EXIT_USAGE;
@@ -337,7 +347,13 @@ int cmd_search(int argc, char **argv)
 		search_result_free(&res);
 		return code;
 	}
+	/* the tie marks: only for the rows kept, after (re-)ranking */
+	if (search_band_rows(&sc, &res, &err) != SC_OK) {
+		search_result_free(&res);
+		return cli_fail(&err);
+	}
 	search_meta_of(&sc, &so, &meta);
+	search_mark_ties(&res, meta.objective, meta.confidence);
 	code = cli_write_search(output, &meta, &res, fmt);
 	search_result_free(&res);
 	if (code == EXIT_OK && output && so.shards > 1)

@@ -62,6 +62,7 @@ const struct cfg_field cfg_search_meta_fields[] = {
 	CFG_F_NUM(struct search_meta, usd_per_h, REQ | POS, "the cluster's price per hour, USD"),
 	CFG_F_OBJ(struct search_meta, price, REQ, cfg_price_fields, "the instance's price with its date and source"),
 	CFG_F_OBJ(struct search_meta, space, REQ, space_fields, "the layouts enumerated"),
+	CFG_F_NUM_RANGE(struct search_meta, confidence, REQ, 0.0, 1.0, "confidence of the tie marks (model_band_order)"),
 	CFG_F_INT(struct search_meta, shard, REQ | NONNEG, "this part's shard K"),
 	CFG_F_INT(struct search_meta, shards, REQ | POS, "number of shards N"),
 	CFG_END
@@ -80,6 +81,12 @@ static const struct cfg_field train_fields[] = {
 	CFG_END
 };
 
+static const struct cfg_field band_fields[] = {
+	CFG_F_NUM(struct model_band, log_bias, REQ, "mean of ln(measured / predicted)"),
+	CFG_F_NUM(struct model_band, log_sigma, REQ | NONNEG, "standard deviation of ln(measured / predicted)"),
+	CFG_END
+};
+
 const struct cfg_field cfg_search_row_fields[] = {
 	CFG_F_OBJ(struct search_row, layout, REQ, cfg_layout_fields, "the layout (a scenario layout object)"),
 	CFG_F_INT(struct search_row, micro_batch_seqs, REQ | POS, "sequences per micro-batch"),
@@ -94,6 +101,7 @@ const struct cfg_field cfg_search_row_fields[] = {
 	CFG_F_OBJ(struct search_row, train, REQ, train_fields, "time and cost to train the budget"),
 	CFG_F_NUM(struct search_row, usd_per_mtoken, REQ | NONNEG, "USD per million tokens at this throughput"),
 	CFG_F_NUM(struct search_row, score, REQ, "the objective (lower is better)"),
+	CFG_F_OBJ(struct search_row, band, REQ, band_fields, "the band of the step time (sim_step_band), for the tie marks"),
 	CFG_END
 };
 
@@ -143,6 +151,7 @@ void search_meta_of(const struct scenario *sc, const struct search_opts *o,
 	out->usd_per_h = plan_cluster_usd_per_h(inst, sc->cluster.nodes, o->pricing);
 	out->price = inst->price;
 	search_space_resolve(sc, &o->space, &out->space);
+	out->confidence = o->confidence > 0 && o->confidence < 1 ? o->confidence : MODEL_DECISION_CONFIDENCE;
 	out->shard = o->shard;
 	out->shards = o->shards;
 }
@@ -571,6 +580,8 @@ enum sc_status search_merge(const char *const *paths, int n, struct search_meta 
 	if (st == SC_OK) {
 		meta->shard = 0;
 		meta->shards = 1;
+		/* against the whole search's best, as the unsharded run marks them */
+		search_mark_ties(res, meta->objective, meta->confidence);
 	}
 	return st;
 }

@@ -53,6 +53,7 @@ struct search_meta {
 	double usd_per_h;           /* the cluster's, under pricing */
 	struct instance_price price;/* per instance, with date, region, source */
 	struct search_space space;  /* with the defaults resolved */
+	double confidence;          /* of the tie marks (search_mark_ties) */
 	int shard, shards;          /* 0, 1 for a whole run or a merge */
 };
 

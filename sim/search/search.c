@@ -38,6 +38,7 @@ void search_opts_default(struct search_opts *o)
 	o->shards = 1;
 	o->pricing = PRICING_ON_DEMAND;
 	o->min_headroom_bytes = -1;
+	o->confidence = MODEL_DECISION_CONFIDENCE;
 }
 
 enum sc_status search_result_init(struct search_result *res, int top, struct sc_error *err)
@@ -117,6 +118,60 @@ void search_row_scenario(const struct scenario *sc, const struct search_row *row
 	out->layout = row->layout;
 	out->training.micro_batch_seqs = row->micro_batch_seqs;
 	out->training.recompute = row->recompute;
+}
+
+enum sc_status search_band_rows(const struct scenario *sc, struct search_result *res,
+				struct sc_error *err)
+{
+	/* a scenario and a step result are large: one of each, on the heap */
+	struct scenario *rs = malloc(sizeof(*rs));
+	struct step_result *r = calloc(1, sizeof(*r));
+
+	if (!rs || !r) {
+		free(rs);
+		free(r);
+		return sc_error_set(err, SC_ENOMEM, NULL, NULL, "out of memory");
+	}
+	for (int i = 0; i < res->n_rows; i++) {
+		search_row_scenario(sc, &res->rows[i], rs);
+		r->step_time_s = res->rows[i].step_time_s;
+		res->rows[i].band = sim_step_band(rs, r, NULL);
+	}
+	free(rs);
+	free(r);
+	return SC_OK;
+}
+
+double search_row_decided(enum search_objective o, const struct search_row *row)
+{
+	switch (o) {
+	case SEARCH_USD_PER_TOKEN:
+		return row->train.tokens > 0 ? row->train.usd_per_mtoken : row->usd_per_mtoken;
+	case SEARCH_TIME_TO_TRAIN:
+		return row->train.time_s;
+	case SEARCH_TOKENS_PER_S:
+	case SEARCH_OBJECTIVE_COUNT:
+		break;
+	}
+	return row->step_time_s;
+}
+
+int search_mark_ties(struct search_result *res, enum search_objective o, double c)
+{
+	int ties = 0;
+
+	if (!(c > 0 && c < 1))
+		c = MODEL_DECISION_CONFIDENCE;
+	for (int i = 0; i < res->n_rows; i++) {
+		const struct search_row *b = &res->rows[0];
+		struct search_row *r = &res->rows[i];
+
+		r->tie_with_best = i > 0 &&
+				   model_band_order(&b->band, search_row_decided(o, b), &r->band,
+						    search_row_decided(o, r), 0.0, c) == MODEL_ORDER_TIE;
+		ties += r->tie_with_best;
+	}
+	return ties;
 }
 
 /* ---- the enumeration ------------------------------------------------------------ */

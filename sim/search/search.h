@@ -78,6 +78,9 @@ struct search_opts {
 	/* free memory a layout must leave per GPU: < 0 (the default)
 	 * SEARCH_DEFAULT_HEADROOM of the usable capacity */
 	double min_headroom_bytes;
+	/* the one decision rule's confidence for the tie marks
+	 * (search_mark_ties); MODEL_DECISION_CONFIDENCE by default */
+	double confidence;
 	const struct sc_progress *progress; /* told how far the enumeration is; NULL: nobody */
 };
 
@@ -99,6 +102,10 @@ struct search_row {
 	struct plan_train train;     /* time and cost to train opts.tokens */
 	double usd_per_mtoken;       /* at the step's throughput (without goodput) */
 	double score;                /* the objective, lower is better */
+	/* Set after ranking, for the kept rows only (search_band_rows,
+	 * search_mark_ties); the enumeration leaves them zero. */
+	struct model_band band;      /* of its step time (sim_step_band) */
+	bool tie_with_best;          /* not row 0, and model_band_order cannot tell it from row 0 */
 };
 
 struct search_stats {
@@ -141,6 +148,30 @@ void search_offer(struct search_result *res, const struct search_row *row);
 
 /* Re-sort res's rows by score then index (after a re-ranker changed them). */
 void search_sort(struct search_result *res);
+
+/* The band of each kept row's step time: sim_step_band of the row's
+ * scenario (search_row_scenario) at its step time, the band predict prints
+ * for that layout.  Called after ranking (and re-ranking), so the
+ * enumeration's loop does no band work.  SC_ENOMEM on failure. */
+enum sc_status search_band_rows(const struct scenario *sc, struct search_result *res,
+				struct sc_error *err);
+
+/* The quantity objective o ranks, as a positive time or cost (lower is
+ * better): step_time_s for tokens_per_s (every layout moves the same tokens
+ * per step, so throughput is their inverse), the $/M tokens a report
+ * prints for usd_per_token, the time to train for time_to_train.  Each is
+ * the step time times factors the model knows (tokens per step, price,
+ * steps, goodput), so the step-time band is its band. */
+double search_row_decided(enum search_objective o, const struct search_row *row);
+
+/* Mark the rows that the one decision rule (models/uncertainty.h
+ * model_band_order at confidence c, independent errors: two layouts are two
+ * predictions) cannot tell from row 0 on objective o: tie_with_best, and
+ * return how many.  The ranking stays by the point prediction; this only
+ * says which of the rows below the best are inside its band.  Needs the
+ * rows' bands (search_band_rows; a merge reads them back from the parts).
+ * c outside (0, 1) is MODEL_DECISION_CONFIDENCE. */
+int search_mark_ties(struct search_result *res, enum search_objective o, double c);
 
 /* The scenario of one row: sc with the row's layout, micro-batch and
  * recompute (for predict-style reports of a chosen layout). */

@@ -1,7 +1,8 @@
 /* test_search.c: the layout search (sim/search): the two-phase engine equals
  * sim_step_predict; the enumeration against an independent brute force;
  * shards merge into the unsharded result; the JSONL form reads back bit for
- * bit; merge refuses parts that do not belong together. */
+ * bit; merge refuses parts that do not belong together; the tie marks
+ * follow the one decision rule (model_band_order) over each row's band. */
 #include "../../models/schedule.h"
 #include "sc_test.h"
 
@@ -276,6 +277,8 @@ static void test_shards(void)
 	o.space.max_micro_batch = 4;
 	CHECK(search_result_init(&full, o.top, &err) == SC_OK);
 	CHECK(search_run(&sc, &o, &full, &err) == SC_OK);
+	CHECK(search_band_rows(&sc, &full, &err) == SC_OK);
+	search_mark_ties(&full, o.objective, o.confidence);
 	for (int n = 2; n <= 7; n += 5) {
 		long long layouts = 0, oom = 0;
 
@@ -319,6 +322,7 @@ static void test_shards(void)
 			o.shards = 3;
 			CHECK(search_result_init(&part, o.top, &err) == SC_OK);
 			CHECK(search_run(&sc, &o, &part, &err) == SC_OK);
+			CHECK(search_band_rows(&sc, &part, &err) == SC_OK);
 			search_meta_of(&sc, &o, &meta);
 			f = fopen(paths[k], "w");
 			CHECK(f != NULL);
@@ -346,6 +350,9 @@ static void test_shards(void)
 			      a->layout.fsdp == b->layout.fsdp && a->layout.schedule == b->layout.schedule);
 			CHECK(a->micro_batch_seqs == b->micro_batch_seqs && a->recompute == b->recompute);
 			CHECK(a->bottleneck == b->bottleneck);
+			/* bands read back bit for bit; ties against the whole search's best */
+			CHECK(a->band.log_bias == b->band.log_bias && a->band.log_sigma == b->band.log_sigma);
+			CHECK(a->tie_with_best == b->tie_with_best);
 		}
 		search_result_free(&merged);
 		/* a missing shard, a shard twice */
@@ -438,12 +445,105 @@ static void test_options(void)
 	search_result_free(&res);
 }
 
+/* A hand-built result: the tie marks are model_band_order at the
+ * confidence against row 0, on the objective's quantity; a real search's
+ * bands are the ones predict prints for each layout. */
+static void test_ties(void)
+{
+	static struct scenario sc, rs;
+	struct search_result res;
+	struct sc_error err;
+	struct search_opts o;
+	struct model_band b = { 0.0, 0.1 }, zero = { 0.0, 0.0 };
+	/* ln(1.01) / (0.1 sqrt 2) = 0.07: P(row 0 below) 0.53, inside the band;
+	 * ln(1.5) / (0.1 sqrt 2) = 2.87: P 0.998, outside */
+	static const double step_s[] = { 1.00, 1.01, 1.5 };
+
+	CHECK(search_result_init(&res, 3, &err) == SC_OK);
+	for (int i = 0; i < 3; i++) {
+		struct search_row row;
+
+		memset(&row, 0, sizeof(row));
+		row.index = i;
+		row.step_time_s = step_s[i];
+		row.tokens_per_s = 1e6 / step_s[i];
+		row.score = -row.tokens_per_s;
+		row.train.time_s = 1000 * step_s[i];
+		row.band = b;
+		search_offer(&res, &row);
+	}
+	CHECK(res.n_rows == 3);
+	CHECK(search_mark_ties(&res, SEARCH_TOKENS_PER_S, 0.9) == 1);
+	CHECK(!res.rows[0].tie_with_best);
+	CHECK(res.rows[1].tie_with_best);
+	CHECK(!res.rows[2].tie_with_best);
+	/* the same decision through the rule itself */
+	CHECK(model_band_order(&b, 1.00, &b, 1.01, 0, 0.9) == MODEL_ORDER_TIE);
+	CHECK(model_band_order(&b, 1.00, &b, 1.5, 0, 0.9) == MODEL_ORDER_LESS);
+	/* at P50 the point predictions decide: no tie */
+	CHECK(search_mark_ties(&res, SEARCH_TOKENS_PER_S, 0.5) == 0);
+	/* at P99.9 1.5 s is inside the band too (P 0.998) */
+	CHECK(search_mark_ties(&res, SEARCH_TOKENS_PER_S, 0.999) == 2);
+	/* a confidence outside (0, 1) is the default */
+	CHECK(search_mark_ties(&res, SEARCH_TOKENS_PER_S, 0) == 1);
+	/* without a band nothing is a tie */
+	for (int i = 0; i < 3; i++)
+		res.rows[i].band = zero;
+	CHECK(search_mark_ties(&res, SEARCH_TOKENS_PER_S, 0.9) == 0);
+	/* time_to_train decides on the time to train, not the step */
+	for (int i = 0; i < 3; i++)
+		res.rows[i].band = b;
+	res.rows[1].train.time_s = 2000;
+	CHECK(search_row_decided(SEARCH_TIME_TO_TRAIN, &res.rows[1]) == 2000);
+	CHECK(search_mark_ties(&res, SEARCH_TIME_TO_TRAIN, 0.9) == 0);
+	search_result_free(&res);
+
+	/* a real search: each row's band is sim_step_band of its own prediction */
+	if (!load("scenarios/mixtral-8x22b-p6-b200.json", &sc)) {
+		CHECK(false);
+		return;
+	}
+	search_opts_default(&o);
+	o.top = 5;
+	o.space.max_micro_batch = 2;
+	CHECK(search_result_init(&res, o.top, &err) == SC_OK);
+	CHECK(search_run(&sc, &o, &res, &err) == SC_OK);
+	CHECK(res.n_rows == 5);
+	CHECK(search_band_rows(&sc, &res, &err) == SC_OK);
+	for (int i = 0; i < res.n_rows; i++) {
+		static struct step_result r;
+		struct model_band want;
+
+		search_row_scenario(&sc, &res.rows[i], &rs);
+		CHECK(sim_step_predict(&rs, &r, &err) == SC_OK);
+		want = sim_step_band(&rs, &r, NULL);
+		CHECK(res.rows[i].band.log_sigma > 0);
+		CHECK(res.rows[i].band.log_sigma == want.log_sigma &&
+		      res.rows[i].band.log_bias == want.log_bias);
+	}
+	{
+		int n = search_mark_ties(&res, o.objective, o.confidence), count = 0;
+
+		for (int i = 1; i < res.n_rows; i++) {
+			bool tie = model_band_order(&res.rows[0].band, res.rows[0].step_time_s,
+						    &res.rows[i].band, res.rows[i].step_time_s, 0,
+						    MODEL_DECISION_CONFIDENCE) == MODEL_ORDER_TIE;
+
+			CHECK(res.rows[i].tie_with_best == tie);
+			count += tie;
+		}
+		CHECK(n == count);
+	}
+	search_result_free(&res);
+}
+
 int main(void)
 {
 	RUN(test_two_phase);
 	RUN(test_brute_force);
 	RUN(test_screening_bound);
 	RUN(test_shards);
+	RUN(test_ties);
 	RUN(test_options);
 	if (have_cat)
 		catalog_free(&cat);

@@ -188,14 +188,6 @@ int cli_validate_collectives(const struct cli_cv_opts *o)
 	struct sc_error err;
 	int code, params[CV_MAX_FIT], n_params = 0;
 
-	if (o->fit && !o->calibration)
-		return cli_usage_error("validate", "--fit needs --calibration NAME (the profile to fit)");
-	if (o->fit && !o->output)
-		return cli_usage_error("validate", "--fit needs --output FILE for the fitted profile");
-	if (o->output && !o->fit)
-		return cli_usage_error("validate", "--output is only used with --fit");
-	if (o->cross && !o->fit)
-		return cli_usage_error("validate", "--cross-validate needs --fit");
 	if (o->fit && (code = cli_parse_fit_params(o->fit, CV_MAX_FIT, params, &n_params)) != EXIT_OK)
 		return code;
 	if ((code = cli_load_catalog(o->config_dir, &cat)) != EXIT_OK)
@@ -482,8 +474,7 @@ int cmd_collective(int argc, char **argv)
 	struct cluster cl;
 	const struct instance_spec *in;
 	struct instance_spec inst;
-	int c, opi, ranks;
-	double nodes, lo, hi, step, gpn;
+	int c, ranks;
 	struct net_span s;
 	cJSON *root = NULL, *rows = NULL;
 
@@ -491,20 +482,14 @@ int cmd_collective(int argc, char **argv)
 		return c;
 	if ((c = collective_cluster(&o, &cl, &cal)) != CLI_GO)
 		return c;
-	opi = o.opi;
-	nodes = o.nodes;
-	gpn = o.gpn;
-	lo = o.lo;
-	hi = o.hi;
-	step = o.step;
 	inst = cl.instance; /* the instance's own counts: cl's are K per node below */
 	in = &inst;
 	/* K ranks per node: ranks at a stride of the node's GPUs / K would
 	 * leave GPUs idle; the group is K per node, one per NVLink port */
 	{
-		int k = gpn > 0 ? (int)gpn : in->gpus_per_node;
+		int k = o.gpn > 0 ? (int)o.gpn : in->gpus_per_node;
 
-		ranks = (int)nodes * k;
+		ranks = (int)o.nodes * k;
 		if (k < in->gpus_per_node) {
 			cl.instance.gpus_per_node = k;
 			cl.instance.nvlink_domain_gpus = in->nvlink_domain_gpus / in->gpus_per_node * k;
@@ -514,21 +499,21 @@ int cmd_collective(int argc, char **argv)
 	}
 	s = net_span_of(&cl, ranks, 1);
 	root = collective_header(&o, in, ranks, &cal, &s, &rows);
-	for (double S = lo; S <= hi * (1 + 1e-12); S *= step) {
+	for (double S = o.lo; S <= o.hi * (1 + 1e-12); S *= o.step) {
 		double bytes = floor(S / 4) * 4 > 0 ? floor(S / 4) * 4 : 4;
 		struct coll_choice ch;
 		/* broadcast: NCCL's pipelined ring broadcast sends the buffer once
 		 * per rank, the wire volume of an all-gather of n/(n-1) x S on the
 		 * same ring (busbw = algbw, nccl-tests) */
-		double t = coll_ops[opi].root >= 0 && ranks > 1 ?
+		double t = coll_ops[o.opi].root >= 0 && ranks > 1 ?
 			   coll_time(&cal, &s, COLL_ALL_GATHER, bytes * ranks / (ranks - 1), &ch) :
-			   coll_time(&cal, &s, coll_ops[opi].op, bytes, &ch);
+			   coll_time(&cal, &s, coll_ops[o.opi].op, bytes, &ch);
 		double alg = t > 0 ? bytes / t / 1e9 : 0;
-		double bus = coll_ops[opi].root >= 0 ? alg : alg * coll_busbw_factor(coll_ops[opi].op, ranks);
+		double bus = coll_ops[o.opi].root >= 0 ? alg : alg * coll_busbw_factor(coll_ops[o.opi].op, ranks);
 		long long count = (long long)(bytes / 4);
 
-		if (coll_ops[opi].op == COLL_ALL_GATHER || coll_ops[opi].op == COLL_REDUCE_SCATTER ||
-		    coll_ops[opi].op == COLL_ALL_TO_ALL)
+		if (coll_ops[o.opi].op == COLL_ALL_GATHER || coll_ops[o.opi].op == COLL_REDUCE_SCATTER ||
+		    coll_ops[o.opi].op == COLL_ALL_TO_ALL)
 			count = (long long)(bytes / 4 / ranks);
 		if (rows) {
 			cJSON *r = cJSON_CreateObject();
@@ -537,8 +522,8 @@ int cmd_collective(int argc, char **argv)
 			cJSON_AddNumberToObject(r, "bytes", bytes);
 			cJSON_AddNumberToObject(r, "count", (double)count);
 			cJSON_AddStringToObject(r, "type", "float");
-			cJSON_AddStringToObject(r, "redop", coll_ops[opi].redop);
-			cJSON_AddNumberToObject(r, "root", coll_ops[opi].root);
+			cJSON_AddStringToObject(r, "redop", coll_ops[o.opi].redop);
+			cJSON_AddNumberToObject(r, "root", coll_ops[o.opi].root);
 			cJSON_AddNumberToObject(r, "time_s", t);
 			cJSON_AddNumberToObject(r, "algbw_GBps", alg);
 			cJSON_AddNumberToObject(r, "busbw_GBps", bus);
@@ -548,7 +533,7 @@ int cmd_collective(int argc, char **argv)
 				cJSON_AddStringToObject(r, "region", ch.region);
 		} else {
 			printf("   %12.0f %12lld %8s %6s %6d %10.2f %9.2f %9.2f  %s%s\n", bytes, count, "float",
-			       coll_ops[opi].redop, coll_ops[opi].root, t * 1e6, alg, bus, ch.algorithm,
+			       coll_ops[o.opi].redop, coll_ops[o.opi].root, t * 1e6, alg, bus, ch.algorithm,
 			       ch.selected_by && strncmp(ch.selected_by, "aws", 3) == 0 ? " *" : "");
 		}
 	}

@@ -459,6 +459,8 @@ static int validate_other(const struct validate_args *o)
 
 		if (o->serving || o->systems || o->explain)
 			return cli_usage_error("validate", "--collectives takes none of --serving, --systems, --explain");
+		if ((code = fit_usage(o)) != CLI_GO)
+			return code;
 		return cli_finish(cli_validate_collectives(&co));
 	}
 	if (o->serving) {
@@ -486,16 +488,45 @@ static int validate_other(const struct validate_args *o)
 	return CLI_GO;
 }
 
+/* After the run: --out-of-sample, --explain or the report, the bands and
+ * the gates; the exit code. */
+static int validate_report(const struct validate_args *o, struct val_set *set)
+{
+	struct val_summary_row all;
+	int code;
+
+	if (o->oos && !o->explain && (code = out_of_sample(set)) != EXIT_OK)
+		return code;
+	if (o->explain)
+		return explain_case(set, o->explain);
+	if (!rpt_validate(stdout, set, (enum rpt_validate_format)o->fmt, o->summary_only)) {
+		fprintf(stderr, "stepcast: error: out of memory\n");
+		return EXIT_INTERNAL;
+	}
+	if (o->oos && (code = regime_bands(set, o->fmt == FMT_TEXT || o->fmt == FMT_MD ? stdout : stderr,
+					  o->bands_output)) != EXIT_OK)
+		return code;
+	/* the gate reads the summary's "all" row, as the report prints it */
+	val_summary_rows(set, &all, 1);
+	code = EXIT_OK;
+	if (o->max_mape >= 0 && 100 * all.st.mape > o->max_mape) {
+		fprintf(stderr, "stepcast: validate: MAPE %.1f %% is above --max-mape %.1f %%\n",
+			100 * all.st.mape, o->max_mape);
+		code = EXIT_CHECK_FAILED;
+	}
+	if (o->max_oos_mape >= 0 && all.oos.count > 0 && 100 * all.oos.mape > o->max_oos_mape) {
+		fprintf(stderr, "stepcast: validate: out-of-sample MAPE %.1f %% is above "
+			"--max-oos-mape %.1f %%\n", 100 * all.oos.mape, o->max_oos_mape);
+		code = EXIT_CHECK_FAILED;
+	}
+	return code;
+}
+
 int cmd_validate(int argc, char **argv)
 {
 	struct validate_args o;
-	enum cli_format fmt;
-	const char *dir, *path, *calib, *systems, *fit, *output, *explain, *bands_output;
-	double max_mape, max_oos_mape;
-	bool oos, summary_only, cross;
 	struct catalog cat;
 	struct val_set set;
-	struct val_summary_row all;
 	struct sc_error err;
 	const struct calibration *cal = NULL;
 	int c, code, n_fit = 0;
@@ -505,49 +536,35 @@ int cmd_validate(int argc, char **argv)
 	if ((code = validate_parse(argc, argv, &o)) != CLI_GO ||
 	    (code = validate_other(&o)) != CLI_GO)
 		return code;
-	fmt = o.fmt;
-	dir = o.dir;
-	path = o.path;
-	calib = o.calib;
-	systems = o.systems;
-	fit = o.fit;
-	output = o.output;
-	explain = o.explain;
-	bands_output = o.bands_output;
-	max_mape = o.max_mape;
-	max_oos_mape = o.max_oos_mape;
-	oos = o.oos;
-	summary_only = o.summary_only;
-	cross = o.cross;
-	if (fit && (code = cli_parse_fit_params(fit, VAL_FIT_MAX_PARAMS, fit_params, &n_fit)) != EXIT_OK)
+	if (o.fit && (code = cli_parse_fit_params(o.fit, VAL_FIT_MAX_PARAMS, fit_params, &n_fit)) != EXIT_OK)
 		return code;
-	if ((code = cli_load_catalog(dir, &cat)) != EXIT_OK)
+	if ((code = cli_load_catalog(o.dir, &cat)) != EXIT_OK)
 		return code;
 	sc_error_clear(&err);
-	if (calib) {
+	if (o.calib) {
 		/* cases span GPU families: val_run applies the family rule per case */
 		static struct calibration chosen;
 
-		if (calibration_select(&cat, NULL, calib, NULL, "--calibration", NULL, &chosen,
+		if (calibration_select(&cat, NULL, o.calib, NULL, "--calibration", NULL, &chosen,
 				       &err) != SC_OK) {
 			catalog_free(&cat);
 			return cli_fail(&err);
 		}
 		cal = &chosen;
 	}
-	if (val_load(path, systems ? systems : val_default_systems_path(), &cat, &set, &err) != SC_OK) {
+	if (val_load(o.path, o.systems ? o.systems : val_default_systems_path(), &cat, &set, &err) != SC_OK) {
 		catalog_free(&cat);
 		return cli_fail(&err);
 	}
-	if (fit) {
+	if (o.fit) {
 		static struct calibration fitted;
 		fitted = *cal;
-		if (cross && (code = cross_validate(&set, cal, fit_params, n_fit)) != EXIT_OK) {
+		if (o.cross && (code = cross_validate(&set, cal, fit_params, n_fit)) != EXIT_OK) {
 			val_free(&set);
 			catalog_free(&cat);
 			return code;
 		}
-		if ((code = run_fit(&set, &fitted, fit_params, n_fit, path, output)) != EXIT_OK) {
+		if ((code = run_fit(&set, &fitted, fit_params, n_fit, o.path, o.output)) != EXIT_OK) {
 			val_free(&set);
 			catalog_free(&cat);
 			return code;
@@ -569,38 +586,7 @@ int cmd_validate(int argc, char **argv)
 		return cli_fail(&err);
 	}
 	catalog_free(&cat);
-	if (oos && !explain && (code = out_of_sample(&set)) != EXIT_OK) {
-		val_free(&set);
-		return code;
-	}
-	if (explain) {
-		code = explain_case(&set, explain);
-		val_free(&set);
-		return cli_finish(code);
-	}
-	if (!rpt_validate(stdout, &set, (enum rpt_validate_format)fmt, summary_only)) {
-		val_free(&set);
-		fprintf(stderr, "stepcast: error: out of memory\n");
-		return EXIT_INTERNAL;
-	}
-	if (oos && (code = regime_bands(&set, fmt == FMT_TEXT || fmt == FMT_MD ? stdout : stderr,
-					bands_output)) != EXIT_OK) {
-		val_free(&set);
-		return code;
-	}
-	/* the gate reads the summary's "all" row, as the report prints it */
-	val_summary_rows(&set, &all, 1);
-	code = EXIT_OK;
-	if (max_mape >= 0 && 100 * all.st.mape > max_mape) {
-		fprintf(stderr, "stepcast: validate: MAPE %.1f %% is above --max-mape %.1f %%\n",
-			100 * all.st.mape, max_mape);
-		code = EXIT_CHECK_FAILED;
-	}
-	if (max_oos_mape >= 0 && all.oos.count > 0 && 100 * all.oos.mape > max_oos_mape) {
-		fprintf(stderr, "stepcast: validate: out-of-sample MAPE %.1f %% is above "
-			"--max-oos-mape %.1f %%\n", 100 * all.oos.mape, max_oos_mape);
-		code = EXIT_CHECK_FAILED;
-	}
+	code = validate_report(&o, &set);
 	val_free(&set);
 	return cli_finish(code);
 }

@@ -104,6 +104,17 @@ void cli_opts_print(FILE *out, const struct cli_opt *t, int col)
 	}
 }
 
+const char *cli_opt_name(const struct cli_opt *t, int key)
+{
+	for (; t->name || t->group; t++) {
+		const char *name = t->name ? (t->key == key ? t->name : NULL) : cli_opt_name(t->group, key);
+
+		if (name)
+			return name;
+	}
+	return NULL;
+}
+
 void cli_usage_print(FILE *out, const struct cli_usage *u)
 {
 	fprintf(out, "%s\n%s\noptions:\n", u->synopsis, u->about);
@@ -187,9 +198,13 @@ int cli_next_option(struct cli_args *a)
 			return CLI_STOP;
 		case 'c': /* -c and -k mean the same in every command */
 			a->config_dir = optarg;
+			if (a->pass_shared)
+				return c;
 			continue;
 		case 'k':
 			a->calibration = optarg;
+			if (a->pass_shared)
+				return c;
 			continue;
 		case CLI_OPT_SET:
 		case CLI_OPT_INSTANCE:

@@ -62,6 +62,9 @@ struct cli_usage {
 /* Print the options' lines of table t, their help from column col. */
 void cli_opts_print(FILE *out, const struct cli_opt *t, int col);
 
+/* The long name of the option of table t with key (NULL: none). */
+const char *cli_opt_name(const struct cli_opt *t, int key);
+
 /* Print u (the options' lines generated from the table). */
 void cli_usage_print(FILE *out, const struct cli_usage *u);
 
@@ -80,6 +83,8 @@ struct cli_args {
 	const char *calibration;    /* --calibration, NULL: the scenario's */
 	const char *scenario_path;  /* the scenario cli_setup loads */
 	int code;                   /* the exit code when cli_next_option returned CLI_STOP */
+	bool pass_shared;           /* return -c and -k too, after recording them (a command
+				     * whose verbs do not all take them) */
 	struct catalog cat;         /* CLI_NEEDS_CATALOG: loaded by cli_setup; cli_args_free frees it */
 	bool have_cat;
 	struct scenario *sc;        /* CLI_NEEDS_SCENARIO: the caller's storage, filled by cli_setup */

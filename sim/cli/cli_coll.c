@@ -2,7 +2,6 @@
  * collective OP --instance NAME --nodes N` (see cli_coll.h, README.md). */
 #include "cli_coll.h"
 
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +14,7 @@
 #include "../../reports/rpt_catalog.h"
 #include "../../reports/rpt_coll_validate.h"
 #include "../validate/coll_validate.h"
+#include "cli_args.h"
 #include "cli_fit.h"
 #include "cli_output.h"
 
@@ -188,14 +188,6 @@ int cli_validate_collectives(const struct cli_cv_opts *o)
 	struct sc_error err;
 	int code, params[CV_MAX_FIT], n_params = 0;
 
-	if (o->fit && !o->calibration)
-		return cli_usage_error("validate", "--fit needs --calibration NAME (the profile to fit)");
-	if (o->fit && !o->output)
-		return cli_usage_error("validate", "--fit needs --output FILE for the fitted profile");
-	if (o->output && !o->fit)
-		return cli_usage_error("validate", "--output is only used with --fit");
-	if (o->cross && !o->fit)
-		return cli_usage_error("validate", "--cross-validate needs --fit");
 	if (o->fit && (code = cli_parse_fit_params(o->fit, CV_MAX_FIT, params, &n_params)) != EXIT_OK)
 		return code;
 	if ((code = cli_load_catalog(o->config_dir, &cat)) != EXIT_OK)
@@ -271,32 +263,43 @@ static const struct {
 	{ "broadcast", COLL_ALL_GATHER, "none", 0 },
 };
 
-static void collective_usage(FILE *out)
-{
-	fprintf(out,
-		"usage: stepcast collective OP --instance NAME --nodes N [--gpus-per-node K]\n"
-		"                           [--min-bytes B] [--max-bytes B] [--step-factor F]\n"
-		"                           [--calibration NAME|FILE] [--fabric NAME]\n"
-		"                           [--config-dir DIR] [--format text|json]\n"
-		"\n"
-		"Predict an nccl-tests sweep of OP (all_reduce, all_gather, reduce_scatter,\n"
-		"alltoall, sendrecv, broadcast) on N instances of NAME, in nccl-tests' columns\n"
-		"(size, count, type, redop, root, time, algbw, busbw) with the algorithm and\n"
-		"protocol the model chooses, and the EFA transport it uses.\n"
-		"\n"
-		"options:\n"
-		"  -i, --instance NAME     instance type (catalogue)\n"
-		"  -n, --nodes N           instances (default 1)\n"
-		"  -g, --gpus-per-node K   ranks per instance (default: all its GPUs)\n"
-		"  -b, --min-bytes B       first size, bytes (default 8; nccl-tests -b)\n"
-		"  -e, --max-bytes B       last size, bytes (default 8589934592; -e)\n"
-		"  -F, --step-factor F     size multiplication factor (default 2; -f)\n"
-		"  -k, --calibration NAME|FILE  profile (default: the GPU's)\n"
-		"      --fabric NAME       fabric (default: ultracluster)\n"
-		"  -c, --config-dir DIR    catalogue directory\n"
-		"  -f, --format FMT        text (default) or json\n"
-		"  -h, --help              show this help\n");
-}
+/* -k's label is wider than the options' column 26: its help at 31, as
+ * the hand-written help had it */
+static const struct cli_opt collective_calibration_opt[] = {
+	{ "calibration", 'k', "NAME|FILE", "profile (default: the GPU's)", NULL },
+	CLI_OPT_END
+};
+
+enum { COLL_OPT_FABRIC = CLI_KEY_BASE };
+
+static const struct cli_opt collective_opts[] = {
+	{ "instance", 'i', "NAME", "instance type (catalogue)", NULL },
+	{ "nodes", 'n', "N", "instances (default 1)", NULL },
+	{ "gpus-per-node", 'g', "K", "ranks per instance (default: all its GPUs)", NULL },
+	{ "min-bytes", 'b', "B", "first size, bytes (default 8; nccl-tests -b)", NULL },
+	{ "max-bytes", 'e', "B", "last size, bytes (default 8589934592; -e)", NULL },
+	{ "step-factor", 'F', "F", "size multiplication factor (default 2; -f)", NULL },
+	CLI_OPT_GROUP_AT(collective_calibration_opt, 31),
+	{ "fabric", COLL_OPT_FABRIC, "NAME", "fabric (default: ultracluster)", NULL },
+	{ "config-dir", 'c', "DIR", "catalogue directory", NULL },
+	{ "format", 'f', "FMT", "text (default) or json", NULL },
+	CLI_OPT_GROUP(cli_opts_help),
+	CLI_OPT_END
+};
+
+static const struct cli_usage collective_usage = {
+	"usage: stepcast collective OP --instance NAME --nodes N [--gpus-per-node K]\n"
+	"                           [--min-bytes B] [--max-bytes B] [--step-factor F]\n"
+	"                           [--calibration NAME|FILE] [--fabric NAME]\n"
+	"                           [--config-dir DIR] [--format text|json]\n",
+	"Predict an nccl-tests sweep of OP (all_reduce, all_gather, reduce_scatter,\n"
+	"alltoall, sendrecv, broadcast) on N instances of NAME, in nccl-tests' columns\n"
+	"(size, count, type, redop, root, time, algbw, busbw) with the algorithm and\n"
+	"protocol the model chooses, and the EFA transport it uses.\n",
+	collective_opts,
+	NULL,
+	0
+};
 
 static bool parse_pos(const char *s, double *v)
 {
@@ -306,160 +309,152 @@ static bool parse_pos(const char *s, double *v)
 	return end != s && !*end && isfinite(*v) && *v > 0;
 }
 
-int cmd_collective(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "instance", required_argument, NULL, 'i' },
-		{ "nodes", required_argument, NULL, 'n' },
-		{ "gpus-per-node", required_argument, NULL, 'g' },
-		{ "min-bytes", required_argument, NULL, 'b' },
-		{ "max-bytes", required_argument, NULL, 'e' },
-		{ "step-factor", required_argument, NULL, 'F' },
-		{ "calibration", required_argument, NULL, 'k' },
-		{ "fabric", required_argument, NULL, 'R' },
-		{ "config-dir", required_argument, NULL, 'c' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	const char *inst_name = NULL, *calib = NULL, *dir = NULL, *fabric = "ultracluster";
-	double nodes = 1, gpn = 0, lo = 8, hi = 8589934592.0, step = 2;
-	enum cli_format fmt = FMT_TEXT;
-	static struct calibration cal;
-	struct catalog cat;
-	struct cluster cl;
-	struct sc_error err;
-	const struct instance_spec *in;
-	struct instance_spec inst;
-	int c, opi = -1, ranks;
-	struct net_span s;
-	cJSON *root = NULL, *rows = NULL;
+/* What `stepcast collective` was asked. */
+struct coll_args {
+	const char *inst_name, *calib, *dir, *fabric;
+	double nodes, gpn, lo, hi, step;
+	enum cli_format fmt;
+	int opi; /* into coll_ops[] */
+};
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:n:g:b:e:F:k:c:f:h", opts, NULL)) != -1) {
+/* Parse argv into *o: CLI_GO to go on, else the exit code. */
+static int collective_parse(int argc, char **argv, struct coll_args *o)
+{
+	struct cli_args a;
+	const char *op;
+	int c;
+
+	*o = (struct coll_args){ .fabric = "ultracluster", .nodes = 1, .lo = 8, .hi = 8589934592.0,
+				 .step = 2, .fmt = FMT_TEXT, .opi = -1 };
+	cli_args_init(&a, &collective_usage, argc, argv);
+	while ((c = cli_next_option(&a)) > 0) {
+		const char *optarg = a.arg;
+
 		switch (c) {
-		case 'i': inst_name = optarg; break;
+		case 'i': o->inst_name = optarg; break;
 		case 'n':
-			if (!parse_pos(optarg, &nodes) || nodes != floor(nodes) || nodes > 100000)
+			if (!parse_pos(optarg, &o->nodes) || o->nodes != floor(o->nodes) || o->nodes > 100000)
 				return cli_usage_error("collective", "--nodes needs a whole number 1-100000, got '%s'", optarg);
 			break;
 		case 'g':
-			if (!parse_pos(optarg, &gpn) || gpn != floor(gpn) || gpn > 4096)
+			if (!parse_pos(optarg, &o->gpn) || o->gpn != floor(o->gpn) || o->gpn > 4096)
 				return cli_usage_error("collective", "--gpus-per-node needs a whole number >= 1, got '%s'", optarg);
 			break;
 		case 'b':
-			if (!parse_pos(optarg, &lo) || lo > 1e15)
+			if (!parse_pos(optarg, &o->lo) || o->lo > 1e15)
 				return cli_usage_error("collective", "--min-bytes needs a size > 0, got '%s'", optarg);
 			break;
 		case 'e':
-			if (!parse_pos(optarg, &hi) || hi > 1e15)
+			if (!parse_pos(optarg, &o->hi) || o->hi > 1e15)
 				return cli_usage_error("collective", "--max-bytes needs a size > 0, got '%s'", optarg);
 			break;
 		case 'F':
-			if (!parse_pos(optarg, &step) || !(step > 1) || step > 1024)
+			if (!parse_pos(optarg, &o->step) || !(o->step > 1) || o->step > 1024)
 				return cli_usage_error("collective", "--step-factor needs a factor > 1, got '%s'", optarg);
 			break;
-		case 'k': calib = optarg; break;
-		case 'R': fabric = optarg; break;
-		case 'c': dir = optarg; break;
+		case COLL_OPT_FABRIC: o->fabric = optarg; break;
 		case 'f':
-			if (!cli_parse_format("collective", optarg, 1u << FMT_TEXT | 1u << FMT_JSON, &fmt))
+			if (!cli_parse_format("collective", optarg, 1u << FMT_TEXT | 1u << FMT_JSON, &o->fmt))
 				return EXIT_USAGE;
 			break;
-		case 'h':
-			collective_usage(stdout);
-			return cli_finish(EXIT_OK);
-		case ':':
-			return cli_usage_error("collective", "option '%s' needs a value", argv[optind - 1]);
-		default:
-			return cli_usage_error("collective", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (optind >= argc)
-		return cli_usage_error("collective", "missing OP (all_reduce, all_gather, reduce_scatter, "
-				       "alltoall, sendrecv, broadcast)");
+	if (c == CLI_STOP)
+		return a.code;
+	o->calib = a.calibration;
+	o->dir = a.config_dir;
+	if (!cli_operand(&a, &op, "missing OP (all_reduce, all_gather, reduce_scatter, "
+			 "alltoall, sendrecv, broadcast)"))
+		return a.code;
 	for (size_t i = 0; i < sizeof(coll_ops) / sizeof(coll_ops[0]); i++)
-		if (strcmp(argv[optind], coll_ops[i].name) == 0)
-			opi = (int)i;
-	if (opi < 0)
+		if (strcmp(op, coll_ops[i].name) == 0)
+			o->opi = (int)i;
+	if (o->opi < 0)
 		return cli_usage_error("collective", "unknown OP '%s' (all_reduce, all_gather, "
-				       "reduce_scatter, alltoall, sendrecv, broadcast)", argv[optind]);
-	if (optind + 1 < argc)
-		return cli_usage_error("collective", "unexpected argument '%s'", argv[optind + 1]);
-	if (!inst_name)
+				       "reduce_scatter, alltoall, sendrecv, broadcast)", op);
+	if (!cli_operands_end(&a))
+		return a.code;
+	if (!o->inst_name)
 		return cli_usage_error("collective", "--instance NAME is required");
-	if (lo > hi)
+	if (o->lo > o->hi)
 		return cli_usage_error("collective", "--min-bytes is above --max-bytes");
-	if ((c = cli_load_catalog(dir, &cat)) != EXIT_OK)
+	return CLI_GO;
+}
+
+/* The cluster of o (K ranks per node when --gpus-per-node is under the
+ * instance's GPUs) into *cl and its calibration into *cal: CLI_GO, else
+ * the exit code. */
+static int collective_cluster(const struct coll_args *o, struct cluster *cl, struct calibration *cal)
+{
+	struct catalog cat;
+	struct sc_error err;
+	const struct instance_spec *in;
+	int c;
+
+	if ((c = cli_load_catalog(o->dir, &cat)) != EXIT_OK)
 		return c;
 	sc_error_clear(&err);
-	in = catalog_instance(&cat, inst_name);
-	if (!in || !catalog_fabric(&cat, fabric) || !catalog_gpu(&cat, in->gpu)) {
+	in = catalog_instance(&cat, o->inst_name);
+	if (!in || !catalog_fabric(&cat, o->fabric) || !catalog_gpu(&cat, in->gpu)) {
 		if (!in)
-			catalog_unknown(&cat, "instance", inst_name, "--instance", NULL, &err);
-		else if (!catalog_fabric(&cat, fabric))
-			catalog_unknown(&cat, "fabric", fabric, "--fabric", NULL, &err);
+			catalog_unknown(&cat, "instance", o->inst_name, "--instance", NULL, &err);
+		else if (!catalog_fabric(&cat, o->fabric))
+			catalog_unknown(&cat, "fabric", o->fabric, "--fabric", NULL, &err);
 		else
 			sc_error_set(&err, SC_EINVAL, "--instance", NULL, "GPU \"%s\" not in the catalogue", in->gpu);
 		catalog_free(&cat);
 		return cli_fail(&err);
 	}
-	/* the catalogue is freed below: keep the instance */
-	inst = *in;
-	in = &inst;
-	memset(&cl, 0, sizeof(cl));
-	cl.instance = *in;
-	cl.gpu = *catalog_gpu(&cat, in->gpu);
-	cl.fabric = *catalog_fabric(&cat, fabric);
-	cl.nodes = (int)nodes;
-	if (gpn > in->gpus_per_node) {
+	memset(cl, 0, sizeof(*cl));
+	cl->instance = *in; /* copies: the catalogue is freed below */
+	cl->gpu = *catalog_gpu(&cat, in->gpu);
+	cl->fabric = *catalog_fabric(&cat, o->fabric);
+	cl->nodes = (int)o->nodes;
+	if (o->gpn > in->gpus_per_node) {
+		int gpus = in->gpus_per_node;
+
 		catalog_free(&cat);
 		return cli_usage_error("collective", "--gpus-per-node %g is more than the %d GPUs of %s",
-				       gpn, in->gpus_per_node, in->name);
+				       o->gpn, gpus, cl->instance.name);
 	}
-	if (calibration_select(&cat, &cl.gpu, calib, NULL, "--calibration", NULL, &cal, &err) != SC_OK) {
+	if (calibration_select(&cat, &cl->gpu, o->calib, NULL, "--calibration", NULL, cal, &err) != SC_OK) {
 		catalog_free(&cat);
 		return cli_fail(&err);
 	}
 	catalog_free(&cat);
-	/* K ranks per node: ranks at a stride of the node's GPUs / K would
-	 * leave GPUs idle; the group is K per node, one per NVLink port */
-	{
-		int k = gpn > 0 ? (int)gpn : in->gpus_per_node;
+	return CLI_GO;
+}
 
-		ranks = (int)nodes * k;
-		if (k < in->gpus_per_node) {
-			cl.instance.gpus_per_node = k;
-			cl.instance.nvlink_domain_gpus = in->nvlink_domain_gpus / in->gpus_per_node * k;
-			cl.instance.efa_nics = in->efa_nics * k / in->gpus_per_node > 0 ?
-					       in->efa_nics * k / in->gpus_per_node : 1;
-		}
-	}
-	s = net_span_of(&cl, ranks, 1);
-	if (fmt == FMT_JSON) {
+/* The sweep's header: the JSON document (its "rows" in *rows) or the text
+ * lines printed; NULL for text. */
+static cJSON *collective_header(const struct coll_args *o, const struct instance_spec *in, int ranks,
+				const struct calibration *cal, const struct net_span *s, cJSON **rows)
+{
+	cJSON *root = NULL;
+
+	if (o->fmt == FMT_JSON) {
 		root = cJSON_CreateObject();
-		cJSON_AddStringToObject(root, "op", coll_ops[opi].name);
+		cJSON_AddStringToObject(root, "op", coll_ops[o->opi].name);
 		cJSON_AddStringToObject(root, "instance", in->name);
-		cJSON_AddNumberToObject(root, "nodes", nodes);
+		cJSON_AddNumberToObject(root, "nodes", o->nodes);
 		cJSON_AddNumberToObject(root, "ranks", ranks);
-		cJSON_AddStringToObject(root, "calibration", cal.name);
-		cJSON_AddStringToObject(root, "tier", net_tier_name(&s));
-		cJSON_AddBoolToObject(root, "aws_efa_transport", s.aws_efa);
+		cJSON_AddStringToObject(root, "calibration", cal->name);
+		cJSON_AddStringToObject(root, "tier", net_tier_name(s));
+		cJSON_AddBoolToObject(root, "aws_efa_transport", s->aws_efa);
 		cJSON_AddNumberToObject(root, "efa_generation", in->efa.generation);
 		cJSON_AddNumberToObject(root, "efa_devices", in->efa_nics);
 		cJSON_AddNumberToObject(root, "efa_device_Gbps", in->efa_nic_Gbps);
-		cJSON_AddNumberToObject(root, "efa_per_gpu_GBps", s.efa_Bps / 1e9);
-		rows = cJSON_AddArrayToObject(root, "rows");
+		cJSON_AddNumberToObject(root, "efa_per_gpu_GBps", s->efa_Bps / 1e9);
+		*rows = cJSON_AddArrayToObject(root, "rows");
 	} else {
 		printf("# stepcast collective %s: %s x %d (%d ranks, %d per NVLink domain), profile %s\n",
-		       coll_ops[opi].name, in->name, (int)nodes, ranks, s.ranks_per_domain, cal.name);
+		       coll_ops[o->opi].name, in->name, (int)o->nodes, ranks, s->ranks_per_domain, cal->name);
 		if (in->efa.generation > 0)
 			printf("# EFA v%d: %d devices x %g Gb/s = %.1f GB/s per GPU (%d rails per GPU x %.1f GB/s); "
 			       "per-step latency %.1f us; NCCL net latency (aws-ofi-nccl platform) %.0f us\n",
-			       in->efa.generation, in->efa_nics, in->efa_nic_Gbps, s.efa_Bps / 1e9,
+			       in->efa.generation, in->efa_nics, in->efa_nic_Gbps, s->efa_Bps / 1e9,
 			       in->efa_nics / in->gpus_per_node > 0 ? in->efa_nics / in->gpus_per_node : 1,
-			       in->efa_nic_Gbps / 8, 1e6 * cal.awsefa_step_alpha_s,
+			       in->efa_nic_Gbps / 8, 1e6 * cal->awsefa_step_alpha_s,
 			       1e6 * in->efa.nccl_net_latency_s);
 		printf("# algorithm/protocol: * = chosen by the aws-ofi-nccl region tuner (TUNER_TYPE=REGION, more than\n"
 		       "# 2 nodes, a region for the size and ranks); else the fastest of the model's candidates\n"
@@ -469,21 +464,56 @@ int cmd_collective(int argc, char **argv)
 		printf("#  %12s %12s %8s %6s %6s %10s %9s %9s\n", "(B)", "(elements)", "", "", "", "",
 		       "(GB/s)", "(GB/s)");
 	}
-	for (double S = lo; S <= hi * (1 + 1e-12); S *= step) {
+	return root;
+}
+
+int cmd_collective(int argc, char **argv)
+{
+	struct coll_args o;
+	static struct calibration cal;
+	struct cluster cl;
+	const struct instance_spec *in;
+	struct instance_spec inst;
+	int c, ranks;
+	struct net_span s;
+	cJSON *root = NULL, *rows = NULL;
+
+	if ((c = collective_parse(argc, argv, &o)) != CLI_GO)
+		return c;
+	if ((c = collective_cluster(&o, &cl, &cal)) != CLI_GO)
+		return c;
+	inst = cl.instance; /* the instance's own counts: cl's are K per node below */
+	in = &inst;
+	/* K ranks per node: ranks at a stride of the node's GPUs / K would
+	 * leave GPUs idle; the group is K per node, one per NVLink port */
+	{
+		int k = o.gpn > 0 ? (int)o.gpn : in->gpus_per_node;
+
+		ranks = (int)o.nodes * k;
+		if (k < in->gpus_per_node) {
+			cl.instance.gpus_per_node = k;
+			cl.instance.nvlink_domain_gpus = in->nvlink_domain_gpus / in->gpus_per_node * k;
+			cl.instance.efa_nics = in->efa_nics * k / in->gpus_per_node > 0 ?
+					       in->efa_nics * k / in->gpus_per_node : 1;
+		}
+	}
+	s = net_span_of(&cl, ranks, 1);
+	root = collective_header(&o, in, ranks, &cal, &s, &rows);
+	for (double S = o.lo; S <= o.hi * (1 + 1e-12); S *= o.step) {
 		double bytes = floor(S / 4) * 4 > 0 ? floor(S / 4) * 4 : 4;
 		struct coll_choice ch;
 		/* broadcast: NCCL's pipelined ring broadcast sends the buffer once
 		 * per rank, the wire volume of an all-gather of n/(n-1) x S on the
 		 * same ring (busbw = algbw, nccl-tests) */
-		double t = coll_ops[opi].root >= 0 && ranks > 1 ?
+		double t = coll_ops[o.opi].root >= 0 && ranks > 1 ?
 			   coll_time(&cal, &s, COLL_ALL_GATHER, bytes * ranks / (ranks - 1), &ch) :
-			   coll_time(&cal, &s, coll_ops[opi].op, bytes, &ch);
+			   coll_time(&cal, &s, coll_ops[o.opi].op, bytes, &ch);
 		double alg = t > 0 ? bytes / t / 1e9 : 0;
-		double bus = coll_ops[opi].root >= 0 ? alg : alg * coll_busbw_factor(coll_ops[opi].op, ranks);
+		double bus = coll_ops[o.opi].root >= 0 ? alg : alg * coll_busbw_factor(coll_ops[o.opi].op, ranks);
 		long long count = (long long)(bytes / 4);
 
-		if (coll_ops[opi].op == COLL_ALL_GATHER || coll_ops[opi].op == COLL_REDUCE_SCATTER ||
-		    coll_ops[opi].op == COLL_ALL_TO_ALL)
+		if (coll_ops[o.opi].op == COLL_ALL_GATHER || coll_ops[o.opi].op == COLL_REDUCE_SCATTER ||
+		    coll_ops[o.opi].op == COLL_ALL_TO_ALL)
 			count = (long long)(bytes / 4 / ranks);
 		if (rows) {
 			cJSON *r = cJSON_CreateObject();
@@ -492,8 +522,8 @@ int cmd_collective(int argc, char **argv)
 			cJSON_AddNumberToObject(r, "bytes", bytes);
 			cJSON_AddNumberToObject(r, "count", (double)count);
 			cJSON_AddStringToObject(r, "type", "float");
-			cJSON_AddStringToObject(r, "redop", coll_ops[opi].redop);
-			cJSON_AddNumberToObject(r, "root", coll_ops[opi].root);
+			cJSON_AddStringToObject(r, "redop", coll_ops[o.opi].redop);
+			cJSON_AddNumberToObject(r, "root", coll_ops[o.opi].root);
 			cJSON_AddNumberToObject(r, "time_s", t);
 			cJSON_AddNumberToObject(r, "algbw_GBps", alg);
 			cJSON_AddNumberToObject(r, "busbw_GBps", bus);
@@ -503,7 +533,7 @@ int cmd_collective(int argc, char **argv)
 				cJSON_AddStringToObject(r, "region", ch.region);
 		} else {
 			printf("   %12.0f %12lld %8s %6s %6d %10.2f %9.2f %9.2f  %s%s\n", bytes, count, "float",
-			       coll_ops[opi].redop, coll_ops[opi].root, t * 1e6, alg, bus, ch.algorithm,
+			       coll_ops[o.opi].redop, coll_ops[o.opi].root, t * 1e6, alg, bus, ch.algorithm,
 			       ch.selected_by && strncmp(ch.selected_by, "aws", 3) == 0 ? " *" : "");
 		}
 	}

@@ -20,6 +20,8 @@ struct cli_cv_opts {
 	double min_bytes;        /* points below are not counted */
 };
 
+/* The --fit companions' usage rules are the caller's (cmd_validate's
+ * fit_usage, one rule for every kind of case). */
 int cli_validate_collectives(const struct cli_cv_opts *o);
 
 int cmd_collective(int argc, char **argv);

@@ -13,7 +13,6 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <spawn.h>
@@ -31,74 +30,75 @@
 #include "../../calibrate/ingest/ingest.h"
 #include "../config/datadir.h"
 #include "cli.h"
+#include "cli_args.h"
 #include "cli_output.h"
 #include "../config/rpt_num.h" /* after cJSON: output numbers checked */
 
 extern char **environ;
 
-static void calibrate_usage(FILE *out)
-{
-	fprintf(out,
-		"usage: stepcast calibrate run [--output FILE] [--bench-dir DIR] [--quick]\n"
-		"       stepcast calibrate ingest FILE... [--format FMT] [--collective NAME]\n"
-		"                                 [--ranks N] [--nodes N] [--output FILE]\n"
-		"       stepcast calibrate fit FILE... --instance NAME --name NAME [--base PROFILE]\n"
-		"                              [--fabric NAME] [--output FILE] [--force] [--params LIST]\n"
-		"                              [--prior-weight X] [--inplace] [--description TEXT]\n"
-		"                              [--report-format text|json]\n"
-		"       stepcast calibrate show NAME|FILE [--report-format text|json]\n"
-		"\n"
-		"Measure, ingest and fit the calibration parameters of the performance model.\n"
-		"\n"
-		"  run     run the CUDA microbenchmarks (GEMM BF16/FP8, HBM copy, NCCL\n"
-		"          collectives) on this machine's GPUs and print the measurements as\n"
-		"          JSON; exits 77 when there is no GPU or stepcast was built without CUDA\n"
-		"  ingest  read nccl-tests text logs or -J JSON, fio --output-format=json, or\n"
-		"          measurements JSON, and print them as one measurements JSON document\n"
-		"  fit     fit the model to measurements (JSON or raw logs, as ingest reads them)\n"
-		"          and write a calibration profile with fitted ranges, provenance and\n"
-		"          residuals; print the fit quality\n"
-		"  show    print a profile (a catalogue name, or a file: a value with '/' or\n"
-		"          ending in .json) and its fit quality\n"
-		"\n"
-		"options:\n"
-		"  -o, --output FILE        run, ingest: write the JSON here instead of stdout;\n"
-		"                           fit: the profile (default CONFIG-DIR/calibration/NAME.json)\n"
-		"      --bench-dir DIR      run: where the benchmark programs are (default: the\n"
-		"                           installed libexec/stepcast, or $STEPCAST_BENCH_DIR)\n"
-		"      --quick              run: fewer sizes and repetitions (a smoke test)\n"
-		"  -F, --format FMT         ingest, fit: input format: auto (default), nccl-text,\n"
-		"                           nccl-json, fio or bench\n"
-		"      --collective NAME    nccl-tests tables that do not name their test\n"
-		"                           (e.g. all_reduce); the log's own name wins\n"
-		"      --ranks N            ranks of a log that lists none (no \"# Rank\" lines)\n"
-		"      --nodes N            hosts of a log that does not name them\n"
-		"  -i, --instance NAME      fit: the instance type the measurements ran on\n"
-		"  -n, --name NAME          fit: name of the new profile\n"
-		"  -b, --base PROFILE       fit: profile the unfitted parameters come from, a\n"
-		"                           catalogue NAME or a profile FILE (a value with '/' or\n"
-		"                           ending in .json), for the instance's GPU family\n"
-		"                           (default: the instance GPU's default profile)\n"
-		"      --fabric NAME        fit: fabric of the instances (default ultracluster)\n"
-		"      --force              fit: replace an existing profile file\n"
-		"      --params LIST        fit: the collective parameters to fit (default: those\n"
-		"                           the data can move: EFA ones from multi-node curves,\n"
-		"                           NVLink ones from single-node curves, LL ones from both)\n"
-		"      --prior-weight X     fit: pull towards the base profile (default 0.03)\n"
-		"      --inplace            fit: use nccl-tests' in-place times\n"
-		"      --description TEXT   fit: the profile's description\n"
-		"  -r, --report-format FMT  fit, show: text (default) or json\n"
-		"  -c, --config-dir DIR     catalogue directory (default: $STEPCAST_CONFIG_DIR,\n"
-		"                           else the configs/ of the data directory)\n"
-		"  -h, --help               show this help\n"
-		"\n"
-		"exit: 0 done, 2 usage, 3 invalid input (with the file and line or JSON\n"
-		"pointer), 4 a file could not be read or written, 77 run: no GPU, nothing measured.\n");
-}
-
 enum {
-	O_BENCH_DIR = 256, O_QUICK, O_COLLECTIVE, O_RANKS, O_NODES, O_FABRIC, O_FORCE, O_PARAMS,
+	O_BENCH_DIR = CLI_KEY_BASE, O_QUICK, O_COLLECTIVE, O_RANKS, O_NODES, O_FABRIC, O_FORCE, O_PARAMS,
 	O_PRIOR, O_INPLACE, O_DESCRIPTION
+};
+
+static const struct cli_opt calibrate_opts[] = {
+	{ "output", 'o', "FILE", "run, ingest: write the JSON here instead of stdout;\n"
+				 "fit: the profile (default CONFIG-DIR/calibration/NAME.json)", NULL },
+	{ "bench-dir", O_BENCH_DIR, "DIR", "run: where the benchmark programs are (default: the\n"
+					   "installed libexec/stepcast, or $STEPCAST_BENCH_DIR)", NULL },
+	{ "quick", O_QUICK, NULL, "run: fewer sizes and repetitions (a smoke test)", NULL },
+	{ "format", 'F', "FMT", "ingest, fit: input format: auto (default), nccl-text,\n"
+				"nccl-json, fio or bench", NULL },
+	{ "collective", O_COLLECTIVE, "NAME", "nccl-tests tables that do not name their test\n"
+					      "(e.g. all_reduce); the log's own name wins", NULL },
+	{ "ranks", O_RANKS, "N", "ranks of a log that lists none (no \"# Rank\" lines)", NULL },
+	{ "nodes", O_NODES, "N", "hosts of a log that does not name them", NULL },
+	{ "instance", 'i', "NAME", "fit: the instance type the measurements ran on", NULL },
+	{ "name", 'n', "NAME", "fit: name of the new profile", NULL },
+	{ "base", 'b', "PROFILE", "fit: profile the unfitted parameters come from, a\n"
+				  "catalogue NAME or a profile FILE (a value with '/' or\n"
+				  "ending in .json), for the instance's GPU family\n"
+				  "(default: the instance GPU's default profile)", NULL },
+	{ "fabric", O_FABRIC, "NAME", "fit: fabric of the instances (default ultracluster)", NULL },
+	{ "force", O_FORCE, NULL, "fit: replace an existing profile file", NULL },
+	{ "params", O_PARAMS, "LIST", "fit: the collective parameters to fit (default: those\n"
+				      "the data can move: EFA ones from multi-node curves,\n"
+				      "NVLink ones from single-node curves, LL ones from both)", NULL },
+	{ "prior-weight", O_PRIOR, "X", "fit: pull towards the base profile (default 0.03)", NULL },
+	{ "inplace", O_INPLACE, NULL, "fit: use nccl-tests' in-place times", NULL },
+	{ "description", O_DESCRIPTION, "TEXT", "fit: the profile's description", NULL },
+	{ "report-format", 'r', "FMT", "fit, show: text (default) or json", NULL },
+	CLI_OPT_GROUP(cli_opts_config_dir),
+	CLI_OPT_GROUP(cli_opts_help),
+	CLI_OPT_END
+};
+
+static const struct cli_usage calibrate_usage = {
+	"usage: stepcast calibrate run [--output FILE] [--bench-dir DIR] [--quick]\n"
+	"       stepcast calibrate ingest FILE... [--format FMT] [--collective NAME]\n"
+	"                                 [--ranks N] [--nodes N] [--output FILE]\n"
+	"       stepcast calibrate fit FILE... --instance NAME --name NAME [--base PROFILE]\n"
+	"                              [--fabric NAME] [--output FILE] [--force] [--params LIST]\n"
+	"                              [--prior-weight X] [--inplace] [--description TEXT]\n"
+	"                              [--report-format text|json]\n"
+	"       stepcast calibrate show NAME|FILE [--report-format text|json]\n",
+	"Measure, ingest and fit the calibration parameters of the performance model.\n"
+	"\n"
+	"  run     run the CUDA microbenchmarks (GEMM BF16/FP8, HBM copy, NCCL\n"
+	"          collectives) on this machine's GPUs and print the measurements as\n"
+	"          JSON; exits 77 when there is no GPU or stepcast was built without CUDA\n"
+	"  ingest  read nccl-tests text logs or -J JSON, fio --output-format=json, or\n"
+	"          measurements JSON, and print them as one measurements JSON document\n"
+	"  fit     fit the model to measurements (JSON or raw logs, as ingest reads them)\n"
+	"          and write a calibration profile with fitted ranges, provenance and\n"
+	"          residuals; print the fit quality\n"
+	"  show    print a profile (a catalogue name, or a file: a value with '/' or\n"
+	"          ending in .json) and its fit quality\n",
+	calibrate_opts,
+	"\n"
+	"exit: 0 done, 2 usage, 3 invalid input (with the file and line or JSON\n"
+	"pointer), 4 a file could not be read or written, 77 run: no GPU, nothing measured.\n",
+	27
 };
 
 struct args {
@@ -130,22 +130,6 @@ static const char *verb_of_option(int opt)
 	return "";
 }
 
-static const char *opt_name(int opt)
-{
-	static const struct { int opt; const char *name; } names[] = {
-		{ O_BENCH_DIR, "bench-dir" }, { O_QUICK, "quick" }, { 'F', "format" },
-		{ O_COLLECTIVE, "collective" }, { O_RANKS, "ranks" }, { O_NODES, "nodes" },
-		{ 'i', "instance" }, { 'n', "name" }, { 'b', "base" }, { O_FABRIC, "fabric" },
-		{ O_FORCE, "force" }, { O_PARAMS, "params" }, { O_PRIOR, "prior-weight" },
-		{ O_INPLACE, "inplace" }, { O_DESCRIPTION, "description" }, { 'r', "report-format" },
-		{ 'o', "output" }, { 'c', "config-dir" },
-	};
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (names[i].opt == opt)
-			return names[i].name;
-	return "?";
-}
-
 static bool parse_count(const char *s, int *out)
 {
 	char *end;
@@ -161,28 +145,7 @@ static bool parse_count(const char *s, int *out)
 
 static int parse_args(int argc, char **argv, struct args *a)
 {
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "bench-dir", required_argument, NULL, O_BENCH_DIR },
-		{ "quick", no_argument, NULL, O_QUICK },
-		{ "format", required_argument, NULL, 'F' },
-		{ "collective", required_argument, NULL, O_COLLECTIVE },
-		{ "ranks", required_argument, NULL, O_RANKS },
-		{ "nodes", required_argument, NULL, O_NODES },
-		{ "instance", required_argument, NULL, 'i' },
-		{ "name", required_argument, NULL, 'n' },
-		{ "base", required_argument, NULL, 'b' },
-		{ "fabric", required_argument, NULL, O_FABRIC },
-		{ "force", no_argument, NULL, O_FORCE },
-		{ "params", required_argument, NULL, O_PARAMS },
-		{ "prior-weight", required_argument, NULL, O_PRIOR },
-		{ "inplace", no_argument, NULL, O_INPLACE },
-		{ "description", required_argument, NULL, O_DESCRIPTION },
-		{ "report-format", required_argument, NULL, 'r' },
-		{ "config-dir", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
+	struct cli_args ca;
 	int c;
 
 	memset(a, 0, sizeof(*a));
@@ -190,7 +153,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 	a->report = FMT_TEXT;
 	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
 		if (argc >= 2) {
-			calibrate_usage(stdout);
+			cli_usage_print(stdout, &calibrate_usage);
 			return cli_finish(EXIT_OK) == EXIT_OK ? -1 : EXIT_IO;
 		}
 		return cli_usage_error("calibrate", "missing subcommand (run, ingest, fit or show)");
@@ -200,22 +163,14 @@ static int parse_args(int argc, char **argv, struct args *a)
 	    strcmp(a->verb, "show"))
 		return cli_usage_error("calibrate", "unknown subcommand '%s' (expected run, ingest, fit or show)",
 				       a->verb);
-	argc--;
-	argv++;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:F:i:n:b:r:c:h", opts, NULL)) != -1) {
-		if (c == 'h') {
-			calibrate_usage(stdout);
-			return cli_finish(EXIT_OK) == EXIT_OK ? -1 : EXIT_IO;
-		}
-		if (c == ':')
-			return cli_usage_error("calibrate", "option '%s' needs a value", argv[optind - 1]);
-		if (c == '?')
-			return cli_usage_error("calibrate", "unknown option '%s'", argv[optind - 1]);
+	cli_args_init(&ca, &calibrate_usage, argc - 1, argv + 1);
+	ca.pass_shared = true; /* -c is not an option of every verb */
+	while ((c = cli_next_option(&ca)) > 0) {
+		const char *optarg = ca.arg;
+
 		if (!strstr(verb_of_option(c), a->verb))
 			return cli_usage_error("calibrate", "--%s is not an option of 'calibrate %s'",
-					       opt_name(c), a->verb);
+					       cli_opt_name(calibrate_opts, c), a->verb);
 		if (c <= O_DESCRIPTION)
 			a->given[c] = true;
 		switch (c) {
@@ -265,8 +220,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 		case 'c': a->dir = optarg; break;
 		}
 	}
-	a->files = argv + optind;
-	a->n_files = argc - optind;
+	if (c == CLI_STOP)
+		return ca.code == EXIT_OK ? -1 : ca.code;
+	a->files = cli_operands_rest(&ca, &a->n_files);
 	return EXIT_OK;
 }
 

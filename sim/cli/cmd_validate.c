@@ -1,6 +1,5 @@
 /* cmd_validate.c: `stepcast validate [FILE]`: predict published training
  * runs and report the error per case and in summary. */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +14,7 @@
 #include "../validate/validate.h"
 #include "../validate/val_summary.h"
 #include "cli.h"
+#include "cli_args.h"
 #include "cli_progress.h"
 #include "cli_set.h"
 #include "cli_coll.h"
@@ -253,303 +253,318 @@ static int explain_case(const struct val_set *set, const char *id)
 	return EXIT_INVALID;
 }
 
-static void validate_usage(FILE *out)
+/* long-only options */
+enum {
+	OPT_MAX_OOS_MAPE = CLI_KEY_BASE, OPT_BANDS_OUTPUT, OPT_OOS_ITERATIONS, OPT_FIT, OPT_COLLECTIVES,
+	OPT_MIN_BYTES
+};
+
+static const struct cli_opt validate_opts[] = {
+	{ "format", 'f', "FMT", "text (default), json, csv or md", NULL },
+	{ "max-mape", 'm', "PCT", "exit 1 when the overall MAPE is above PCT percent", NULL },
+	{ "summary", 's', NULL, "print only the summary (and unexpressed cases)", NULL },
+	{ "calibration", 'k', "NAME|FILE", "use this profile (a catalogue NAME, or a profile FILE:\n"
+					   "a value with '/' or ending in .json) for every case on\n"
+					   "a GPU of its family (default: each GPU's own)", NULL },
+	{ "systems", 'y', "FILE", "scale-out network per GPU type (default: systems.json\n"
+				  "next to the default cases file)", NULL },
+	CLI_OPT_GROUP(cli_opts_config_dir),
+	{ "fit", OPT_FIT, "P1,P2,...", "fit these calibration parameters of the --calibration\n"
+				       "profile to the cases of its GPUs (Nelder-Mead on mean\n"
+				       "|log error|), report with the fitted values, and write\n"
+				       "the fitted profile to --output", NULL },
+	{ "output", 'o', "FILE", "where --fit writes the profile (required with --fit)", NULL },
+	{ "explain", 'e', "ID", "print the full prediction (as predict does) for case ID", NULL },
+	{ "cross-validate", 'x', NULL, "with --fit: for each source group, refit without that\n"
+				       "group and report its error out of sample (stderr)", NULL },
+	{ "out-of-sample", 'O', NULL, "also predict every case out of sample: for each\n"
+				      "profile, refit the parameters it marks as fitted by\n"
+				      "validate --fit with the case's source group left out\n"
+				      "(leave-one-source-group-out); the summary leads with\n"
+				      "that MAPE (JSON: mape_out_of_sample per row, and a\n"
+				      "row per GPU family); slow: minutes on 2 cores", NULL },
+	{ "max-oos-mape", OPT_MAX_OOS_MAPE, "PCT", "with --out-of-sample (implied): exit 1 when the\n"
+						   "overall out-of-sample MAPE is above PCT percent", NULL },
+	{ "bands-output", OPT_BANDS_OUTPUT, "FILE", "with --out-of-sample (implied): write the P10/P50/P90\n"
+						    "band of each regime (configs/uncertainty-bands.json)", NULL },
+	{ "serving", 'S', NULL, "validate serving instead: predict the published\n"
+				"serving measurements of FILE (default: the shipped\n"
+				"serving-cases.json) with `stepcast serve`'s model and\n"
+				"report throughput, TTFT and TPOT errors separately;\n"
+				"--max-mape then applies to each of the three;\n"
+				"with --out-of-sample each GPU family's fitted serving\n"
+				"parameters are refitted without each source group\n"
+				"(an oos% column; --max-oos-mape applies to each\n"
+				"metric; --bands-output writes the serving regime\n"
+				"bands into the file, keeping its training entries)", NULL },
+	{ "oos-iterations", OPT_OOS_ITERATIONS, "N", "with --serving --out-of-sample (implied): Nelder-Mead\n"
+						     "iterations per left-out group (default 40, about half\n"
+						     "an hour on 2 cores); 0: no refit, every group\n"
+						     "predicted with the parameters at their priors", NULL },
+	{ "memory", 'M', NULL, "validate memory instead: predict the published per-GPU\n"
+			       "peak memory of FILE (default: the shipped\n"
+			       "memory-cases.json), each case's statistic (max\n"
+			       "allocated, max reserved or nvidia-smi used); --max-mape\n"
+			       "then applies to the memory MAPE", NULL },
+	{ "collectives", OPT_COLLECTIVES, NULL, "validate collectives instead: predict every curve of\n"
+						"FILE (default: the shipped collective-cases.json and\n"
+						"efa-collective-cases.json) point by point (time where\n"
+						"published, else bus bandwidth) and report APE per curve,\n"
+						"source group, system, collective and node count; with\n"
+						"--fit P1,.. --calibration NAME --output FILE it fits\n"
+						"those parameters to the curves (--cross-validate: leave\n"
+						"one source group out)", NULL },
+	{ "min-bytes", OPT_MIN_BYTES, "B", "with --collectives: count only points of >= B bytes", NULL },
+	CLI_OPT_GROUP(cli_opts_quiet),
+	CLI_OPT_GROUP(cli_opts_help),
+	CLI_OPT_END
+};
+
+static const struct cli_usage validate_usage = {
+	"usage: stepcast validate [FILE] [--format text|json|csv|md] [--max-mape PCT]\n"
+	"                         [--summary] [--calibration NAME|FILE] [--systems FILE]\n"
+	"                         [--config-dir DIR] [--fit P1,P2,... --output FILE]\n"
+	"                         [--out-of-sample] [--max-oos-mape PCT] [--bands-output FILE]\n",
+	"Predict every case of FILE (default: the public training runs shipped in\n"
+	"tests/validation/data/training-cases.json) and compare with the measured step\n"
+	"time. Prints each case's error, the cases that cannot be expressed with the\n"
+	"reason, and MAPE, median, 90th percentile and worst error overall, per source\n"
+	"group and per GPU type.\n",
+	validate_opts,
+	NULL,
+	0
+};
+
+/* What `stepcast validate` was asked. */
+struct validate_args {
+	enum cli_format fmt;
+	const char *file;  /* the FILE operand (NULL: the shipped cases) */
+	const char *path;  /* file, else the shipped training cases */
+	const char *dir, *calib, *systems, *fit, *output, *explain, *bands_output;
+	double max_mape, max_oos_mape, min_bytes;
+	long oos_iterations;
+	bool oos, summary_only, cross, serving, memory, collectives;
+};
+
+/* strtod of all of s into *v: false when s is not a number. */
+static bool parse_number(const char *s, double *v)
 {
-	fprintf(out,
-		"usage: stepcast validate [FILE] [--format text|json|csv|md] [--max-mape PCT]\n"
-		"                         [--summary] [--calibration NAME|FILE] [--systems FILE]\n"
-		"                         [--config-dir DIR] [--fit P1,P2,... --output FILE]\n"
-		"                         [--out-of-sample] [--max-oos-mape PCT] [--bands-output FILE]\n"
-		"\n"
-		"Predict every case of FILE (default: the public training runs shipped in\n"
-		"tests/validation/data/training-cases.json) and compare with the measured step\n"
-		"time. Prints each case's error, the cases that cannot be expressed with the\n"
-		"reason, and MAPE, median, 90th percentile and worst error overall, per source\n"
-		"group and per GPU type.\n"
-		"\n"
-		"options:\n"
-		"  -f, --format FMT        text (default), json, csv or md\n"
-		"  -m, --max-mape PCT      exit 1 when the overall MAPE is above PCT percent\n"
-		"  -s, --summary           print only the summary (and unexpressed cases)\n"
-		"  -k, --calibration NAME|FILE\n"
-		"                          use this profile (a catalogue NAME, or a profile FILE:\n"
-		"                          a value with '/' or ending in .json) for every case on\n"
-		"                          a GPU of its family (default: each GPU's own)\n"
-		"  -y, --systems FILE      scale-out network per GPU type (default: systems.json\n"
-		"                          next to the default cases file)\n"
-		"  -c, --config-dir DIR    catalogue directory (default: $STEPCAST_CONFIG_DIR,\n"
-		"                          else the configs/ of the data directory)\n"
-		"      --fit P1,P2,...     fit these calibration parameters of the --calibration\n"
-		"                          profile to the cases of its GPUs (Nelder-Mead on mean\n"
-		"                          |log error|), report with the fitted values, and write\n"
-		"                          the fitted profile to --output\n"
-		"  -o, --output FILE       where --fit writes the profile (required with --fit)\n"
-		"  -e, --explain ID        print the full prediction (as predict does) for case ID\n"
-		"  -x, --cross-validate    with --fit: for each source group, refit without that\n"
-		"                          group and report its error out of sample (stderr)\n"
-		"  -O, --out-of-sample     also predict every case out of sample: for each\n"
-		"                          profile, refit the parameters it marks as fitted by\n"
-		"                          validate --fit with the case's source group left out\n"
-		"                          (leave-one-source-group-out); the summary leads with\n"
-		"                          that MAPE (JSON: mape_out_of_sample per row, and a\n"
-		"                          row per GPU family); slow: minutes on 2 cores\n"
-		"      --max-oos-mape PCT  with --out-of-sample (implied): exit 1 when the\n"
-		"                          overall out-of-sample MAPE is above PCT percent\n"
-		"      --bands-output FILE with --out-of-sample (implied): write the P10/P50/P90\n"
-		"                          band of each regime (configs/uncertainty-bands.json)\n"
-		"  -S, --serving           validate serving instead: predict the published\n"
-		"                          serving measurements of FILE (default: the shipped\n"
-		"                          serving-cases.json) with `stepcast serve`'s model and\n"
-		"                          report throughput, TTFT and TPOT errors separately;\n"
-		"                          --max-mape then applies to each of the three;\n"
-		"                          with --out-of-sample each GPU family's fitted serving\n"
-		"                          parameters are refitted without each source group\n"
-		"                          (an oos%% column; --max-oos-mape applies to each\n"
-		"                          metric; --bands-output writes the serving regime\n"
-		"                          bands into the file, keeping its training entries)\n"
-		"      --oos-iterations N  with --serving --out-of-sample (implied): Nelder-Mead\n"
-		"                          iterations per left-out group (default 40, about half\n"
-		"                          an hour on 2 cores); 0: no refit, every group\n"
-		"                          predicted with the parameters at their priors\n"
-		"  -M, --memory            validate memory instead: predict the published per-GPU\n"
-		"                          peak memory of FILE (default: the shipped\n"
-		"                          memory-cases.json), each case's statistic (max\n"
-		"                          allocated, max reserved or nvidia-smi used); --max-mape\n"
-		"                          then applies to the memory MAPE\n"
-		"      --collectives       validate collectives instead: predict every curve of\n"
-		"                          FILE (default: the shipped collective-cases.json and\n"
-		"                          efa-collective-cases.json) point by point (time where\n"
-		"                          published, else bus bandwidth) and report APE per curve,\n"
-		"                          source group, system, collective and node count; with\n"
-		"                          --fit P1,.. --calibration NAME --output FILE it fits\n"
-		"                          those parameters to the curves (--cross-validate: leave\n"
-		"                          one source group out)\n"
-		"      --min-bytes B       with --collectives: count only points of >= B bytes\n"
-		);
-	cli_progress_usage(out);
-	fprintf(out,
-		"  -h, --help              show this help\n");
+	char *end;
+
+	*v = strtod(s, &end);
+	return end != s && !*end;
 }
 
-/* long-only options */
-enum { OPT_MAX_OOS_MAPE = 0x200, OPT_BANDS_OUTPUT, OPT_OOS_ITERATIONS };
+/* Parse argv into *o: CLI_GO to go on, else the exit code. */
+static int validate_parse(int argc, char **argv, struct validate_args *o)
+{
+	struct cli_args a;
+	int c;
+	char *end;
+
+	*o = (struct validate_args){ .fmt = FMT_TEXT, .max_mape = -1, .max_oos_mape = -1,
+				     .oos_iterations = -1 };
+	cli_args_init(&a, &validate_usage, argc, argv);
+	while ((c = cli_next_option(&a)) > 0) {
+		const char *optarg = a.arg;
+
+		switch (c) {
+		case 'f':
+			if (!cli_parse_format("validate", optarg, 1u << FMT_TEXT | 1u << FMT_JSON |
+					      1u << FMT_CSV | 1u << FMT_MD, &o->fmt))
+				return EXIT_USAGE;
+			break;
+		case 'm':
+			if (!parse_number(optarg, &o->max_mape) || !(o->max_mape >= 0))
+				return cli_usage_error("validate", "--max-mape needs a percentage >= 0, got '%s'", optarg);
+			break;
+		case 's': o->summary_only = true; break;
+		case 'y': o->systems = optarg; break;
+		case OPT_FIT: o->fit = optarg; break;
+		case 'o': o->output = optarg; break;
+		case 'e': o->explain = optarg; break;
+		case 'x': o->cross = true; break;
+		case 'S': o->serving = true; break;
+		case 'M': o->memory = true; break;
+		case OPT_COLLECTIVES: o->collectives = true; break;
+		case OPT_MIN_BYTES:
+			if (!parse_number(optarg, &o->min_bytes) || !(o->min_bytes >= 0) || o->min_bytes > 1e15)
+				return cli_usage_error("validate", "--min-bytes needs a size >= 0, got '%s'", optarg);
+			break;
+		case 'O': o->oos = true; break;
+		case OPT_OOS_ITERATIONS:
+			o->oos_iterations = strtol(optarg, &end, 10);
+			if (end == optarg || *end || o->oos_iterations < 0 || o->oos_iterations > 100000)
+				return cli_usage_error("validate", "--oos-iterations needs a count from 0 to 100000, got '%s'",
+						       optarg);
+			o->oos = true;
+			break;
+		case OPT_BANDS_OUTPUT:
+			o->bands_output = optarg;
+			o->oos = true;
+			break;
+		case OPT_MAX_OOS_MAPE:
+			if (!parse_number(optarg, &o->max_oos_mape) || !(o->max_oos_mape >= 0))
+				return cli_usage_error("validate", "--max-oos-mape needs a percentage >= 0, got '%s'",
+						       optarg);
+			o->oos = true;
+			break;
+		}
+	}
+	if (c == CLI_STOP)
+		return a.code;
+	o->dir = a.config_dir;
+	o->calib = a.calibration;
+	if (!cli_operand(&a, &o->file, NULL) || !cli_operands_end(&a))
+		return a.code;
+	o->path = o->file ? o->file : val_default_cases_path();
+	return CLI_GO;
+}
+
+/* The usage errors of --fit and its companions (one rule for training and
+ * serving). */
+static int fit_usage(const struct validate_args *o)
+{
+	if (o->fit && !o->calib)
+		return cli_usage_error("validate", "--fit needs --calibration NAME (the profile to fit)");
+	if (o->fit && !o->output)
+		return cli_usage_error("validate", "--fit needs --output FILE for the fitted profile");
+	if (o->output && !o->fit)
+		return cli_usage_error("validate", "--output is only used with --fit");
+	if (o->cross && !o->fit)
+		return cli_usage_error("validate", "--cross-validate needs --fit");
+	return CLI_GO;
+}
+
+/* --memory, --collectives and --serving: the exit code; CLI_GO for the
+ * training cases. */
+static int validate_other(const struct validate_args *o)
+{
+	int code;
+
+	if (o->memory) {
+		if (o->serving || o->fit || o->calib || o->explain || o->cross)
+			return cli_usage_error("validate", "--memory takes only --format, --summary, "
+					       "--max-mape, --systems and --config-dir");
+		return cli_finish(cli_validate_memory(o->file, o->systems, o->fmt, o->max_mape,
+						      o->summary_only, o->dir));
+	}
+	if (o->min_bytes > 0 && !o->collectives)
+		return cli_usage_error("validate", "--min-bytes is only used with --collectives");
+	if (o->collectives) {
+		struct cli_cv_opts co = {
+			o->file, o->fmt, o->max_mape, o->summary_only, o->calib, o->dir, o->fit,
+			o->output, o->cross, o->min_bytes
+		};
+
+		if (o->serving || o->systems || o->explain)
+			return cli_usage_error("validate", "--collectives takes none of --serving, --systems, --explain");
+		if ((code = fit_usage(o)) != CLI_GO)
+			return code;
+		return cli_finish(cli_validate_collectives(&co));
+	}
+	if (o->serving) {
+		struct cli_serve_validate_opts so = {
+			o->file, o->fmt, o->max_mape, o->summary_only, o->calib, o->dir, o->fit,
+			o->output, o->explain, o->cross, o->oos, o->bands_output, o->max_oos_mape,
+			(int)o->oos_iterations
+		};
+
+		if (o->systems)
+			return cli_usage_error("validate", "--systems is not used with --serving");
+		if (o->oos && (o->fit || o->explain))
+			return cli_usage_error("validate", "--out-of-sample is not used with --fit or --explain");
+		if ((code = fit_usage(o)) != CLI_GO)
+			return code;
+		return cli_finish(cli_validate_serving(&so));
+	}
+	if (o->oos_iterations >= 0)
+		return cli_usage_error("validate", "--oos-iterations is only used with --serving");
+	if ((code = fit_usage(o)) != CLI_GO)
+		return code;
+	if (o->oos && o->fit)
+		return cli_usage_error("validate", "--out-of-sample does not go with --fit "
+				       "(--cross-validate is the fit's own)");
+	return CLI_GO;
+}
+
+/* After the run: --out-of-sample, --explain or the report, the bands and
+ * the gates; the exit code. */
+static int validate_report(const struct validate_args *o, struct val_set *set)
+{
+	struct val_summary_row all;
+	int code;
+
+	if (o->oos && !o->explain && (code = out_of_sample(set)) != EXIT_OK)
+		return code;
+	if (o->explain)
+		return explain_case(set, o->explain);
+	if (!rpt_validate(stdout, set, (enum rpt_validate_format)o->fmt, o->summary_only)) {
+		fprintf(stderr, "stepcast: error: out of memory\n");
+		return EXIT_INTERNAL;
+	}
+	if (o->oos && (code = regime_bands(set, o->fmt == FMT_TEXT || o->fmt == FMT_MD ? stdout : stderr,
+					  o->bands_output)) != EXIT_OK)
+		return code;
+	/* the gate reads the summary's "all" row, as the report prints it */
+	val_summary_rows(set, &all, 1);
+	code = EXIT_OK;
+	if (o->max_mape >= 0 && 100 * all.st.mape > o->max_mape) {
+		fprintf(stderr, "stepcast: validate: MAPE %.1f %% is above --max-mape %.1f %%\n",
+			100 * all.st.mape, o->max_mape);
+		code = EXIT_CHECK_FAILED;
+	}
+	if (o->max_oos_mape >= 0 && all.oos.count > 0 && 100 * all.oos.mape > o->max_oos_mape) {
+		fprintf(stderr, "stepcast: validate: out-of-sample MAPE %.1f %% is above "
+			"--max-oos-mape %.1f %%\n", 100 * all.oos.mape, o->max_oos_mape);
+		code = EXIT_CHECK_FAILED;
+	}
+	return code;
+}
 
 int cmd_validate(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "max-mape", required_argument, NULL, 'm' },
-		{ "summary", no_argument, NULL, 's' },
-		{ "calibration", required_argument, NULL, 'k' },
-		{ "systems", required_argument, NULL, 'y' },
-		{ "config-dir", required_argument, NULL, 'c' },
-		{ "fit", required_argument, NULL, 'F' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "explain", required_argument, NULL, 'e' },
-		{ "cross-validate", no_argument, NULL, 'x' },
-		{ "serving", no_argument, NULL, 'S' },
-		{ "memory", no_argument, NULL, 'M' },
-		{ "quiet", no_argument, NULL, CLI_OPT_QUIET },
-		{ "collectives", no_argument, NULL, 'C' },
-		{ "min-bytes", required_argument, NULL, 'B' },
-		{ "out-of-sample", no_argument, NULL, 'O' },
-		{ "max-oos-mape", required_argument, NULL, OPT_MAX_OOS_MAPE },
-		{ "bands-output", required_argument, NULL, OPT_BANDS_OUTPUT },
-		{ "oos-iterations", required_argument, NULL, OPT_OOS_ITERATIONS },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	enum cli_format fmt = FMT_TEXT;
-	const char *dir = NULL, *path, *calib = NULL, *systems = NULL;
-	const char *fit = NULL, *output = NULL, *explain = NULL, *bands_output = NULL;
-	double max_mape = -1, max_oos_mape = -1;
-	bool oos = false;
-	long oos_iterations = -1;
-	bool summary_only = false;
+	struct validate_args o;
 	struct catalog cat;
 	struct val_set set;
-	struct val_summary_row all;
 	struct sc_error err;
 	const struct calibration *cal = NULL;
 	int c, code, n_fit = 0;
 	int fit_params[VAL_FIT_MAX_PARAMS];
-	bool val_run_keep_calibration = false, cross = false, serving = false, memory = false;
-	bool collectives = false;
-	double min_bytes = 0;
-	char *end;
+	bool val_run_keep_calibration = false;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":f:m:sk:y:c:o:e:xSMOh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			if (!cli_parse_format("validate", optarg, 1u << FMT_TEXT | 1u << FMT_JSON |
-					      1u << FMT_CSV | 1u << FMT_MD, &fmt))
-				return EXIT_USAGE;
-			break;
-		case 'm':
-			max_mape = strtod(optarg, &end);
-			if (end == optarg || *end || !(max_mape >= 0))
-				return cli_usage_error("validate", "--max-mape needs a percentage >= 0, got '%s'", optarg);
-			break;
-		case 's':
-			summary_only = true;
-			break;
-		case 'k':
-			calib = optarg;
-			break;
-		case 'y':
-			systems = optarg;
-			break;
-		case 'c':
-			dir = optarg;
-			break;
-		case 'F':
-			fit = optarg;
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case 'e':
-			explain = optarg;
-			break;
-		case 'x':
-			cross = true;
-			break;
-		case 'S':
-			serving = true;
-			break;
-		case 'M':
-			memory = true;
-			break;
-		case CLI_OPT_QUIET:
-			cli_quiet = true;
-			break;
-		case 'C':
-			collectives = true;
-			break;
-		case 'B':
-			min_bytes = strtod(optarg, &end);
-			if (end == optarg || *end || !(min_bytes >= 0) || min_bytes > 1e15)
-				return cli_usage_error("validate", "--min-bytes needs a size >= 0, got '%s'", optarg);
-			break;
-		case 'O':
-			oos = true;
-			break;
-		case OPT_OOS_ITERATIONS:
-			oos_iterations = strtol(optarg, &end, 10);
-			if (end == optarg || *end || oos_iterations < 0 || oos_iterations > 100000)
-				return cli_usage_error("validate", "--oos-iterations needs a count from 0 to 100000, got '%s'",
-						       optarg);
-			oos = true;
-			break;
-		case OPT_BANDS_OUTPUT:
-			bands_output = optarg;
-			oos = true;
-			break;
-		case OPT_MAX_OOS_MAPE:
-			max_oos_mape = strtod(optarg, &end);
-			if (end == optarg || *end || !(max_oos_mape >= 0))
-				return cli_usage_error("validate", "--max-oos-mape needs a percentage >= 0, got '%s'",
-						       optarg);
-			oos = true;
-			break;
-		case 'h':
-			validate_usage(stdout);
-			return cli_finish(EXIT_OK);
-		case ':':
-			return cli_usage_error("validate", "option '%s' needs a value", argv[optind - 1]);
-		default:
-			return cli_usage_error("validate", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	path = optind < argc ? argv[optind++] : val_default_cases_path();
-	if (optind < argc)
-		return cli_usage_error("validate", "unexpected argument '%s'", argv[optind]);
-	if (memory) {
-		if (serving || fit || calib || explain || cross)
-			return cli_usage_error("validate", "--memory takes only --format, --summary, "
-					       "--max-mape, --systems and --config-dir");
-		return cli_finish(cli_validate_memory(
-			optind > 1 && path != val_default_cases_path() ? path : NULL, systems, fmt,
-			max_mape, summary_only, dir));
-	}
-	if (min_bytes > 0 && !collectives)
-		return cli_usage_error("validate", "--min-bytes is only used with --collectives");
-	if (collectives) {
-		struct cli_cv_opts co = {
-			optind > 1 && path != val_default_cases_path() ? path : NULL, fmt, max_mape,
-			summary_only, calib, dir, fit, output, cross, min_bytes
-		};
-
-		if (serving || systems || explain)
-			return cli_usage_error("validate", "--collectives takes none of --serving, --systems, --explain");
-		return cli_finish(cli_validate_collectives(&co));
-	}
-	if (serving) {
-		struct cli_serve_validate_opts so = {
-			optind > 1 && path != val_default_cases_path() ? path : NULL, fmt, max_mape,
-			summary_only, calib, dir, fit, output, explain, cross, oos, bands_output,
-			max_oos_mape, (int)oos_iterations
-		};
-
-		if (systems)
-			return cli_usage_error("validate", "--systems is not used with --serving");
-		if (oos && (fit || explain))
-			return cli_usage_error("validate", "--out-of-sample is not used with --fit or --explain");
-		if (fit && !calib)
-			return cli_usage_error("validate", "--fit needs --calibration NAME (the profile to fit)");
-		if (fit && !output)
-			return cli_usage_error("validate", "--fit needs --output FILE for the fitted profile");
-		if (output && !fit)
-			return cli_usage_error("validate", "--output is only used with --fit");
-		if (cross && !fit)
-			return cli_usage_error("validate", "--cross-validate needs --fit");
-		return cli_finish(cli_validate_serving(&so));
-	}
-
-	if (oos_iterations >= 0)
-		return cli_usage_error("validate", "--oos-iterations is only used with --serving");
-	if (fit && !calib)
-		return cli_usage_error("validate", "--fit needs --calibration NAME (the profile to fit)");
-	if (fit && !output)
-		return cli_usage_error("validate", "--fit needs --output FILE for the fitted profile");
-	if (output && !fit)
-		return cli_usage_error("validate", "--output is only used with --fit");
-	if (cross && !fit)
-		return cli_usage_error("validate", "--cross-validate needs --fit");
-	if (oos && fit)
-		return cli_usage_error("validate", "--out-of-sample does not go with --fit "
-				       "(--cross-validate is the fit's own)");
-	if (fit && (code = cli_parse_fit_params(fit, VAL_FIT_MAX_PARAMS, fit_params, &n_fit)) != EXIT_OK)
+	if ((code = validate_parse(argc, argv, &o)) != CLI_GO ||
+	    (code = validate_other(&o)) != CLI_GO)
 		return code;
-	if ((code = cli_load_catalog(dir, &cat)) != EXIT_OK)
+	if (o.fit && (code = cli_parse_fit_params(o.fit, VAL_FIT_MAX_PARAMS, fit_params, &n_fit)) != EXIT_OK)
+		return code;
+	if ((code = cli_load_catalog(o.dir, &cat)) != EXIT_OK)
 		return code;
 	sc_error_clear(&err);
-	if (calib) {
+	if (o.calib) {
 		/* cases span GPU families: val_run applies the family rule per case */
 		static struct calibration chosen;
 
-		if (calibration_select(&cat, NULL, calib, NULL, "--calibration", NULL, &chosen,
+		if (calibration_select(&cat, NULL, o.calib, NULL, "--calibration", NULL, &chosen,
 				       &err) != SC_OK) {
 			catalog_free(&cat);
 			return cli_fail(&err);
 		}
 		cal = &chosen;
 	}
-	if (val_load(path, systems ? systems : val_default_systems_path(), &cat, &set, &err) != SC_OK) {
+	if (val_load(o.path, o.systems ? o.systems : val_default_systems_path(), &cat, &set, &err) != SC_OK) {
 		catalog_free(&cat);
 		return cli_fail(&err);
 	}
-	if (fit) {
+	if (o.fit) {
 		static struct calibration fitted;
 		fitted = *cal;
-		if (cross && (code = cross_validate(&set, cal, fit_params, n_fit)) != EXIT_OK) {
+		if (o.cross && (code = cross_validate(&set, cal, fit_params, n_fit)) != EXIT_OK) {
 			val_free(&set);
 			catalog_free(&cat);
 			return code;
 		}
-		if ((code = run_fit(&set, &fitted, fit_params, n_fit, path, output)) != EXIT_OK) {
+		if ((code = run_fit(&set, &fitted, fit_params, n_fit, o.path, o.output)) != EXIT_OK) {
 			val_free(&set);
 			catalog_free(&cat);
 			return code;
@@ -571,38 +586,7 @@ int cmd_validate(int argc, char **argv)
 		return cli_fail(&err);
 	}
 	catalog_free(&cat);
-	if (oos && !explain && (code = out_of_sample(&set)) != EXIT_OK) {
-		val_free(&set);
-		return code;
-	}
-	if (explain) {
-		code = explain_case(&set, explain);
-		val_free(&set);
-		return cli_finish(code);
-	}
-	if (!rpt_validate(stdout, &set, (enum rpt_validate_format)fmt, summary_only)) {
-		val_free(&set);
-		fprintf(stderr, "stepcast: error: out of memory\n");
-		return EXIT_INTERNAL;
-	}
-	if (oos && (code = regime_bands(&set, fmt == FMT_TEXT || fmt == FMT_MD ? stdout : stderr,
-					bands_output)) != EXIT_OK) {
-		val_free(&set);
-		return code;
-	}
-	/* the gate reads the summary's "all" row, as the report prints it */
-	val_summary_rows(&set, &all, 1);
-	code = EXIT_OK;
-	if (max_mape >= 0 && 100 * all.st.mape > max_mape) {
-		fprintf(stderr, "stepcast: validate: MAPE %.1f %% is above --max-mape %.1f %%\n",
-			100 * all.st.mape, max_mape);
-		code = EXIT_CHECK_FAILED;
-	}
-	if (max_oos_mape >= 0 && all.oos.count > 0 && 100 * all.oos.mape > max_oos_mape) {
-		fprintf(stderr, "stepcast: validate: out-of-sample MAPE %.1f %% is above "
-			"--max-oos-mape %.1f %%\n", 100 * all.oos.mape, max_oos_mape);
-		code = EXIT_CHECK_FAILED;
-	}
+	code = validate_report(&o, &set);
 	val_free(&set);
 	return cli_finish(code);
 }

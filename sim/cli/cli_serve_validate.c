@@ -70,10 +70,10 @@ static int cross_validate(struct sval_set *set, const struct calibration *start,
 	return EXIT_OK;
 }
 
-/* Nelder-Mead iterations of each out-of-sample fold: a fold starts from the
- * profile's fitted values (fitted on every group) and only has to move
- * them off the left-out group; every iteration simulates the family's
- * cases (seconds), so the folds get a tenth of a full fit's budget. */
+/* Nelder-Mead iterations of each out-of-sample fold (a fold starts from
+ * the parameters' priors, fit.h val_cv_run); every iteration simulates the
+ * family's cases (seconds), so the folds get a tenth of a full fit's
+ * budget. */
 #define OOS_ITERATIONS 40
 
 /* --out-of-sample: for each GPU family profile the expressed cases use,

@@ -103,17 +103,6 @@ enum sc_status sval_fit(struct sval_set *set, struct calibration *cal, const int
 	return val_fit_bounded(&p, res, err);
 }
 
-double sval_group_mape(struct sval_set *set, const struct calibration *cal, const char *group,
-		       int *count)
-{
-	struct calibration c = *cal;
-	struct sfit_ctx x = { set, &c, NULL, group, 0, 0 };
-
-	objective(&x);
-	*count = x.metrics;
-	return x.mape;
-}
-
 /* ---- the serving set's side of fit.h's leave-one-group-out loop ---- */
 
 static const char *cv_group_of(void *set, int i, const struct calibration *in)

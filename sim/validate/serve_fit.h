@@ -24,10 +24,6 @@ enum sc_status sval_fit(struct sval_set *set, struct calibration *cal, const int
 			int n_params, int max_iterations, const char *exclude_group,
 			struct val_fit_result *res, struct sc_error *err);
 
-/* MAPE (fraction, over the published metrics) and metric count of the
- * cases of source group `group` in cal's family, predicted with cal. */
-double sval_group_mape(struct sval_set *set, const struct calibration *cal, const char *group,
-		       int *count);
 
 /* Leave-one-source-group-out over the serving cases of `in`'s GPU family:
  * the one loop of fit.h (val_cv_run), each fold refitting params with

@@ -391,7 +391,7 @@ void layout_set_pipeline(struct layout *l, int pp, int vpp)
 	l->pp = pp;
 	l->vpp = pp == 1 ? 1 : vpp;
 	if (!sched_check(l->schedule, l->pp, l->vpp, 0, NULL, 0))
-		l->schedule = l->vpp > 1 ? SCHED_INTERLEAVED_1F1B : SCHED_1F1B;
+		l->schedule = layout_schedule_default(l->vpp);
 }
 
 void layout_set_schedule(struct layout *l, enum sc_schedule s)

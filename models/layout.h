@@ -128,6 +128,15 @@ static inline bool layout_sp_default(int tp)
 	return tp > 1;
 }
 
+/* The schedule Megatron-Core runs when none is named: interleaved-1f1b
+ * with virtual stages (--num-layers-per-virtual-pipeline-stage), 1f1b
+ * without.  The scenario's default, validate's for published runs, and what
+ * layout_set_pipeline falls back to. */
+static inline enum sc_schedule layout_schedule_default(int vpp)
+{
+	return vpp > 1 ? SCHED_INTERLEAVED_1F1B : SCHED_1F1B;
+}
+
 /* l with tp and what follows it: sequence parallelism off at tp 1 (it needs
  * tp > 1), on when TP appears (layout_sp_default), kept when tp > 1 stays
  * (a user's sequence_parallel false is theirs). */

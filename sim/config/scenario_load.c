@@ -273,8 +273,8 @@ enum sc_status scenario_read(const char *file, const cJSON *root,
 	given_dp = sc->layout.dp;
 	if (!cJSON_GetObjectItemCaseSensitive(layout, "sequence_parallel"))
 		sc->layout.sequence_parallel = layout_sp_default(sc->layout.tp);
-	if (!cJSON_GetObjectItemCaseSensitive(layout, "schedule") && sc->layout.vpp > 1)
-		sc->layout.schedule = SCHED_INTERLEAVED_1F1B;
+	if (!cJSON_GetObjectItemCaseSensitive(layout, "schedule"))
+		sc->layout.schedule = layout_schedule_default(sc->layout.vpp);
 	if (given_dp == 0) {
 		/* each factor <= SC_MAX_GPUS (the field table): 2^60 at most */
 		long long denom = (long long)sc->layout.tp * sc->layout.pp * sc->layout.cp;

@@ -461,10 +461,14 @@ enum sc_status search_part_parse(const char *path, const char *buf, size_t len,
 			const cJSON *m = cJSON_GetObjectItemCaseSensitive(obj, "meta");
 
 			st = cfg_check_keys(&rd, obj, keys, "");
-			if (st == SC_OK && (!cJSON_IsNumber(v) || v->valuedouble != SEARCH_PART_VERSION))
+			if (st == SC_OK && !cJSON_IsNumber(v))
 				st = sc_error_set(err, SC_EINVAL, name, "/stepcast_search",
 						  "not a stepcast search result (version %d expected on the first line)",
 						  SEARCH_PART_VERSION);
+			else if (st == SC_OK && v->valuedouble != SEARCH_PART_VERSION)
+				st = sc_error_set(err, SC_EINVAL, name, "/stepcast_search",
+						  "search part version %.10g; this stepcast reads version %d (run the search again)",
+						  v->valuedouble, SEARCH_PART_VERSION);
 			if (st == SC_OK && !m)
 				st = sc_error_set(err, SC_EINVAL, name, "/meta", "missing key \"meta\"");
 			if (st == SC_OK)

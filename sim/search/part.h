@@ -25,7 +25,7 @@
 #include "../config/cfg_json.h"
 #include "search.h"
 
-#define SEARCH_PART_VERSION 1
+#define SEARCH_PART_VERSION 2 /* 2: per-row band, confidence and tied_with_best */
 
 /* What a search was: everything its reports print besides the rows. */
 struct search_meta {

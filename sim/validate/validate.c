@@ -17,6 +17,7 @@
  */
 #include "validate.h"
 
+#include "../../models/layout.h"
 #include "../../models/moe_dispatch.h"
 #include "../../models/transformer.h"
 #include "../../models/uncertainty.h"
@@ -527,7 +528,7 @@ static int build_case(const struct val_set *set, const struct catalog *cat,
 		sc->layout.vpp = 1;
 		add_assumption(vc, "vpp=1");
 	}
-	sc->layout.schedule = sc->layout.vpp > 1 ? SCHED_INTERLEAVED_1F1B : SCHED_1F1B;
+	sc->layout.schedule = layout_schedule_default(sc->layout.vpp);
 	if (rc->etp > 0) {
 		sc->layout.etp = rc->etp;
 	} else if (model_is_moe(m) && (long long)rc->tp * rc->cp * rc->dp % ((long long)rc->tp * rc->ep) != 0) {

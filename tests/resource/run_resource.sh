@@ -6,10 +6,12 @@
 #   tests/resource/run_resource.sh STEPCAST
 #
 # Each case runs under `ulimit -v` (RESOURCE_KB, default 4 GiB of address
-# space) and `timeout` (RESOURCE_S, default 120 s); exit codes 0, 1 (a check
+# space) and `ulimit -t` (RESOURCE_S, default 120 CPU seconds: CPU time, not
+# wall-clock, so a loaded machine does not fail a bounded run; `timeout` at
+# ten times that is the backstop against a hang that sleeps); exit codes 0, 1 (a check
 # failed: a deadline not met), 3 (refused input), 5 (not covered), 6 (predict: does not fit) and 7 (serve:
 # unstable or not steady) pass;
-# a signal, a timeout or exit 70 fails.  Prints each case's time and peak
+# a signal (SIGXCPU: over the CPU limit), a timeout or exit 70 fails.  Prints each case's time and peak
 # memory (GNU time when present).
 set -uo pipefail
 
@@ -61,7 +63,7 @@ failed=0
 run() {
 	local name=$1 rc
 	shift
-	(ulimit -v "$kb" && timeout "$secs" "${timer[@]}" "$bin" "$@") >/dev/null 2>"$work/err"
+	(ulimit -v "$kb" && ulimit -t "$secs" && timeout "$((secs * 10))" "${timer[@]}" "$bin" "$@") >/dev/null 2>"$work/err"
 	rc=$?
 	printf '%-16s exit %-3d %s  %s\n' "$name" "$rc" "$( [[ -f $work/time ]] && tail -1 "$work/time")" \
 		"$(grep -m1 -E 'error|refus' "$work/err" | cut -c1-100)"

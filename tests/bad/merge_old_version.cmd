@@ -1,0 +1,1 @@
+merge tests/bad/merge_old_version.jsonl

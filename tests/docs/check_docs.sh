@@ -19,15 +19,9 @@
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-if (($# != 1)); then
-	echo "usage: $0 STEPCAST" >&2
-	exit 2
-fi
-bin=$1
-[[ $bin == /* ]] || bin=$PWD/$bin
-cd "$root" || exit 2
-export LC_ALL=C NO_COLOR=1
+# shellcheck source=tests/lib.sh
+source "$here/../lib.sh"
+sc_test_start check_docs "STEPCAST" "$@"
 
 missing=0
 miss() {

@@ -1,34 +1,18 @@
 /* test_transformer.c: parameter counts, FLOPs and the per-GPU op list. */
 #include "../../models/transformer.h"
+#include "sc_fixtures.h"
 #include "sc_test.h"
 
 #include <string.h>
 
-static struct model_arch llama(int layers, int hidden, int ffn, int heads, int kv)
-{
-	struct model_arch m;
-
-	memset(&m, 0, sizeof(m));
-	strcpy(m.name, "llama");
-	m.layers = layers;
-	m.hidden = hidden;
-	m.ffn_hidden = ffn;
-	m.heads = heads;
-	m.kv_heads = kv;
-	m.vocab = 128256;
-	m.gated_mlp = true;
-	m.activation = ACT_SWIGLU;
-	return m;
-}
-
 /* Dimensions from validation/training-cases.json models (Meta configs). */
-static struct model_arch llama3_8b(void) { return llama(32, 4096, 14336, 32, 8); }
-static struct model_arch llama3_70b(void) { return llama(80, 8192, 28672, 64, 8); }
-static struct model_arch llama31_405b(void) { return llama(126, 16384, 53248, 128, 8); }
+static struct model_arch llama3_8b(void) { return sc_fix_llama(32, 4096, 14336, 32, 8); }
+static struct model_arch llama3_70b(void) { return sc_fix_llama(80, 8192, 28672, 64, 8); }
+static struct model_arch llama31_405b(void) { return sc_fix_llama(126, 16384, 53248, 128, 8); }
 
 static struct model_arch deepseek_v3(void)
 {
-	struct model_arch m = llama(61, 7168, 18432, 128, 128);
+	struct model_arch m = sc_fix_llama(61, 7168, 18432, 128, 128);
 
 	m.vocab = 129280;
 	m.experts = 256;

@@ -56,6 +56,20 @@ const char *step_part_name(enum step_part p)
 	return "unknown";
 }
 
+enum step_part step_part_of_collective(const char *what)
+{
+	/* the groups add_coll() names below: "etp" is timed inside tp_comm */
+	if (strcmp(what, "tp") == 0 || strcmp(what, "etp") == 0)
+		return PART_TP_COMM;
+	if (strcmp(what, "cp") == 0)
+		return PART_CP_COMM;
+	if (strcmp(what, "ep") == 0)
+		return PART_EP_COMM;
+	if (strcmp(what, "pp") == 0)
+		return PART_PP_COMM;
+	return PART_DP_COMM; /* dp, fsdp and their second collectives */
+}
+
 const char *mem_part_name(enum mem_part p)
 {
 	switch (p) {

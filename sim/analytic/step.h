@@ -224,6 +224,8 @@ enum sc_status sim_step_finish_memo(const struct scenario *sc, const struct step
 				    struct sc_error *err);
 
 const char *step_part_name(enum step_part p);
+/* The part a step_collective's group (its `what`) is timed in. */
+enum step_part step_part_of_collective(const char *what);
 const char *mem_part_name(enum mem_part p);
 const char *bottleneck_name(enum bottleneck b);
 

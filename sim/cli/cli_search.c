@@ -56,6 +56,55 @@ bool cli_parse_confidence(const char *cmd, const char *arg, double *out)
 	return true;
 }
 
+bool cli_parse_pricing(const char *cmd, const char *arg, enum plan_pricing *out)
+{
+	if (plan_pricing_parse(arg, out))
+		return true;
+	cli_usage_error(cmd, "unknown pricing '%s' (expected on-demand or capacity-block)", arg);
+	return false;
+}
+
+int cli_plan_option(const char *cmd, int c, const char *arg, int max_sweep, struct plan_opts *po,
+		    bool *pricing_given)
+{
+	bool ok;
+
+	switch (c) {
+	case 't':
+		ok = cli_parse_tokens(cmd, arg, &po->tokens);
+		break;
+	case 'd':
+		ok = cli_parse_duration(cmd, "--deadline", arg, &po->deadline_s);
+		break;
+	case 'N':
+		ok = cli_parse_int(cmd, "--nodes", arg, 1, SC_MAX_NODES, &po->nodes);
+		break;
+	case 'S':
+		ok = cli_parse_int_list(cmd, "--sweep", arg, po->sweep, max_sweep, &po->n_sweep);
+		break;
+	case 'p':
+		ok = cli_parse_pricing(cmd, arg, &po->pricing);
+		*pricing_given = true;
+		break;
+	case 'C':
+		ok = cli_parse_confidence(cmd, arg, &po->confidence);
+		break;
+	default:
+		return 0;
+	}
+	return ok ? 1 : -1;
+}
+
+bool cli_plan_tokens(const char *cmd, struct plan_opts *po, const struct scenario *sc)
+{
+	if (!(po->tokens > 0))
+		po->tokens = sc->training.tokens_to_train;
+	if (po->tokens > 0)
+		return true;
+	cli_usage_error(cmd, "no token budget: give --tokens or training.tokens_to_train in the scenario");
+	return false;
+}
+
 bool cli_parse_tokens(const char *cmd, const char *arg, double *out)
 {
 	struct sc_error err;

@@ -26,6 +26,4 @@ const struct sc_progress *cli_progress_hook(void);
 /* Stop and erase the line. */
 void cli_progress_end(void);
 
-void cli_progress_usage(FILE *out);
-
 #endif

@@ -4,76 +4,33 @@
 
 #include <stddef.h>
 
-const char *precision_name(enum sc_precision p)
-{
-	switch (p) {
-	case PREC_BF16: return "bf16";
-	case PREC_FP16: return "fp16";
-	case PREC_FP8: return "fp8";
-	case PREC_MXFP8: return "mxfp8";
-	case PREC_NVFP4: return "nvfp4";
-	}
-	return "unknown";
-}
+const char *const sc_precision_names[] = SC_ENUM_NAMES(SC_PRECISION_LIST);
+const char *const sc_recompute_names[] = SC_ENUM_NAMES(SC_RECOMPUTE_LIST);
+const char *const sc_schedule_names[] = SC_ENUM_NAMES(SC_SCHEDULE_LIST);
+const char *const sc_optimizer_names[] = SC_ENUM_NAMES(SC_OPTIMIZER_LIST);
+const char *const sc_framework_names[] = SC_ENUM_NAMES(SC_FRAMEWORK_LIST);
+const char *const sc_attention_names[] = SC_ENUM_NAMES(SC_ATTENTION_LIST);
+const char *const sc_attention_kernel_names[] = SC_ENUM_NAMES(SC_ATTENTION_KERNEL_LIST);
+const char *const sc_dtype_names[] = SC_ENUM_NAMES(SC_DTYPE_LIST);
+const char *const sc_layer_split_names[] = SC_ENUM_NAMES(SC_LAYER_SPLIT_LIST);
+const char *const sc_moe_dispatcher_names[] = SC_ENUM_NAMES(SC_MOE_DISPATCHER_LIST);
 
-const char *recompute_name(enum sc_recompute r)
-{
-	switch (r) {
-	case RECOMPUTE_NONE: return "none";
-	case RECOMPUTE_SELECTIVE: return "selective";
-	case RECOMPUTE_FULL: return "full";
-	}
-	return "unknown";
-}
+const char *precision_name(enum sc_precision p) { return SC_NAME_OF(sc_precision_names, p); }
+const char *recompute_name(enum sc_recompute r) { return SC_NAME_OF(sc_recompute_names, r); }
+const char *schedule_name(enum sc_schedule s) { return SC_NAME_OF(sc_schedule_names, s); }
+const char *framework_name(enum sc_framework f) { return SC_NAME_OF(sc_framework_names, f); }
+const char *dtype_name(enum sc_dtype d) { return SC_NAME_OF(sc_dtype_names, d); }
+const char *attention_name(enum sc_attention a) { return SC_NAME_OF(sc_attention_names, a); }
+const char *layer_split_name(enum sc_layer_split s) { return SC_NAME_OF(sc_layer_split_names, s); }
 
-const char *schedule_name(enum sc_schedule s)
+const char *attention_kernel_name(enum sc_attention_kernel k)
 {
-	switch (s) {
-	case SCHED_1F1B: return "1f1b";
-	case SCHED_INTERLEAVED_1F1B: return "interleaved-1f1b";
-	case SCHED_GPIPE: return "gpipe";
-	case SCHED_ZB_H1: return "zb-h1";
-	case SCHED_ZB_V: return "zb-v";
-	case SCHED_DUALPIPE: return "dualpipe";
-	}
-	return "unknown";
+	return SC_NAME_OF(sc_attention_kernel_names, k);
 }
 
 const char *moe_dispatcher_name(enum sc_moe_dispatcher d)
 {
-	switch (d) {
-	case MOE_DISPATCH_ALLTOALL: return "alltoall";
-	case MOE_DISPATCH_FLEX: return "flex";
-	case MOE_DISPATCH_UCCL_EP: return "uccl-ep";
-	case MOE_DISPATCH_PPLX_GARDEN: return "pplx-garden";
-	case MOE_DISPATCH_ALLGATHER: return "allgather";
-	}
-	return "unknown";
-}
-
-const char *framework_name(enum sc_framework f)
-{
-	switch (f) {
-	case FW_MEGATRON_CORE: return "megatron-core";
-	case FW_TORCHTITAN: return "torchtitan";
-	case FW_DEEPSPEED: return "deepspeed";
-	}
-	return "unknown";
-}
-
-const char *attention_kernel_name(enum sc_attention_kernel k)
-{
-	return k == ATTN_KERNEL_PORTABLE ? "portable" : "fused";
-}
-
-const char *attention_name(enum sc_attention a)
-{
-	return a == ATTN_UNFUSED ? "unfused" : "flash";
-}
-
-const char *dtype_name(enum sc_dtype d)
-{
-	return d == DTYPE_BF16 ? "bf16" : "fp32";
+	return SC_NAME_OF(sc_moe_dispatcher_names, d);
 }
 
 const char *recompute_module_name(unsigned bit)

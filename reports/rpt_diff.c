@@ -292,6 +292,33 @@ static void delta(char *out, size_t n, const struct rpt_diff_row *r)
 		snprintf(out, n, "%+.5g", r->b - r->a);
 }
 
+/* One shown row's cells, formatted. */
+struct cells {
+	char a[32], b[32], delta[32], rel[32];
+};
+
+/* The next shown row from *i on (NULL at the end), its cells in c; *fresh
+ * when it opens a new section (*section follows it). */
+static const struct rpt_diff_row *next_row(const struct rpt_diff *d, int *i, const char **section,
+					   bool *fresh, struct cells *c)
+{
+	for (; *i < d->n_rows; (*i)++) {
+		const struct rpt_diff_row *r = &d->rows[*i];
+
+		if (!shown(r))
+			continue;
+		*fresh = strcmp(*section, r->section) != 0;
+		*section = r->section;
+		num(c->a, sizeof(c->a), r->has_a, r->a);
+		num(c->b, sizeof(c->b), r->has_b, r->b);
+		delta(c->delta, sizeof(c->delta), r);
+		rel(c->rel, sizeof(c->rel), r);
+		(*i)++;
+		return r;
+	}
+	return NULL;
+}
+
 /* B against A in words: faster, slower, or a tie inside the band. */
 static void verdict_line(FILE *out, const struct rpt_diff *d, const char *lead)
 {
@@ -329,6 +356,10 @@ static void moved_most_line(FILE *out, const struct rpt_diff *d, const char *lea
 void rpt_diff_text(FILE *out, const struct rpt_diff *d)
 {
 	const char *section = "";
+	const struct rpt_diff_row *r;
+	struct cells c;
+	bool fresh;
+	int row = 0;
 
 	fprintf(out, "A           %s\n", d->label_a);
 	fprintf(out, "B           %s\n", d->label_b);
@@ -338,51 +369,33 @@ void rpt_diff_text(FILE *out, const struct rpt_diff *d)
 	moved_most_line(out, d, "moved most  ");
 	verdict_line(out, d, "verdict     ");
 	fprintf(out, "\n%-28s %14s %14s %14s %9s\n", "", "A", "B", "B - A", "rel");
-	for (int i = 0; i < d->n_rows; i++) {
-		const struct rpt_diff_row *r = &d->rows[i];
-		char a[32], b[32], dl[32], rl[32];
-
-		if (!shown(r))
-			continue;
-		if (strcmp(section, r->section) != 0) {
-			section = r->section;
+	while ((r = next_row(d, &row, &section, &fresh, &c))) {
+		if (fresh)
 			fprintf(out, "%s%s\n", strcmp(section, "step") ? "\n" : "",
 				strcmp(section, "breakdown") == 0 ? "breakdown (s)" :
 				strcmp(section, "memory") == 0 ? "memory per GPU (bytes)" : section);
-		}
-		num(a, sizeof(a), r->has_a, r->a);
-		num(b, sizeof(b), r->has_b, r->b);
-		delta(dl, sizeof(dl), r);
-		rel(rl, sizeof(rl), r);
-		fprintf(out, "  %-26s %14s %14s %14s %9s\n", r->metric, a, b, dl, rl);
+		fprintf(out, "  %-26s %14s %14s %14s %9s\n", r->metric, c.a, c.b, c.delta, c.rel);
 	}
 }
 
 void rpt_diff_md(FILE *out, const struct rpt_diff *d)
 {
 	const char *section = "";
+	const struct rpt_diff_row *r;
+	struct cells c;
+	bool fresh;
+	int row = 0;
 
 	fprintf(out, "# stepcast diff\n\n- A: `%s`\n- B: `%s`\n", d->label_a, d->label_b);
 	for (int i = 0; i < d->n_changes; i++)
 		fprintf(out, "- changed: %s: `%s` → `%s`\n", d->changes[i].key, d->changes[i].a, d->changes[i].b);
 	moved_most_line(out, d, "- moved most: ");
 	verdict_line(out, d, "- verdict: ");
-	for (int i = 0; i < d->n_rows; i++) {
-		const struct rpt_diff_row *r = &d->rows[i];
-		char a[32], b[32], dl[32], rl[32];
-
-		if (!shown(r))
-			continue;
-		if (strcmp(section, r->section) != 0) {
-			section = r->section;
+	while ((r = next_row(d, &row, &section, &fresh, &c))) {
+		if (fresh)
 			fprintf(out, "\n## %s\n\n| metric | A | B | B - A | rel |\n|---|---:|---:|---:|---:|\n",
 				section);
-		}
-		num(a, sizeof(a), r->has_a, r->a);
-		num(b, sizeof(b), r->has_b, r->b);
-		delta(dl, sizeof(dl), r);
-		rel(rl, sizeof(rl), r);
-		fprintf(out, "| %s | %s | %s | %s | %s |\n", r->metric, a, b, dl, rl);
+		fprintf(out, "| %s | %s | %s | %s | %s |\n", r->metric, c.a, c.b, c.delta, c.rel);
 	}
 }
 

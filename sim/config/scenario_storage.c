@@ -18,17 +18,7 @@ static const char *const dist_names[] = { "lognormal", "normal", "exponential", 
 static enum sc_status read_tier_ref(struct cfg_reader *rd, const cJSON *item, void *slot,
 				    const char *where)
 {
-	const struct catalog *cat = rd->ctx;
-	const struct storage_spec *t;
-
-	if (!cJSON_IsString(item))
-		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
-				    "expected a storage tier name, got %s", cfg_json_type_name(item));
-	t = catalog_storage(cat, item->valuestring);
-	if (!t)
-		return catalog_unknown(cat, "storage", item->valuestring, rd->file, where, rd->err);
-	memcpy(slot, t, sizeof(*t));
-	return SC_OK;
+	return cfg_ref_storage(rd, rd->ctx, item, slot, where);
 }
 
 /* "failures": a failure profile name from configs/resilience.json, turned

@@ -8,25 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *plan_pricing_name(enum plan_pricing p)
-{
-	switch (p) {
-	case PRICING_ON_DEMAND: return "on-demand";
-	case PRICING_CAPACITY_BLOCK: return "capacity-block";
-	case PRICING_COUNT: break;
-	}
-	return "unknown";
-}
+const char *const plan_pricing_names[] = SC_ENUM_NAMES(PLAN_PRICING_LIST);
+
+const char *plan_pricing_name(enum plan_pricing p) { return SC_NAME_OF(plan_pricing_names, p); }
 
 bool plan_pricing_parse(const char *s, enum plan_pricing *out)
 {
-	for (int i = 0; i < PRICING_COUNT; i++) {
-		if (strcmp(s, plan_pricing_name((enum plan_pricing)i)) == 0) {
-			*out = (enum plan_pricing)i;
-			return true;
-		}
-	}
-	return false;
+	int i = sc_enum_parse(plan_pricing_names, s);
+
+	return i >= 0 ? (*out = (enum plan_pricing)i, true) : false;
 }
 
 double plan_instance_usd_per_h(const struct instance_spec *inst, enum plan_pricing p)

@@ -7,26 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *search_objective_name(enum search_objective o)
-{
-	switch (o) {
-	case SEARCH_TOKENS_PER_S: return "tokens_per_s";
-	case SEARCH_USD_PER_TOKEN: return "usd_per_token";
-	case SEARCH_TIME_TO_TRAIN: return "time_to_train";
-	case SEARCH_OBJECTIVE_COUNT: break;
-	}
-	return "unknown";
-}
+const char *const search_objective_names[] = SC_ENUM_NAMES(SEARCH_OBJECTIVE_LIST);
+
+const char *search_objective_name(enum search_objective o) { return SC_NAME_OF(search_objective_names, o); }
 
 bool search_objective_parse(const char *s, enum search_objective *out)
 {
-	for (int i = 0; i < SEARCH_OBJECTIVE_COUNT; i++) {
-		if (strcmp(s, search_objective_name((enum search_objective)i)) == 0) {
-			*out = (enum search_objective)i;
-			return true;
-		}
-	}
-	return false;
+	int i = sc_enum_parse(search_objective_names, s);
+
+	return i >= 0 ? (*out = (enum search_objective)i, true) : false;
 }
 
 void search_opts_default(struct search_opts *o)

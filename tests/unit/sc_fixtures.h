@@ -95,6 +95,33 @@ static inline struct model_arch sc_fix_llama(int layers, int hidden, int ffn, in
 	return m;
 }
 
+/* DeepSeek-V3 (671B: MLA, 256 routed experts top-8, one shared expert, the
+ * first 3 layers dense, one MTP layer; the model's config.json). */
+static inline struct model_arch sc_fix_deepseek_v3(void)
+{
+	struct model_arch m = sc_fix_llama(61, 7168, 18432, 128, 128);
+
+	m.vocab = 129280;
+	m.experts = 256;
+	m.top_k = 8;
+	m.moe_ffn_hidden = 2048;
+	m.shared_experts = 1;
+	m.first_dense_layers = 3;
+	m.moe_layer_freq = 1;
+	m.q_lora_rank = 1536;
+	m.kv_lora_rank = 512;
+	m.qk_rope_head_dim = 64;
+	m.qk_nope_head_dim = 128;
+	m.v_head_dim = 128;
+	m.mtp_layers = 1;
+	return m;
+}
+
+/* Llama 3 8B, 70B and Llama 3.1 405B (Meta's configs). */
+static inline struct model_arch sc_fix_llama3_8b(void) { return sc_fix_llama(32, 4096, 14336, 32, 8); }
+static inline struct model_arch sc_fix_llama3_70b(void) { return sc_fix_llama(80, 8192, 28672, 64, 8); }
+static inline struct model_arch sc_fix_llama31_405b(void) { return sc_fix_llama(126, 16384, 53248, 128, 8); }
+
 /* `nodes` nodes of `gpn` GPUs of `family` (NVLink domain `domain`, 450 GB/s
  * per GPU, 900 beyond 8), `nics` EFA NICs of `gbps` each, on a
  * rail-optimised leaf-spine fabric of `per_leaf` nodes a leaf, `oversub`

@@ -16,7 +16,7 @@ static struct scenario llama70b_p5(int nodes)
 
 	memset(&s, 0, sizeof(s));
 	strcpy(s.name, "llama3-70b on p5");
-	s.model = sc_fix_llama(80, 8192, 28672, 64, 8);
+	s.model = sc_fix_llama3_70b();
 	s.cluster = sc_fix_p5_cluster(nodes);
 	s.cluster.gpu.peak_fp16_flops = 989e12;
 	s.training.seq_len = 8192;
@@ -255,25 +255,11 @@ static void test_invalid(void)
 static void test_deepseek(void)
 {
 	struct scenario s = llama70b_p5(128);   /* 1024 GPUs */
-	struct model_arch m = sc_fix_llama(61, 7168, 18432, 128, 128);
 	struct step_result r;
 	struct sc_error err;
 	bool ep_seen = false;
 
-	m.vocab = 129280;
-	m.experts = 256;
-	m.top_k = 8;
-	m.moe_ffn_hidden = 2048;
-	m.shared_experts = 1;
-	m.first_dense_layers = 3;
-	m.moe_layer_freq = 1;
-	m.q_lora_rank = 1536;
-	m.kv_lora_rank = 512;
-	m.qk_rope_head_dim = 64;
-	m.qk_nope_head_dim = 128;
-	m.v_head_dim = 128;
-	m.mtp_layers = 1;
-	s.model = m;
+	s.model = sc_fix_deepseek_v3();
 	s.training.seq_len = 4096;
 	s.training.global_batch_seqs = 8192;
 	s.training.precision = PREC_FP8;

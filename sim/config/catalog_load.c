@@ -717,7 +717,7 @@ static enum sc_status read_list_file(const char *dir, const char *file, const ch
 	char path[1024];
 	const char *allowed[] = { "schema_version", key, NULL };
 	struct cfg_reader rd = { path, err, NULL };
-	cJSON *root, *list, *version, *item;
+	cJSON *root, *list, *item;
 	char where[SC_ERROR_PTR_MAX], ewhere[SC_ERROR_PTR_MAX];
 	enum sc_status st;
 	char *arr = NULL;
@@ -731,16 +731,8 @@ static enum sc_status read_list_file(const char *dir, const char *file, const ch
 		goto out;
 	if ((st = cfg_check_keys(&rd, root, allowed, "")) != SC_OK)
 		goto out;
-	version = cJSON_GetObjectItemCaseSensitive(root, "schema_version");
-	if (!version) {
-		st = sc_error_set(err, SC_EINVAL, path, "/", "missing required key \"schema_version\"");
+	if ((st = cfg_check_schema_version(root, path, err)) != SC_OK)
 		goto out;
-	}
-	if (!cJSON_IsNumber(version) || version->valuedouble != 1) {
-		st = sc_error_set(err, SC_EINVAL, path, "/schema_version",
-				  "unsupported schema version (expected 1)");
-		goto out;
-	}
 	list = cJSON_GetObjectItemCaseSensitive(root, key);
 	cfg_pointer_key(where, sizeof(where), "", key);
 	if (!list) {
@@ -910,7 +902,7 @@ static enum sc_status load_regime_bands(const char *dir, struct catalog *cat, st
 	static char fam[16][SC_NAME_MAX];
 	static struct model_regime_band famb[16][REGIME_COUNT];
 	int n_fam = 0;
-	const cJSON *arr, *item, *v;
+	const cJSON *arr, *item;
 	enum sc_status st;
 	cJSON *root;
 	int i = 0;
@@ -924,11 +916,8 @@ static enum sc_status load_regime_bands(const char *dir, struct catalog *cat, st
 	memset(famb, 0, sizeof(famb));
 	if ((st = cfg_check_keys(&rd, root, keys, "")) != SC_OK)
 		goto out;
-	v = cJSON_GetObjectItemCaseSensitive(root, "schema_version");
-	if (!cJSON_IsNumber(v) || v->valuedouble != 1) {
-		st = sc_error_set(err, SC_EINVAL, path, "/schema_version", "unsupported schema version (expected 1)");
+	if ((st = cfg_check_schema_version(root, path, err)) != SC_OK)
 		goto out;
-	}
 	arr = cJSON_GetObjectItemCaseSensitive(root, "regimes");
 	if (!cJSON_IsArray(arr)) {
 		st = sc_error_set(err, SC_EINVAL, path, "/regimes", "expected an array");

@@ -787,3 +787,14 @@ enum sc_status cfg_array_alloc(struct cfg_reader *rd, const cJSON *obj, const ch
 	}
 	return SC_OK;
 }
+
+enum sc_status cfg_check_schema_version(const cJSON *root, const char *path, struct sc_error *err)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "schema_version");
+
+	if (!v)
+		return sc_error_set(err, SC_EINVAL, path, "/", "missing required key \"schema_version\"");
+	if (!cJSON_IsNumber(v) || v->valuedouble != 1)
+		return sc_error_set(err, SC_EINVAL, path, "/schema_version", "unsupported schema version (expected 1)");
+	return SC_OK;
+}

@@ -122,6 +122,11 @@ enum sc_status cfg_read_object(struct cfg_reader *rd, const cJSON *obj,
 			       const struct cfg_field *fields, void *dst,
 			       const char *pointer);
 
+/* A config document's "schema_version": present (else the error is at
+ * "/") and 1 (else at "/schema_version"): the one version every file of
+ * the catalogue is at. */
+enum sc_status cfg_check_schema_version(const cJSON *root, const char *path, struct sc_error *err);
+
 /* Fail unless item is an object whose keys are all among allowed (NULL-
  * terminated), with a did-you-mean for a near miss. */
 enum sc_status cfg_check_keys(struct cfg_reader *rd, const cJSON *obj,

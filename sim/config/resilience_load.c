@@ -190,7 +190,6 @@ enum sc_status resilience_load(const char *dir, struct resilience_catalog *rc,
 					       "host_links", NULL };
 	char path[1024];
 	struct cfg_reader rd = { path, err, NULL };
-	const cJSON *version;
 	cJSON *root;
 	enum sc_status st;
 
@@ -201,16 +200,8 @@ enum sc_status resilience_load(const char *dir, struct resilience_catalog *rc,
 		return err ? err->status : SC_EINVAL;
 	if ((st = cfg_check_keys(&rd, root, allowed, "")) != SC_OK)
 		goto out;
-	version = cJSON_GetObjectItemCaseSensitive(root, "schema_version");
-	if (!version) {
-		st = sc_error_set(err, SC_EINVAL, path, "/", "missing required key \"schema_version\"");
+	if ((st = cfg_check_schema_version(root, path, err)) != SC_OK)
 		goto out;
-	}
-	if (!cJSON_IsNumber(version) || version->valuedouble != 1) {
-		st = sc_error_set(err, SC_EINVAL, path, "/schema_version",
-				  "unsupported schema version (expected 1)");
-		goto out;
-	}
 	if ((st = read_array(&rd, root, "profiles", cfg_failure_profile_fields,
 			     sizeof(struct failure_profile_spec), "name",
 			     (void **)&rc->profiles, &rc->n_profiles)) ||

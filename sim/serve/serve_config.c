@@ -115,7 +115,7 @@ enum sc_status srv_engines_load(const char *dir, struct srv_engines *out, struct
 	static const char *const top[] = { "schema_version", "engines", NULL };
 	char path[1024], where[SC_ERROR_PTR_MAX];
 	struct cfg_reader rd = { path, err, NULL };
-	cJSON *root, *list, *item, *version;
+	cJSON *root, *list, *item;
 	enum sc_status st;
 	int i = 0;
 
@@ -125,16 +125,8 @@ enum sc_status srv_engines_load(const char *dir, struct srv_engines *out, struct
 		return err ? err->status : SC_EINVAL;
 	if ((st = cfg_check_keys(&rd, root, top, "")) != SC_OK)
 		goto out;
-	version = cJSON_GetObjectItemCaseSensitive(root, "schema_version");
-	if (!version) {
-		st = sc_error_set(err, SC_EINVAL, path, "/", "missing required key \"schema_version\"");
+	if ((st = cfg_check_schema_version(root, path, err)) != SC_OK)
 		goto out;
-	}
-	if (!cJSON_IsNumber(version) || version->valuedouble != 1) {
-		st = sc_error_set(err, SC_EINVAL, path, "/schema_version",
-				  "unsupported schema version (expected 1)");
-		goto out;
-	}
 	list = cJSON_GetObjectItemCaseSensitive(root, "engines");
 	if (!cJSON_IsArray(list)) {
 		st = sc_error_set(err, SC_EINVAL, path, list ? "/engines" : "/",

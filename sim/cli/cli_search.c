@@ -325,15 +325,13 @@ static bool render_search(FILE *f, const void *ctx)
 int cli_write_search(const char *path, const struct search_meta *meta,
 		     const struct search_result *res, enum cli_format fmt)
 {
-	struct search_report r = { meta, res, RPT_SEARCH_TEXT };
+	/* the formats search writes; every other one is text */
+	static const enum rpt_search_format of[FMT_COUNT] = {
+		[FMT_JSON] = RPT_SEARCH_JSON, [FMT_JSONL] = RPT_SEARCH_JSONL, [FMT_CSV] = RPT_SEARCH_CSV,
+		[FMT_MD] = RPT_SEARCH_MD,
+	};
+	struct search_report r = { meta, res, of[fmt] };
 
-	switch (fmt) {
-	case FMT_JSON: r.fmt = RPT_SEARCH_JSON; break;
-	case FMT_JSONL: r.fmt = RPT_SEARCH_JSONL; break;
-	case FMT_CSV: r.fmt = RPT_SEARCH_CSV; break;
-	case FMT_MD: r.fmt = RPT_SEARCH_MD; break;
-	default: break;
-	}
 	return cli_write_rendered(path, render_search, &r);
 }
 
@@ -351,15 +349,12 @@ static bool render_plan(FILE *f, const void *ctx)
 
 int cli_write_plan(const char *path, const struct rpt_plan_input *in, enum cli_format fmt)
 {
-	struct plan_report r = { in, RPT_PLAN_TEXT };
+	/* the formats a plan writes; every other one is text */
+	static const enum rpt_plan_format of[FMT_COUNT] = {
+		[FMT_JSON] = RPT_PLAN_JSON, [FMT_CSV] = RPT_PLAN_CSV, [FMT_MD] = RPT_PLAN_MD, [FMT_HTML] = RPT_PLAN_HTML,
+	};
+	struct plan_report r = { in, of[fmt] };
 
-	switch (fmt) {
-	case FMT_JSON: r.fmt = RPT_PLAN_JSON; break;
-	case FMT_CSV: r.fmt = RPT_PLAN_CSV; break;
-	case FMT_MD: r.fmt = RPT_PLAN_MD; break;
-	case FMT_HTML: r.fmt = RPT_PLAN_HTML; break;
-	default: break;
-	}
 	return cli_write_rendered(path, render_plan, &r);
 }
 

@@ -42,24 +42,21 @@ int cmd_cluster(int argc, char **argv)
 	static struct step_result an[CLUSTER_MAX_JOBS];
 	const struct scenario *scs[CLUSTER_MAX_JOBS];
 	enum cli_format fmt = FMT_TEXT;
-	const char *dir = NULL, *path;
-	struct catalog cat;
+	const char *path;
 	struct sc_error err;
 	enum sc_status st;
-	int c, code;
+	int c;
 
 	cli_args_init(&args, &cluster_usage, argc, argv);
 	while ((c = cli_next_option(&args)) > 0)
 		if (c == 'f' && !cli_parse_format("cluster", args.arg, 1u << FMT_TEXT | 1u << FMT_JSON, &fmt))
 			return EXIT_USAGE;
-	if (c == CLI_STOP || !cli_operand(&args, &path, "missing CLUSTER file") || !cli_operands_end(&args))
+	if (c == CLI_STOP || !cli_operand(&args, &path, "missing CLUSTER file") || !cli_operands_end(&args) ||
+	    !cli_setup(&args, NULL))
 		return args.code;
-	dir = args.config_dir;
-	if ((code = cli_load_catalog(dir, &cat)) != EXIT_OK)
-		return code;
 	sc_error_clear(&err);
-	st = cluster_jobs_load(path, &cat, &cj, &err);
-	catalog_free(&cat);
+	st = cluster_jobs_load(path, &args.cat, &cj, &err);
+	cli_args_free(&args);
 	if (st != SC_OK)
 		return cli_fail(&err);
 	cli_progress_begin("cluster");

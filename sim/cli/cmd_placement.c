@@ -86,9 +86,8 @@ int cmd_placement(int argc, char **argv)
 	enum cli_format fmt = FMT_TEXT;
 	enum placement_format pfmt = PLACEMENT_FMT_EC2, ffmt = PLACEMENT_FMT_EC2;
 	bool ffmt_given = false, des = false;
-	const char *dir = NULL, *path, *file = NULL, *free_file = NULL;
+	const char *path, *file = NULL, *free_file = NULL;
 	long blocks = 0, seed = 1;
-	struct catalog cat;
 	struct sc_error err;
 	int c, code, n = 0, npl, need;
 	enum sc_status st = SC_OK;
@@ -134,18 +133,14 @@ int cmd_placement(int argc, char **argv)
 			break;
 		}
 	}
-	if (c == CLI_STOP || !cli_operand(&args, &path, "missing SCENARIO file") || !cli_operands_end(&args))
+	if (c == CLI_STOP || !cli_operand(&args, &args.scenario_path, "missing SCENARIO file") ||
+	    !cli_operands_end(&args) || !cli_setup(&args, &sc))
 		return args.code;
-	dir = args.config_dir;
+	cli_args_free(&args);
+	path = args.scenario_path;
 	if (!ffmt_given)
 		ffmt = pfmt;
-	if ((code = cli_load_catalog(dir, &cat)) != EXIT_OK)
-		return code;
 	sc_error_clear(&err);
-	st = cli_scenario_load(path, &cat, &sc, &err);
-	catalog_free(&cat);
-	if (st != SC_OK)
-		return cli_fail(&err);
 	npl = sc.cluster.fabric.nodes_per_leaf > 0 ? sc.cluster.fabric.nodes_per_leaf : sc.cluster.nodes;
 	need = (sc.cluster.nodes + npl - 1) / npl;
 

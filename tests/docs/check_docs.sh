@@ -62,7 +62,11 @@ for cmd in $commands; do
 		miss "subcommand '$cmd' is not in the output of 'stepcast --help'"
 done
 
+# --OPT as a whole word on stdin
 n_opt=0
+has_opt() {
+	grep -Eq -- "--$(quote "$1")([^a-z0-9-]|\$)"
+}
 for src in sim/cli/cmd_*.c; do
 	cmd=${src##*/cmd_}
 	cmd=${cmd%.c}
@@ -83,18 +87,13 @@ for src in sim/cli/cmd_*.c; do
 	fi
 	for opt in $opts; do
 		n_opt=$((n_opt + 1))
-		q=$(quote "$opt")
-		grep -Eq -- "--$q([^a-z0-9-]|\$)" "$page" ||
-			miss "option --$opt of '$cmd' ($src) is not in $page"
-		grep -Eq -- "--$q([^a-z0-9-]|\$)" <<<"$help" ||
-			miss "option --$opt is not in the output of 'stepcast $cmd --help'"
+		has_opt "$opt" <"$page" || miss "option --$opt of '$cmd' ($src) is not in $page"
+		has_opt "$opt" <<<"$help" || miss "option --$opt is not in the output of 'stepcast $cmd --help'"
 	done
 	for opt in $(sed -n 's/^  \(-[A-Za-z0-9], \|    \)--\([a-z0-9][a-z0-9-]*\).*/\2/p' <<<"$help" | sort -u); do
 		grep -qx -- "$opt" <<<"$opts" && continue
 		n_opt=$((n_opt + 1))
-		q=$(quote "$opt")
-		grep -Eq -- "--$q([^a-z0-9-]|\$)" "$page" ||
-			miss "option --$opt of 'stepcast $cmd --help' is not in $page"
+		has_opt "$opt" <"$page" || miss "option --$opt of 'stepcast $cmd --help' is not in $page"
 	done
 done
 

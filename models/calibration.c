@@ -34,26 +34,14 @@ int calib_param_index(const char *name)
 	return -1;
 }
 
-const char *calib_fit_kind_name(enum calib_fit_kind k)
-{
-	switch (k) {
-	case CALIB_FIT_CURVE: return "curve";
-	case CALIB_FIT_SEGMENT: return "segment";
-	case CALIB_FIT_GEMM: return "gemm";
-	case CALIB_FIT_HBM: return "hbm";
-	}
-	return "unknown";
-}
+const char *const calib_fit_kind_names[] = SC_ENUM_NAMES(CALIB_FIT_KIND_LIST);
+const char *const calib_range_quantity_names[] = SC_ENUM_NAMES(CALIB_RANGE_QUANTITY_LIST);
+
+const char *calib_fit_kind_name(enum calib_fit_kind k) { return SC_NAME_OF(calib_fit_kind_names, k); }
 
 const char *calib_range_quantity_name(enum calib_range_quantity q)
 {
-	switch (q) {
-	case CALIB_RANGE_NONE: return "none";
-	case CALIB_RANGE_MESSAGE_BYTES: return "message_bytes";
-	case CALIB_RANGE_GEMM_DIM: return "gemm_dim";
-	case CALIB_RANGE_COPY_BYTES: return "copy_bytes";
-	}
-	return "unknown";
+	return SC_NAME_OF(calib_range_quantity_names, q);
 }
 
 /* Sources of the catalogue ranges (calibration.h X-macro min, max).  NCCL

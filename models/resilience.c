@@ -9,42 +9,15 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
-const char *ckpt_recovery_name(enum ckpt_recovery r)
-{
-	switch (r) {
-	case RECOVERY_CHECKPOINT: return "checkpoint";
-	case RECOVERY_CHECKPOINTLESS: return "checkpointless";
-	}
-	return "unknown";
-}
+const char *const ckpt_recovery_names[] = SC_ENUM_NAMES(CKPT_RECOVERY_LIST);
+const char *const ckpt_moments_names[] = SC_ENUM_NAMES(CKPT_MOMENTS_LIST);
+const char *const fail_scale_names[] = SC_ENUM_NAMES(FAIL_SCALE_LIST);
+const char *const straggler_dist_names[] = SC_ENUM_NAMES(STRAGGLER_DIST_LIST);
 
-const char *ckpt_moments_name(enum ckpt_moments m)
-{
-	switch (m) {
-	case MOMENTS_FP32: return "fp32";
-	case MOMENTS_BF16: return "bf16";
-	}
-	return "unknown";
-}
-
-const char *fail_scale_name(enum fail_scale s)
-{
-	switch (s) {
-	case FAIL_PER_GPU: return "gpu";
-	case FAIL_PER_NODE: return "node";
-	}
-	return "unknown";
-}
-
-const char *straggler_dist_name(enum straggler_dist d)
-{
-	switch (d) {
-	case STRAGGLER_LOGNORMAL: return "lognormal";
-	case STRAGGLER_NORMAL: return "normal";
-	case STRAGGLER_EXPONENTIAL: return "exponential";
-	}
-	return "unknown";
-}
+const char *ckpt_recovery_name(enum ckpt_recovery r) { return SC_NAME_OF(ckpt_recovery_names, r); }
+const char *ckpt_moments_name(enum ckpt_moments m) { return SC_NAME_OF(ckpt_moments_names, m); }
+const char *fail_scale_name(enum fail_scale s) { return SC_NAME_OF(fail_scale_names, s); }
+const char *straggler_dist_name(enum straggler_dist d) { return SC_NAME_OF(straggler_dist_names, d); }
 
 /* Why: a cause seen c times while G GPUs on N nodes ran for H hours has the
  * maximum-likelihood Poisson rate c / (G H) per GPU-hour (or c / (N H) per

@@ -9,8 +9,6 @@
 #define REQ CFG_REQUIRED
 #define POS CFG_POSITIVE
 
-static const char *const fail_scales[] = { "gpu", "node", NULL };
-static const char *const recovery_names[] = { "checkpoint", "checkpointless", NULL };
 static const char *const gpu_families[] = { "ampere", "hopper", "blackwell", NULL };
 
 const struct cfg_field cfg_failure_profile_fields[] = {
@@ -27,7 +25,7 @@ const struct cfg_field cfg_failure_cause_fields[] = {
 	CFG_F_STR(struct failure_cause_spec, profile, REQ, "the profile this cause belongs to"),
 	CFG_F_STR(struct failure_cause_spec, name, REQ, "cause, e.g. faulty-gpu"),
 	CFG_F_STR(struct failure_cause_spec, category, REQ, "the source's grouping, e.g. gpu, host, network"),
-	CFG_F_ENUM(struct failure_cause_spec, scales_with, REQ, fail_scales, "gpu (rate per GPU-hour) or node (rate per node-hour)"),
+	CFG_F_ENUM(struct failure_cause_spec, scales_with, REQ, fail_scale_names, "gpu (rate per GPU-hour) or node (rate per node-hour)"),
 	CFG_F_INT(struct failure_cause_spec, interruptions, REQ | CFG_NONNEG, "unexpected job interruptions in the profile's window"),
 	CFG_F_STR(struct failure_cause_spec, source, REQ, "where the count comes from"),
 	CFG_END
@@ -118,7 +116,7 @@ static enum sc_status check(struct cfg_reader *rd, struct resilience_catalog *rc
 	char where[SC_ERROR_PTR_MAX];
 
 	for (int i = 0; i < rc->n_recovery; i++) {
-		if (!in_list(rc->recovery[i].name, recovery_names)) {
+		if (!in_list(rc->recovery[i].name, ckpt_recovery_names)) {
 			snprintf(where, sizeof(where), "/recovery/%d/name", i);
 			return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
 					    "unknown recovery method \"%s\"; expected \"checkpoint\" or \"checkpointless\"",
@@ -131,10 +129,10 @@ static enum sc_status check(struct cfg_reader *rd, struct resilience_catalog *rc
 					    rc->recovery[i].state_replicas);
 		}
 	}
-	for (int k = 0; recovery_names[k]; k++)
-		if (!resilience_recovery(rc, recovery_names[k]))
+	for (int k = 0; ckpt_recovery_names[k]; k++)
+		if (!resilience_recovery(rc, ckpt_recovery_names[k]))
 			return sc_error_set(rd->err, SC_EINVAL, rd->file, "/recovery",
-					    "missing the \"%s\" recovery method", recovery_names[k]);
+					    "missing the \"%s\" recovery method", ckpt_recovery_names[k]);
 	for (int i = 0; i < rc->n_host_links; i++) {
 		if (!in_list(rc->host_links[i].gpu_family, gpu_families)) {
 			snprintf(where, sizeof(where), "/host_links/%d/gpu_family", i);

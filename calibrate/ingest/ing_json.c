@@ -517,17 +517,9 @@ enum sc_status cal_ingest_bench(const char *name, const char *buf, size_t len,
 	return st;
 }
 
-const char *cal_format_name(enum cal_format f)
-{
-	switch (f) {
-	case CAL_FMT_AUTO: return "auto";
-	case CAL_FMT_NCCL_TEXT: return "nccl-text";
-	case CAL_FMT_NCCL_JSON: return "nccl-json";
-	case CAL_FMT_FIO: return "fio";
-	case CAL_FMT_BENCH: return "bench";
-	}
-	return "unknown";
-}
+const char *const cal_format_names[] = SC_ENUM_NAMES(CAL_FORMAT_LIST);
+
+const char *cal_format_name(enum cal_format f) { return SC_NAME_OF(cal_format_names, f); }
 
 bool cal_format_parse(const char *s, enum cal_format *out)
 {

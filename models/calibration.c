@@ -34,15 +34,9 @@ int calib_param_index(const char *name)
 	return -1;
 }
 
-const char *const calib_fit_kind_names[] = SC_ENUM_NAMES(CALIB_FIT_KIND_LIST);
-const char *const calib_range_quantity_names[] = SC_ENUM_NAMES(CALIB_RANGE_QUANTITY_LIST);
-
-const char *calib_fit_kind_name(enum calib_fit_kind k) { return SC_NAME_OF(calib_fit_kind_names, k); }
-
-const char *calib_range_quantity_name(enum calib_range_quantity q)
-{
-	return SC_NAME_OF(calib_range_quantity_names, q);
-}
+SC_ENUM_DEFINE(calib_fit_kind_name, enum calib_fit_kind, calib_fit_kind_names, CALIB_FIT_KIND_LIST)
+SC_ENUM_DEFINE(calib_range_quantity_name, enum calib_range_quantity,
+	       calib_range_quantity_names, CALIB_RANGE_QUANTITY_LIST)
 
 /* Sources of the catalogue ranges (calibration.h X-macro min, max).  NCCL
  * hwLat: the per-step latencies of NCCL's own tuning model,

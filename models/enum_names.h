@@ -14,6 +14,12 @@
  * known), "unknown" outside it. */
 #define SC_NAME_OF(t, v) ((unsigned)(v) < sizeof(t) / sizeof(t[0]) - 1 ? t[v] : "unknown")
 
+/* Define an enum's name table `names` from its list and its name function
+ * `fn` (a value outside the enum: "unknown"). */
+#define SC_ENUM_DEFINE(fn, type, names, list) \
+	const char *const names[] = SC_ENUM_NAMES(list); \
+	const char *fn(type v) { return SC_NAME_OF(names, v); }
+
 /* The index of s in the NULL-terminated names, or -1. */
 int sc_enum_parse(const char *const *names, const char *s);
 

@@ -9,15 +9,10 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
-const char *const ckpt_recovery_names[] = SC_ENUM_NAMES(CKPT_RECOVERY_LIST);
-const char *const ckpt_moments_names[] = SC_ENUM_NAMES(CKPT_MOMENTS_LIST);
-const char *const fail_scale_names[] = SC_ENUM_NAMES(FAIL_SCALE_LIST);
-const char *const straggler_dist_names[] = SC_ENUM_NAMES(STRAGGLER_DIST_LIST);
-
-const char *ckpt_recovery_name(enum ckpt_recovery r) { return SC_NAME_OF(ckpt_recovery_names, r); }
-const char *ckpt_moments_name(enum ckpt_moments m) { return SC_NAME_OF(ckpt_moments_names, m); }
-const char *fail_scale_name(enum fail_scale s) { return SC_NAME_OF(fail_scale_names, s); }
-const char *straggler_dist_name(enum straggler_dist d) { return SC_NAME_OF(straggler_dist_names, d); }
+SC_ENUM_DEFINE(ckpt_recovery_name, enum ckpt_recovery, ckpt_recovery_names, CKPT_RECOVERY_LIST)
+SC_ENUM_DEFINE(ckpt_moments_name, enum ckpt_moments, ckpt_moments_names, CKPT_MOMENTS_LIST)
+SC_ENUM_DEFINE(fail_scale_name, enum fail_scale, fail_scale_names, FAIL_SCALE_LIST)
+SC_ENUM_DEFINE(straggler_dist_name, enum straggler_dist, straggler_dist_names, STRAGGLER_DIST_LIST)
 
 /* Why: a cause seen c times while G GPUs on N nodes ran for H hours has the
  * maximum-likelihood Poisson rate c / (G H) per GPU-hour (or c / (N H) per

@@ -8,9 +8,7 @@
 
 #include "transformer.h"
 
-const char *const storage_kind_names[] = SC_ENUM_NAMES(STORAGE_KIND_LIST);
-
-const char *storage_kind_name(enum storage_kind k) { return SC_NAME_OF(storage_kind_names, k); }
+SC_ENUM_DEFINE(storage_kind_name, enum storage_kind, storage_kind_names, STORAGE_KIND_LIST)
 
 enum sc_status storage_kind_of(const struct storage_spec *tier, enum storage_kind *out,
 			       struct sc_error *err)

@@ -517,9 +517,7 @@ enum sc_status cal_ingest_bench(const char *name, const char *buf, size_t len,
 	return st;
 }
 
-const char *const cal_format_names[] = SC_ENUM_NAMES(CAL_FORMAT_LIST);
-
-const char *cal_format_name(enum cal_format f) { return SC_NAME_OF(cal_format_names, f); }
+SC_ENUM_DEFINE(cal_format_name, enum cal_format, cal_format_names, CAL_FORMAT_LIST)
 
 bool cal_format_parse(const char *s, enum cal_format *out)
 {

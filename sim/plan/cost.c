@@ -8,9 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const plan_pricing_names[] = SC_ENUM_NAMES(PLAN_PRICING_LIST);
-
-const char *plan_pricing_name(enum plan_pricing p) { return SC_NAME_OF(plan_pricing_names, p); }
+SC_ENUM_DEFINE(plan_pricing_name, enum plan_pricing, plan_pricing_names, PLAN_PRICING_LIST)
 
 bool plan_pricing_parse(const char *s, enum plan_pricing *out)
 {

@@ -7,9 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const search_objective_names[] = SC_ENUM_NAMES(SEARCH_OBJECTIVE_LIST);
-
-const char *search_objective_name(enum search_objective o) { return SC_NAME_OF(search_objective_names, o); }
+SC_ENUM_DEFINE(search_objective_name, enum search_objective,
+	       search_objective_names, SEARCH_OBJECTIVE_LIST)
 
 bool search_objective_parse(const char *s, enum search_objective *out)
 {

@@ -346,13 +346,12 @@ cJSON *cfg_parse_buffer(const char *name, const char *buf, size_t len,
 	return root;
 }
 
-cJSON *cfg_parse_file(const char *path, struct sc_error *err)
+char *cfg_read_file(const char *path, size_t *len, struct sc_error *err)
 {
 	struct stat st;
 	FILE *f;
 	char *buf;
 	size_t got;
-	cJSON *root;
 
 	if (stat(path, &st) != 0) {
 		sc_error_set(err, SC_EIO, path, NULL, "cannot read: %s", strerror(errno));
@@ -388,7 +387,20 @@ cJSON *cfg_parse_file(const char *path, struct sc_error *err)
 		return NULL;
 	}
 	fclose(f);
-	root = cfg_parse_buffer(path, buf, got, err);
+	buf[got] = '\0';
+	*len = got;
+	return buf;
+}
+
+cJSON *cfg_parse_file(const char *path, struct sc_error *err)
+{
+	size_t len;
+	char *buf = cfg_read_file(path, &len, err);
+	cJSON *root;
+
+	if (!buf)
+		return NULL;
+	root = cfg_parse_buffer(path, buf, len, err);
 	free(buf);
 	return root;
 }

@@ -345,50 +345,6 @@ static enum sc_status read_stats(struct cfg_reader *rd, const cJSON *obj, struct
 	return s;
 }
 
-/* The whole file, NUL-terminated, at most CFG_MAX_FILE_BYTES. */
-static char *slurp(const char *path, size_t *len, struct sc_error *err)
-{
-	struct stat sb;
-	FILE *f;
-	char *buf;
-
-	if (stat(path, &sb) != 0) {
-		sc_error_set(err, SC_EIO, path, NULL, "cannot read: %s", strerror(errno));
-		return NULL;
-	}
-	if (!S_ISREG(sb.st_mode)) {
-		sc_error_set(err, SC_EIO, path, NULL,
-			     S_ISDIR(sb.st_mode) ? "is a directory, not a file" : "not a regular file");
-		return NULL;
-	}
-	if (sb.st_size > CFG_MAX_FILE_BYTES) {
-		sc_error_set(err, SC_EINVAL, path, NULL, "file is %lld bytes, more than the %ld-byte limit",
-			     (long long)sb.st_size, CFG_MAX_FILE_BYTES);
-		return NULL;
-	}
-	f = fopen(path, "rb");
-	if (!f) {
-		sc_error_set(err, SC_EIO, path, NULL, "cannot read: %s", strerror(errno));
-		return NULL;
-	}
-	buf = malloc((size_t)sb.st_size + 1);
-	if (!buf) {
-		fclose(f);
-		sc_error_set(err, SC_ENOMEM, path, NULL, "out of memory reading the file");
-		return NULL;
-	}
-	*len = fread(buf, 1, (size_t)sb.st_size, f);
-	if (ferror(f)) {
-		free(buf);
-		fclose(f);
-		sc_error_set(err, SC_EIO, path, NULL, "read error");
-		return NULL;
-	}
-	fclose(f);
-	buf[*len] = '\0';
-	return buf;
-}
-
 enum sc_status search_part_read(const char *path, struct search_meta *meta,
 				struct search_result *res, struct sc_error *err)
 {
@@ -399,7 +355,7 @@ enum sc_status search_part_read(const char *path, struct search_meta *meta,
 	memset(res, 0, sizeof(*res));
 	memset(meta, 0, sizeof(*meta));
 	sc_error_clear(err);
-	buf = slurp(path, &len, err);
+	buf = cfg_read_file(path, &len, err);
 	if (!buf)
 		return err ? err->status : SC_EIO;
 	st = search_part_parse(path, buf, len, meta, res, err);

@@ -104,7 +104,7 @@ struct cal_storage_point {
  * JSON values written, a curve about 20 more: at these limits what ingest
  * writes stays below the readers' 2,000,000 values (CFG_MAX_VALUES), so
  * fit reads it back, and one ingest stays below about 200 MB whatever the
- * input's size (README "Limits").  Past them the readers fail (SC_EINVAL,
+ * input's size (docs/limits.md).  Past them the readers fail (SC_EINVAL,
  * with the line or JSON pointer). */
 #define CAL_MAX_ROWS 80000
 #define CAL_MAX_CURVES 4096

@@ -34,27 +34,9 @@ int calib_param_index(const char *name)
 	return -1;
 }
 
-const char *calib_fit_kind_name(enum calib_fit_kind k)
-{
-	switch (k) {
-	case CALIB_FIT_CURVE: return "curve";
-	case CALIB_FIT_SEGMENT: return "segment";
-	case CALIB_FIT_GEMM: return "gemm";
-	case CALIB_FIT_HBM: return "hbm";
-	}
-	return "unknown";
-}
-
-const char *calib_range_quantity_name(enum calib_range_quantity q)
-{
-	switch (q) {
-	case CALIB_RANGE_NONE: return "none";
-	case CALIB_RANGE_MESSAGE_BYTES: return "message_bytes";
-	case CALIB_RANGE_GEMM_DIM: return "gemm_dim";
-	case CALIB_RANGE_COPY_BYTES: return "copy_bytes";
-	}
-	return "unknown";
-}
+SC_ENUM_DEFINE(calib_fit_kind_name, enum calib_fit_kind, calib_fit_kind_names, CALIB_FIT_KIND_LIST)
+SC_ENUM_DEFINE(calib_range_quantity_name, enum calib_range_quantity,
+	       calib_range_quantity_names, CALIB_RANGE_QUANTITY_LIST)
 
 /* Sources of the catalogue ranges (calibration.h X-macro min, max).  NCCL
  * hwLat: the per-step latencies of NCCL's own tuning model,

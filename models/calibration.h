@@ -13,6 +13,7 @@
 #include <stdbool.h>
 
 #include "catalog.h"
+#include "enum_names.h"
 
 /* X(name, unit, min, max, description) */
 #define SC_CALIB_PARAMS(X) \
@@ -94,12 +95,13 @@ enum calib_param {
  * `calibrate fit`): the range of the independent variable in the data that
  * moved it, so that a prediction outside the calibrated region can warn.
  * CALIB_RANGE_NONE: no range recorded (a sourced or default value). */
-enum calib_range_quantity {
-	CALIB_RANGE_NONE,
-	CALIB_RANGE_MESSAGE_BYTES, /* collective size, nccl-tests "size" convention */
-	CALIB_RANGE_GEMM_DIM,      /* GEMM M, N and K, elements */
-	CALIB_RANGE_COPY_BYTES     /* HBM bytes read plus written by one kernel */
-};
+/* message_bytes: collective size, nccl-tests "size" convention; gemm_dim:
+ * GEMM M, N and K, elements; copy_bytes: HBM bytes read plus written by
+ * one kernel. */
+#define CALIB_RANGE_QUANTITY_LIST(X) X(CALIB_RANGE_NONE, "none") X(CALIB_RANGE_MESSAGE_BYTES, "message_bytes") \
+	X(CALIB_RANGE_GEMM_DIM, "gemm_dim") X(CALIB_RANGE_COPY_BYTES, "copy_bytes")
+enum calib_range_quantity { CALIB_RANGE_QUANTITY_LIST(SC_ENUM_ID) };
+extern const char *const calib_range_quantity_names[];
 
 struct calib_range {
 	enum calib_range_quantity quantity;
@@ -126,7 +128,10 @@ struct calib_provenance {
  * whole collective curve against the model, one algorithm's alpha-beta
  * segment of it, a GEMM sweep or an HBM sweep.  Not part of struct
  * calibration (predictions do not need it); `calibrate show` reads it. */
-enum calib_fit_kind { CALIB_FIT_CURVE, CALIB_FIT_SEGMENT, CALIB_FIT_GEMM, CALIB_FIT_HBM };
+#define CALIB_FIT_KIND_LIST(X) X(CALIB_FIT_CURVE, "curve") X(CALIB_FIT_SEGMENT, "segment") \
+	X(CALIB_FIT_GEMM, "gemm") X(CALIB_FIT_HBM, "hbm")
+enum calib_fit_kind { CALIB_FIT_KIND_LIST(SC_ENUM_ID) };
+extern const char *const calib_fit_kind_names[];
 
 #define CALIB_FIT_NAME_MAX 128
 #define CALIB_FIT_MAX_POINTS 128

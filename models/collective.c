@@ -586,14 +586,9 @@ enum calib_param coll_generic_param(enum calib_param p)
 
 const char *coll_op_name(enum coll_op op)
 {
-	switch (op) {
-	case COLL_ALL_REDUCE: return "all_reduce";
-	case COLL_REDUCE_SCATTER: return "reduce_scatter";
-	case COLL_ALL_GATHER: return "all_gather";
-	case COLL_ALL_TO_ALL: return "all_to_all";
-	case COLL_SEND_RECV: return "send_recv";
-	}
-	return "unknown";
+	static const char *const names[] = SC_ENUM_NAMES(COLL_OP_LIST);
+
+	return SC_NAME_OF(names, op);
 }
 
 /* ---- the chosen algorithm as flows (coll_flows_of) -------------------------------- */

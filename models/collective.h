@@ -15,13 +15,9 @@
 #include "calibration.h"
 #include "network.h"
 
-enum coll_op {
-	COLL_ALL_REDUCE,
-	COLL_REDUCE_SCATTER,
-	COLL_ALL_GATHER,
-	COLL_ALL_TO_ALL,
-	COLL_SEND_RECV
-};
+#define COLL_OP_LIST(X) X(COLL_ALL_REDUCE, "all_reduce") X(COLL_REDUCE_SCATTER, "reduce_scatter") \
+	X(COLL_ALL_GATHER, "all_gather") X(COLL_ALL_TO_ALL, "all_to_all") X(COLL_SEND_RECV, "send_recv")
+enum coll_op { COLL_OP_LIST(SC_ENUM_ID) };
 
 #define COLL_NAME_MAX 48
 

@@ -29,18 +29,6 @@
 #include <stdio.h>
 #include <string.h>
 
-const char *layer_split_name(enum sc_layer_split s)
-{
-	switch (s) {
-	case SPLIT_AUTO: return "auto";
-	case SPLIT_EVEN: return "even";
-	case SPLIT_SLOTS: return "slots";
-	case SPLIT_BALANCED: return "balanced";
-	case SPLIT_UNEVEN: return "uneven";
-	}
-	return "unknown";
-}
-
 static enum sc_status fail(struct sc_error *err, const char *file, const char *ptr,
 			   const char *msg)
 {

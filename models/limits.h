@@ -3,7 +3,7 @@
  * Every count a scenario, a serving scenario or a command-line option gives
  * (GPUs, nodes, sequences, tokens, requests, replicas) is bounded here, and the
  * field tables (sim/config, sim/serve), the JSON Schemas (configs/schema/), the
- * CLI options and README's "Limits" table use these numbers.  Why these
+ * CLI options and docs/limits.md's table use these numbers.  Why these
  * numbers: each is well above the largest real system of its kind, and small
  * enough that any product of two counts fits in 64 bits and every rank,
  * group size and per-GPU count fits in an int (test_schema compares the
@@ -38,10 +38,10 @@
 
 /* Serving: replicas of one deployment (a fleet of 4,096 replicas of 8 GPUs is
  * 32k GPUs); the event simulation costs per replica and per request, so these
- * bound its time and memory too (README "Limits"). */
+ * bound its time and memory too (docs/limits.md). */
 #define SC_MAX_REPLICAS 4096
 /* Requests simulated by one serving run (and closed-loop clients): 10^6
- * takes about 6 s and 230 MB here (README "Limits"); published serving
+ * takes about 6 s and 230 MB here (docs/limits.md); published serving
  * benchmarks run 10^3 to 10^4. */
 #define SC_MAX_REQUESTS 1000000
 /* Draft tokens per speculative step: EAGLE-3 and Medusa draft 4-8, trees up

@@ -7,14 +7,12 @@
 
 #include "limits.h"
 
+const char *const placement_gen_names[] = SC_ENUM_NAMES(PLACEMENT_GEN_LIST);
+
 const char *placement_gen_name(enum placement_gen g)
 {
-	switch (g) {
-	case PLACEMENT_GEN_PACKED: return "packed";
-	case PLACEMENT_GEN_RANDOM: return "random";
-	case PLACEMENT_GEN_SPREAD: return "spread";
-	}
-	return "?";
+	return (unsigned)g < sizeof(placement_gen_names) / sizeof(placement_gen_names[0]) - 1 ? placement_gen_names[g]
+											  : "?";
 }
 
 void placement_free(struct placement *pl)

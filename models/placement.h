@@ -33,13 +33,17 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "enum_names.h"
 #include "status.h"
 
 #define PLACEMENT_LEVELS 3
 #define PLACEMENT_NAME_MAX 64
 #define PLACEMENT_SOURCE_MAX 256
 
-enum placement_gen { PLACEMENT_GEN_PACKED, PLACEMENT_GEN_RANDOM, PLACEMENT_GEN_SPREAD };
+#define PLACEMENT_GEN_LIST(X) X(PLACEMENT_GEN_PACKED, "packed") X(PLACEMENT_GEN_RANDOM, "random") \
+	X(PLACEMENT_GEN_SPREAD, "spread")
+enum placement_gen { PLACEMENT_GEN_LIST(SC_ENUM_ID) };
+extern const char *const placement_gen_names[];
 
 struct placement {
 	int nodes;                /* the job's nodes, in rank order */

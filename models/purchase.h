@@ -20,9 +20,11 @@
 #include <stddef.h>
 
 #include "catalog.h"
+#include "enum_names.h"
 
 /* The pricing models a cost can be asked under. */
-enum plan_pricing { PRICING_ON_DEMAND, PRICING_CAPACITY_BLOCK, PRICING_COUNT };
+#define PLAN_PRICING_LIST(X) X(PRICING_ON_DEMAND, "on-demand") X(PRICING_CAPACITY_BLOCK, "capacity-block")
+enum plan_pricing { PLAN_PRICING_LIST(SC_ENUM_ID) PRICING_COUNT };
 
 /* The UltraServer a cluster of inst is bought in (the product whose GPUs
  * equal inst's NVLink domain), or NULL when inst is sold per instance (or

@@ -9,42 +9,10 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
-const char *ckpt_recovery_name(enum ckpt_recovery r)
-{
-	switch (r) {
-	case RECOVERY_CHECKPOINT: return "checkpoint";
-	case RECOVERY_CHECKPOINTLESS: return "checkpointless";
-	}
-	return "unknown";
-}
-
-const char *ckpt_moments_name(enum ckpt_moments m)
-{
-	switch (m) {
-	case MOMENTS_FP32: return "fp32";
-	case MOMENTS_BF16: return "bf16";
-	}
-	return "unknown";
-}
-
-const char *fail_scale_name(enum fail_scale s)
-{
-	switch (s) {
-	case FAIL_PER_GPU: return "gpu";
-	case FAIL_PER_NODE: return "node";
-	}
-	return "unknown";
-}
-
-const char *straggler_dist_name(enum straggler_dist d)
-{
-	switch (d) {
-	case STRAGGLER_LOGNORMAL: return "lognormal";
-	case STRAGGLER_NORMAL: return "normal";
-	case STRAGGLER_EXPONENTIAL: return "exponential";
-	}
-	return "unknown";
-}
+SC_ENUM_DEFINE(ckpt_recovery_name, enum ckpt_recovery, ckpt_recovery_names, CKPT_RECOVERY_LIST)
+SC_ENUM_DEFINE(ckpt_moments_name, enum ckpt_moments, ckpt_moments_names, CKPT_MOMENTS_LIST)
+SC_ENUM_DEFINE(fail_scale_name, enum fail_scale, fail_scale_names, FAIL_SCALE_LIST)
+SC_ENUM_DEFINE(straggler_dist_name, enum straggler_dist, straggler_dist_names, STRAGGLER_DIST_LIST)
 
 /* Why: a cause seen c times while G GPUs on N nodes ran for H hours has the
  * maximum-likelihood Poisson rate c / (G H) per GPU-hour (or c / (N H) per

@@ -13,10 +13,13 @@
 #include <stdbool.h>
 
 #include "catalog.h"
+#include "enum_names.h"
 
 /* What a failure cause's rate is proportional to: the GPUs of a job or its
  * nodes (hosts, NICs, switches and cables, software on each host). */
-enum fail_scale { FAIL_PER_GPU, FAIL_PER_NODE };
+#define FAIL_SCALE_LIST(X) X(FAIL_PER_GPU, "gpu") X(FAIL_PER_NODE, "node")
+enum fail_scale { FAIL_SCALE_LIST(SC_ENUM_ID) };
+extern const char *const fail_scale_names[];
 
 /* One observation window of a real training job (configs/failures.json
  * "profiles"): the denominators the per-cause counts are divided by. */
@@ -66,8 +69,12 @@ struct failure_rates {
 	double planned_per_h;          /* planned interruptions per job-hour */
 };
 
-enum ckpt_recovery { RECOVERY_CHECKPOINT, RECOVERY_CHECKPOINTLESS };
-enum ckpt_moments { MOMENTS_FP32, MOMENTS_BF16 };
+#define CKPT_RECOVERY_LIST(X) X(RECOVERY_CHECKPOINT, "checkpoint") X(RECOVERY_CHECKPOINTLESS, "checkpointless")
+#define CKPT_MOMENTS_LIST(X) X(MOMENTS_FP32, "fp32") X(MOMENTS_BF16, "bf16")
+enum ckpt_recovery { CKPT_RECOVERY_LIST(SC_ENUM_ID) };
+enum ckpt_moments { CKPT_MOMENTS_LIST(SC_ENUM_ID) };
+extern const char *const ckpt_recovery_names[];
+extern const char *const ckpt_moments_names[];
 
 /* A scenario's optional "storage" object, resolved. */
 struct storage_cfg {
@@ -90,7 +97,10 @@ struct storage_cfg {
 	double h2d_GBps;               /* host-to-GPU copy per GPU */
 };
 
-enum straggler_dist { STRAGGLER_LOGNORMAL, STRAGGLER_NORMAL, STRAGGLER_EXPONENTIAL };
+#define STRAGGLER_DIST_LIST(X) X(STRAGGLER_LOGNORMAL, "lognormal") X(STRAGGLER_NORMAL, "normal") \
+	X(STRAGGLER_EXPONENTIAL, "exponential")
+enum straggler_dist { STRAGGLER_DIST_LIST(SC_ENUM_ID) };
+extern const char *const straggler_dist_names[];
 
 /* A scenario's optional "stragglers" object: each GPU's compute time in a
  * step is multiplied by its own draw s_i; a synchronous step waits for the

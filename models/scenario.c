@@ -4,77 +4,18 @@
 
 #include <stddef.h>
 
-const char *precision_name(enum sc_precision p)
-{
-	switch (p) {
-	case PREC_BF16: return "bf16";
-	case PREC_FP16: return "fp16";
-	case PREC_FP8: return "fp8";
-	case PREC_MXFP8: return "mxfp8";
-	case PREC_NVFP4: return "nvfp4";
-	}
-	return "unknown";
-}
-
-const char *recompute_name(enum sc_recompute r)
-{
-	switch (r) {
-	case RECOMPUTE_NONE: return "none";
-	case RECOMPUTE_SELECTIVE: return "selective";
-	case RECOMPUTE_FULL: return "full";
-	}
-	return "unknown";
-}
-
-const char *schedule_name(enum sc_schedule s)
-{
-	switch (s) {
-	case SCHED_1F1B: return "1f1b";
-	case SCHED_INTERLEAVED_1F1B: return "interleaved-1f1b";
-	case SCHED_GPIPE: return "gpipe";
-	case SCHED_ZB_H1: return "zb-h1";
-	case SCHED_ZB_V: return "zb-v";
-	case SCHED_DUALPIPE: return "dualpipe";
-	}
-	return "unknown";
-}
-
-const char *moe_dispatcher_name(enum sc_moe_dispatcher d)
-{
-	switch (d) {
-	case MOE_DISPATCH_ALLTOALL: return "alltoall";
-	case MOE_DISPATCH_FLEX: return "flex";
-	case MOE_DISPATCH_UCCL_EP: return "uccl-ep";
-	case MOE_DISPATCH_PPLX_GARDEN: return "pplx-garden";
-	case MOE_DISPATCH_ALLGATHER: return "allgather";
-	}
-	return "unknown";
-}
-
-const char *framework_name(enum sc_framework f)
-{
-	switch (f) {
-	case FW_MEGATRON_CORE: return "megatron-core";
-	case FW_TORCHTITAN: return "torchtitan";
-	case FW_DEEPSPEED: return "deepspeed";
-	}
-	return "unknown";
-}
-
-const char *attention_kernel_name(enum sc_attention_kernel k)
-{
-	return k == ATTN_KERNEL_PORTABLE ? "portable" : "fused";
-}
-
-const char *attention_name(enum sc_attention a)
-{
-	return a == ATTN_UNFUSED ? "unfused" : "flash";
-}
-
-const char *dtype_name(enum sc_dtype d)
-{
-	return d == DTYPE_BF16 ? "bf16" : "fp32";
-}
+SC_ENUM_DEFINE(precision_name, enum sc_precision, sc_precision_names, SC_PRECISION_LIST)
+SC_ENUM_DEFINE(recompute_name, enum sc_recompute, sc_recompute_names, SC_RECOMPUTE_LIST)
+SC_ENUM_DEFINE(schedule_name, enum sc_schedule, sc_schedule_names, SC_SCHEDULE_LIST)
+const char *const sc_optimizer_names[] = SC_ENUM_NAMES(SC_OPTIMIZER_LIST);
+SC_ENUM_DEFINE(framework_name, enum sc_framework, sc_framework_names, SC_FRAMEWORK_LIST)
+SC_ENUM_DEFINE(attention_name, enum sc_attention, sc_attention_names, SC_ATTENTION_LIST)
+SC_ENUM_DEFINE(attention_kernel_name, enum sc_attention_kernel,
+	       sc_attention_kernel_names, SC_ATTENTION_KERNEL_LIST)
+SC_ENUM_DEFINE(dtype_name, enum sc_dtype, sc_dtype_names, SC_DTYPE_LIST)
+SC_ENUM_DEFINE(layer_split_name, enum sc_layer_split, sc_layer_split_names, SC_LAYER_SPLIT_LIST)
+SC_ENUM_DEFINE(moe_dispatcher_name, enum sc_moe_dispatcher,
+	       sc_moe_dispatcher_names, SC_MOE_DISPATCHER_LIST)
 
 const char *recompute_module_name(unsigned bit)
 {

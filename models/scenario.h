@@ -8,27 +8,49 @@
 
 #include "calibration.h"
 #include "catalog.h"
+#include "enum_names.h"
 #include "resilience_types.h"
 
-enum sc_precision { PREC_BF16, PREC_FP16, PREC_FP8, PREC_MXFP8, PREC_NVFP4 };
-enum sc_recompute { RECOMPUTE_NONE, RECOMPUTE_SELECTIVE, RECOMPUTE_FULL };
-enum sc_schedule { SCHED_1F1B, SCHED_INTERLEAVED_1F1B, SCHED_GPIPE, SCHED_ZB_H1, SCHED_ZB_V, SCHED_DUALPIPE };
-enum sc_optimizer { OPT_ADAM, OPT_SGD };
+/* Each scenario enum is spelt once, as X(ID, "name") in the enum's order
+ * (enum_names.h): the enum, its table of names sc_..._names[] (the
+ * spellings scenario files, the CLI and reports use) and its ..._name(). */
+#define SC_PRECISION_LIST(X) X(PREC_BF16, "bf16") X(PREC_FP16, "fp16") X(PREC_FP8, "fp8") \
+	X(PREC_MXFP8, "mxfp8") X(PREC_NVFP4, "nvfp4")
+#define SC_RECOMPUTE_LIST(X) X(RECOMPUTE_NONE, "none") X(RECOMPUTE_SELECTIVE, "selective") \
+	X(RECOMPUTE_FULL, "full")
+#define SC_SCHEDULE_LIST(X) X(SCHED_1F1B, "1f1b") X(SCHED_INTERLEAVED_1F1B, "interleaved-1f1b") \
+	X(SCHED_GPIPE, "gpipe") X(SCHED_ZB_H1, "zb-h1") X(SCHED_ZB_V, "zb-v") X(SCHED_DUALPIPE, "dualpipe")
+#define SC_OPTIMIZER_LIST(X) X(OPT_ADAM, "adam") X(OPT_SGD, "sgd")
+#define SC_FRAMEWORK_LIST(X) X(FW_MEGATRON_CORE, "megatron-core") X(FW_TORCHTITAN, "torchtitan") \
+	X(FW_DEEPSPEED, "deepspeed")
+#define SC_ATTENTION_LIST(X) X(ATTN_FLASH, "flash") X(ATTN_UNFUSED, "unfused")
+#define SC_ATTENTION_KERNEL_LIST(X) X(ATTN_KERNEL_FUSED, "fused") X(ATTN_KERNEL_PORTABLE, "portable")
+#define SC_DTYPE_LIST(X) X(DTYPE_FP32, "fp32") X(DTYPE_BF16, "bf16")
+#define SC_LAYER_SPLIT_LIST(X) X(SPLIT_AUTO, "auto") X(SPLIT_EVEN, "even") X(SPLIT_SLOTS, "slots") \
+	X(SPLIT_BALANCED, "balanced") X(SPLIT_UNEVEN, "uneven")
+#define SC_MOE_DISPATCHER_LIST(X) X(MOE_DISPATCH_ALLTOALL, "alltoall") X(MOE_DISPATCH_FLEX, "flex") \
+	X(MOE_DISPATCH_UCCL_EP, "uccl-ep") X(MOE_DISPATCH_PPLX_GARDEN, "pplx-garden") \
+	X(MOE_DISPATCH_ALLGATHER, "allgather")
+
+enum sc_precision { SC_PRECISION_LIST(SC_ENUM_ID) };
+enum sc_recompute { SC_RECOMPUTE_LIST(SC_ENUM_ID) };
+enum sc_schedule { SC_SCHEDULE_LIST(SC_ENUM_ID) };
+enum sc_optimizer { SC_OPTIMIZER_LIST(SC_ENUM_ID) };
 /* Which training framework allocates the memory (models/memory.c has each
  * one's rules): Megatron-Core (also NeMo and Megatron-Bridge), torchtitan
  * (FSDP2) or DeepSpeed (ZeRO). */
-enum sc_framework { FW_MEGATRON_CORE, FW_TORCHTITAN, FW_DEEPSPEED };
+enum sc_framework { SC_FRAMEWORK_LIST(SC_ENUM_ID) };
 /* Attention kernels: flash (FlashAttention / cuDNN fused: no s x s tensor
  * kept) or unfused (Megatron --attention-backend unfused, eager math
  * attention: the softmax output is kept for the backward). */
-enum sc_attention { ATTN_FLASH, ATTN_UNFUSED };
+enum sc_attention { SC_ATTENTION_LIST(SC_ENUM_ID) };
 /* Which flash-attention kernel runs, for its speed (the step model): fused
  * (Transformer Engine / cuDNN fused attention, the Megatron-Core default;
  * FlashAttention-3-class on Hopper: wgmma and TMA) at attn_eta, or portable
  * (FlashAttention-2 and its Triton port, written for sm80 mma.sync: on Hopper
  * FlashAttention-2 reaches about 35 % of the peak, Shah et al. 2024) at
  * attn_eta_portable. */
-enum sc_attention_kernel { ATTN_KERNEL_FUSED, ATTN_KERNEL_PORTABLE };
+enum sc_attention_kernel { SC_ATTENTION_KERNEL_LIST(SC_ENUM_ID) };
 /* Megatron-Core's --recompute-modules (with recompute "selective"): which
  * parts of a layer are recomputed in the backward instead of kept; none
  * given means core_attn, Megatron's default. */
@@ -44,7 +66,7 @@ enum sc_recompute_module {
 const char *recompute_module_name(unsigned bit);
 
 /* Element type of a training copy: optimizer master weights and moments. */
-enum sc_dtype { DTYPE_FP32, DTYPE_BF16 };
+enum sc_dtype { SC_DTYPE_LIST(SC_ENUM_ID) };
 /* How the decoder layers are split over the pp x vpp virtual pipeline
  * stages (models/layout.h has the rules):
  *   even      every virtual stage the same number of layers; the embedding
@@ -62,12 +84,11 @@ enum sc_dtype { DTYPE_FP32, DTYPE_BF16 };
  *             num-layers).
  * auto (the default) takes even where the layers divide, else slots, else
  * balanced; giving first/last_stage_layers means uneven. */
-enum sc_layer_split { SPLIT_AUTO, SPLIT_EVEN, SPLIT_SLOTS, SPLIT_BALANCED, SPLIT_UNEVEN };
+enum sc_layer_split { SC_LAYER_SPLIT_LIST(SC_ENUM_ID) };
 /* MoE token dispatch: Megatron's all-to-all (top_k copies of every token
  * to their experts' ranks), or the flex dispatcher (DeepEP, HybridEP) that
  * sends a token once to each remote NVLink domain and fans it out there. */
-enum sc_moe_dispatcher { MOE_DISPATCH_ALLTOALL, MOE_DISPATCH_FLEX, MOE_DISPATCH_UCCL_EP,
-			 MOE_DISPATCH_PPLX_GARDEN, MOE_DISPATCH_ALLGATHER };
+enum sc_moe_dispatcher { SC_MOE_DISPATCHER_LIST(SC_ENUM_ID) };
 /* (uccl-ep, pplx-garden: CPU-proxy EP over EFA; allgather: Megatron's
  * all-gather dispatcher; models/moe_dispatch.h has each one's rules) */
 
@@ -142,6 +163,17 @@ static inline int scenario_gpus(const struct scenario *s)
 {
 	return s->cluster.nodes * s->cluster.instance.gpus_per_node;
 }
+
+extern const char *const sc_precision_names[];
+extern const char *const sc_recompute_names[];
+extern const char *const sc_schedule_names[];
+extern const char *const sc_optimizer_names[];
+extern const char *const sc_framework_names[];
+extern const char *const sc_attention_names[];
+extern const char *const sc_attention_kernel_names[];
+extern const char *const sc_dtype_names[];
+extern const char *const sc_layer_split_names[];
+extern const char *const sc_moe_dispatcher_names[];
 
 const char *precision_name(enum sc_precision p);
 const char *recompute_name(enum sc_recompute r);

@@ -30,15 +30,9 @@ enum sc_status sc_error_set(struct sc_error *err, enum sc_status status,
 
 const char *sc_status_str(enum sc_status status)
 {
-	switch (status) {
-	case SC_OK: return "ok";
-	case SC_EINVAL: return "invalid input";
-	case SC_EIO: return "input/output error";
-	case SC_ENOMEM: return "out of memory";
-	case SC_ERANGE: return "out of range";
-	case SC_EUNSUPPORTED: return "not supported";
-	case SC_ENOTFOUND: return "not found";
-	case SC_EINTERNAL: return "internal error";
-	}
-	return "unknown status";
+#define SC_STATUS_TEXT(id, text) [id] = text,
+	static const char *const texts[] = { SC_STATUS_LIST(SC_STATUS_TEXT) };
+#undef SC_STATUS_TEXT
+
+	return (unsigned)status < sizeof(texts) / sizeof(texts[0]) ? texts[status] : "unknown status";
 }

@@ -11,16 +11,19 @@
 
 #include <stddef.h>
 
-enum sc_status {
-	SC_OK = 0,
-	SC_EINVAL,   /* bad input: config, scenario, argument */
-	SC_EIO,      /* could not read or write a file */
-	SC_ENOMEM,   /* allocation failed */
-	SC_ERANGE,   /* a value outside what the model can express */
-	SC_EUNSUPPORTED, /* a valid request the model does not cover */
-	SC_ENOTFOUND, /* a reference to a catalogue entry that does not exist */
-	SC_EINTERNAL /* a bug, or a helper process that crashed or ran out of time */
-};
+/* Each status once, with what sc_status_str() says of it:
+ *   SC_EINVAL       bad input: config, scenario, argument
+ *   SC_EIO          could not read or write a file
+ *   SC_ENOMEM       allocation failed
+ *   SC_ERANGE       a value outside what the model can express
+ *   SC_EUNSUPPORTED a valid request the model does not cover
+ *   SC_ENOTFOUND    a reference to a catalogue entry that does not exist
+ *   SC_EINTERNAL    a bug, or a helper process that crashed or ran out of time */
+#define SC_STATUS_LIST(X) X(SC_OK, "ok") X(SC_EINVAL, "invalid input") X(SC_EIO, "input/output error") \
+	X(SC_ENOMEM, "out of memory") X(SC_ERANGE, "out of range") X(SC_EUNSUPPORTED, "not supported") \
+	X(SC_ENOTFOUND, "not found") X(SC_EINTERNAL, "internal error")
+#define SC_STATUS_ID(id, text) id,
+enum sc_status { SC_STATUS_LIST(SC_STATUS_ID) };
 
 #define SC_ERROR_MSG_MAX 512
 #define SC_ERROR_FILE_MAX 512

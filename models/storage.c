@@ -8,28 +8,17 @@
 
 #include "transformer.h"
 
-const char *storage_kind_name(enum storage_kind k)
-{
-	switch (k) {
-	case STORAGE_NVME: return "nvme";
-	case STORAGE_FSX: return "fsx-lustre";
-	case STORAGE_S3: return "s3";
-	}
-	return "unknown";
-}
+SC_ENUM_DEFINE(storage_kind_name, enum storage_kind, storage_kind_names, STORAGE_KIND_LIST)
 
 enum sc_status storage_kind_of(const struct storage_spec *tier, enum storage_kind *out,
 			       struct sc_error *err)
 {
-	if (strcmp(tier->kind, "nvme") == 0)
-		*out = STORAGE_NVME;
-	else if (strcmp(tier->kind, "fsx-lustre") == 0)
-		*out = STORAGE_FSX;
-	else if (strcmp(tier->kind, "s3") == 0)
-		*out = STORAGE_S3;
-	else
+	int i = sc_enum_parse(storage_kind_names, tier->kind);
+
+	if (i < 0)
 		return sc_error_set(err, SC_EINVAL, NULL, NULL,
 				    "storage tier \"%s\" has an unknown kind \"%s\"", tier->name, tier->kind);
+	*out = (enum storage_kind)i;
 	return SC_OK;
 }
 

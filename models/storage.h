@@ -18,7 +18,9 @@
 #include "scenario.h"
 #include "status.h"
 
-enum storage_kind { STORAGE_NVME, STORAGE_FSX, STORAGE_S3 };
+#define STORAGE_KIND_LIST(X) X(STORAGE_NVME, "nvme") X(STORAGE_FSX, "fsx-lustre") X(STORAGE_S3, "s3")
+enum storage_kind { STORAGE_KIND_LIST(SC_ENUM_ID) };
+extern const char *const storage_kind_names[];
 
 /* What one tier delivers to a job of `nodes` nodes. */
 struct storage_bw {

@@ -292,6 +292,35 @@ static void delta(char *out, size_t n, const struct rpt_diff_row *r)
 		snprintf(out, n, "%+.5g", r->b - r->a);
 }
 
+/* A walk over the shown rows: the current row's cells, formatted; fresh
+ * when it opens a new section. */
+struct row_walk {
+	const char *section;
+	int next;
+	bool fresh;
+	char a[32], b[32], delta[32], rel[32];
+};
+
+/* The next shown row (NULL at the end), its cells in w. */
+static const struct rpt_diff_row *next_row(const struct rpt_diff *d, struct row_walk *w)
+{
+	for (; w->next < d->n_rows; w->next++) {
+		const struct rpt_diff_row *r = &d->rows[w->next];
+
+		if (!shown(r))
+			continue;
+		w->fresh = strcmp(w->section, r->section) != 0;
+		w->section = r->section;
+		num(w->a, sizeof(w->a), r->has_a, r->a);
+		num(w->b, sizeof(w->b), r->has_b, r->b);
+		delta(w->delta, sizeof(w->delta), r);
+		rel(w->rel, sizeof(w->rel), r);
+		w->next++;
+		return r;
+	}
+	return NULL;
+}
+
 /* B against A in words: faster, slower, or a tie inside the band. */
 static void verdict_line(FILE *out, const struct rpt_diff *d, const char *lead)
 {
@@ -328,7 +357,8 @@ static void moved_most_line(FILE *out, const struct rpt_diff *d, const char *lea
 
 void rpt_diff_text(FILE *out, const struct rpt_diff *d)
 {
-	const char *section = "";
+	struct row_walk w = { "", 0, false, "", "", "", "" };
+	const struct rpt_diff_row *r;
 
 	fprintf(out, "A           %s\n", d->label_a);
 	fprintf(out, "B           %s\n", d->label_b);
@@ -338,51 +368,30 @@ void rpt_diff_text(FILE *out, const struct rpt_diff *d)
 	moved_most_line(out, d, "moved most  ");
 	verdict_line(out, d, "verdict     ");
 	fprintf(out, "\n%-28s %14s %14s %14s %9s\n", "", "A", "B", "B - A", "rel");
-	for (int i = 0; i < d->n_rows; i++) {
-		const struct rpt_diff_row *r = &d->rows[i];
-		char a[32], b[32], dl[32], rl[32];
-
-		if (!shown(r))
-			continue;
-		if (strcmp(section, r->section) != 0) {
-			section = r->section;
-			fprintf(out, "%s%s\n", strcmp(section, "step") ? "\n" : "",
-				strcmp(section, "breakdown") == 0 ? "breakdown (s)" :
-				strcmp(section, "memory") == 0 ? "memory per GPU (bytes)" : section);
-		}
-		num(a, sizeof(a), r->has_a, r->a);
-		num(b, sizeof(b), r->has_b, r->b);
-		delta(dl, sizeof(dl), r);
-		rel(rl, sizeof(rl), r);
-		fprintf(out, "  %-26s %14s %14s %14s %9s\n", r->metric, a, b, dl, rl);
+	while ((r = next_row(d, &w))) {
+		if (w.fresh)
+			fprintf(out, "%s%s\n", strcmp(w.section, "step") ? "\n" : "",
+				strcmp(w.section, "breakdown") == 0 ? "breakdown (s)" :
+				strcmp(w.section, "memory") == 0 ? "memory per GPU (bytes)" : w.section);
+		fprintf(out, "  %-26s %14s %14s %14s %9s\n", r->metric, w.a, w.b, w.delta, w.rel);
 	}
 }
 
 void rpt_diff_md(FILE *out, const struct rpt_diff *d)
 {
-	const char *section = "";
+	struct row_walk w = { "", 0, false, "", "", "", "" };
+	const struct rpt_diff_row *r;
 
 	fprintf(out, "# stepcast diff\n\n- A: `%s`\n- B: `%s`\n", d->label_a, d->label_b);
 	for (int i = 0; i < d->n_changes; i++)
 		fprintf(out, "- changed: %s: `%s` → `%s`\n", d->changes[i].key, d->changes[i].a, d->changes[i].b);
 	moved_most_line(out, d, "- moved most: ");
 	verdict_line(out, d, "- verdict: ");
-	for (int i = 0; i < d->n_rows; i++) {
-		const struct rpt_diff_row *r = &d->rows[i];
-		char a[32], b[32], dl[32], rl[32];
-
-		if (!shown(r))
-			continue;
-		if (strcmp(section, r->section) != 0) {
-			section = r->section;
+	while ((r = next_row(d, &w))) {
+		if (w.fresh)
 			fprintf(out, "\n## %s\n\n| metric | A | B | B - A | rel |\n|---|---:|---:|---:|---:|\n",
-				section);
-		}
-		num(a, sizeof(a), r->has_a, r->a);
-		num(b, sizeof(b), r->has_b, r->b);
-		delta(dl, sizeof(dl), r);
-		rel(rl, sizeof(rl), r);
-		fprintf(out, "| %s | %s | %s | %s | %s |\n", r->metric, a, b, dl, rl);
+				w.section);
+		fprintf(out, "| %s | %s | %s | %s | %s |\n", r->metric, w.a, w.b, w.delta, w.rel);
 	}
 }
 

@@ -100,26 +100,23 @@ static const char *fmt_days(double v, char *buf, size_t n)
 	return buf;
 }
 
+/* v with an M or k suffix past a million or a thousand, after prefix. */
+static const char *fmt_si(const char *prefix, double v, char *buf, size_t n)
+{
+	double div = v >= 1e6 ? 1e6 : v >= 1e3 ? 1e3 : 1;
+
+	snprintf(buf, n, "%s%g%s", prefix, v / div, v >= 1e6 ? "M" : v >= 1e3 ? "k" : "");
+	return buf;
+}
+
 static const char *fmt_usd(double v, char *buf, size_t n)
 {
-	if (v >= 1e6)
-		snprintf(buf, n, "$%gM", v / 1e6);
-	else if (v >= 1e3)
-		snprintf(buf, n, "$%gk", v / 1e3);
-	else
-		snprintf(buf, n, "$%g", v);
-	return buf;
+	return fmt_si("$", v, buf, n);
 }
 
 static const char *fmt_tokens(double v, char *buf, size_t n)
 {
-	if (v >= 1e6)
-		snprintf(buf, n, "%gM", v / 1e6);
-	else if (v >= 1e3)
-		snprintf(buf, n, "%gk", v / 1e3);
-	else
-		snprintf(buf, n, "%g", v);
-	return buf;
+	return fmt_si("", v, buf, n);
 }
 
 /* Ticks of a log axis: the first of the mantissa sets 1; 1, 2, 5; 1 .. 9

@@ -11,7 +11,7 @@
  * nccl_collective_exec_time_microseconds are GB/s and microseconds: the
  * recording rules of reports/prometheus/ convert them to base units), vLLM's
  * model_name, and a scenario label (the scenario file's stem) on every
- * sample for the join with a job's own series.  README.md has the table.
+ * sample for the join with a job's own series.  docs/prometheus.md has the table.
  */
 #ifndef SC_RPT_PROM_H
 #define SC_RPT_PROM_H

@@ -517,17 +517,7 @@ enum sc_status cal_ingest_bench(const char *name, const char *buf, size_t len,
 	return st;
 }
 
-const char *cal_format_name(enum cal_format f)
-{
-	switch (f) {
-	case CAL_FMT_AUTO: return "auto";
-	case CAL_FMT_NCCL_TEXT: return "nccl-text";
-	case CAL_FMT_NCCL_JSON: return "nccl-json";
-	case CAL_FMT_FIO: return "fio";
-	case CAL_FMT_BENCH: return "bench";
-	}
-	return "unknown";
-}
+SC_ENUM_DEFINE(cal_format_name, enum cal_format, cal_format_names, CAL_FORMAT_LIST)
 
 bool cal_format_parse(const char *s, enum cal_format *out)
 {

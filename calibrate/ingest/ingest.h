@@ -31,13 +31,10 @@
 
 #include "../cal_measure.h"
 
-enum cal_format {
-	CAL_FMT_AUTO,
-	CAL_FMT_NCCL_TEXT,
-	CAL_FMT_NCCL_JSON,
-	CAL_FMT_FIO,
-	CAL_FMT_BENCH
-};
+#define CAL_FORMAT_LIST(X) X(CAL_FMT_AUTO, "auto") X(CAL_FMT_NCCL_TEXT, "nccl-text") \
+	X(CAL_FMT_NCCL_JSON, "nccl-json") X(CAL_FMT_FIO, "fio") X(CAL_FMT_BENCH, "bench")
+enum cal_format { CAL_FORMAT_LIST(SC_ENUM_ID) };
+extern const char *const cal_format_names[];
 
 /* What a log may not say.  Zero / NULL: take it from the log. */
 struct cal_ingest_opts {

@@ -24,18 +24,9 @@
 
 const char *cal_part_name(enum cal_part p)
 {
-	switch (p) {
-	case CAL_USEFUL: return "useful";
-	case CAL_STRAGGLER: return "stragglers";
-	case CAL_DATA_STALL: return "data_stall";
-	case CAL_CHECKPOINT: return "checkpoint";
-	case CAL_LOST_WORK: return "lost_work";
-	case CAL_RESTART: return "restart";
-	case CAL_RESTORE: return "restore";
-	case CAL_PLANNED: return "planned";
-	case CAL_COUNT: break;
-	}
-	return "unknown";
+	static const char *const names[] = SC_ENUM_NAMES(CAL_PART_LIST);
+
+	return SC_NAME_OF(names, p);
 }
 
 /* The step without the parts this module adds. */

@@ -23,18 +23,19 @@
 #include "../../models/storage.h"
 #include "step.h"
 
-/* Where the calendar goes (fractions of the expected wall time). */
-enum cal_part {
-	CAL_USEFUL,       /* the ideal step's work */
-	CAL_STRAGGLER,    /* waiting for the slowest GPU */
-	CAL_DATA_STALL,   /* waiting for data */
-	CAL_CHECKPOINT,   /* blocking checkpoint saves (and checkpointless replication) */
-	CAL_LOST_WORK,    /* work redone after failures */
-	CAL_RESTART,      /* detection, rescheduling, start-up after failures */
-	CAL_RESTORE,      /* reading state back after failures */
-	CAL_PLANNED,      /* planned interruptions (maintenance, upgrades) */
-	CAL_COUNT
-};
+/* Where the calendar goes (fractions of the expected wall time):
+ *   useful      the ideal step's work
+ *   stragglers  waiting for the slowest GPU
+ *   data_stall  waiting for data
+ *   checkpoint  blocking checkpoint saves (and checkpointless replication)
+ *   lost_work   work redone after failures
+ *   restart     detection, rescheduling, start-up after failures
+ *   restore     reading state back after failures
+ *   planned     planned interruptions (maintenance, upgrades) */
+#define CAL_PART_LIST(X) X(CAL_USEFUL, "useful") X(CAL_STRAGGLER, "stragglers") \
+	X(CAL_DATA_STALL, "data_stall") X(CAL_CHECKPOINT, "checkpoint") X(CAL_LOST_WORK, "lost_work") \
+	X(CAL_RESTART, "restart") X(CAL_RESTORE, "restore") X(CAL_PLANNED, "planned")
+enum cal_part { CAL_PART_LIST(SC_ENUM_ID) CAL_COUNT };
 
 #define SC_GOODPUT_ADVICE_MAX 4
 #define SC_GOODPUT_ADVICE_LEN 320

@@ -36,53 +36,26 @@
 
 /* ---- names ------------------------------------------------------------------ */
 
-const char *step_part_name(enum step_part p)
-{
-	switch (p) {
-	case PART_COMPUTE: return "compute";
-	case PART_TP_COMM: return "tp_comm";
-	case PART_CP_COMM: return "cp_comm";
-	case PART_EP_COMM: return "ep_comm";
-	case PART_PP_COMM: return "pp_comm";
-	case PART_DP_COMM: return "dp_comm";
-	case PART_BUBBLE: return "bubble";
-	case PART_OPTIMIZER: return "optimizer";
-	case PART_OVERHEAD: return "overhead";
-	case PART_DATA_STALL: return "data_stall";
-	case PART_CHECKPOINT: return "checkpoint";
-	case PART_STRAGGLER: return "straggler";
-	case PART_COUNT: break;
-	}
-	return "unknown";
-}
+static const char *const step_part_names[] = SC_ENUM_NAMES(STEP_PART_LIST);
+static const char *const mem_part_names[] = SC_ENUM_NAMES(MEM_PART_LIST);
+static const char *const bottleneck_names[] = SC_ENUM_NAMES(BOTTLENECK_LIST);
 
-const char *mem_part_name(enum mem_part p)
-{
-	switch (p) {
-	case MEM_WEIGHTS: return "weights";
-	case MEM_GRADIENTS: return "gradients";
-	case MEM_OPTIMIZER: return "optimizer";
-	case MEM_ACTIVATIONS: return "activations";
-	case MEM_BUFFERS: return "buffers";
-	case MEM_COMM_BUFFERS: return "comm_buffers";
-	case MEM_RESERVE: return "reserve";
-	case MEM_COUNT: break;
-	}
-	return "unknown";
-}
+const char *step_part_name(enum step_part p) { return SC_NAME_OF(step_part_names, p); }
+const char *mem_part_name(enum mem_part p) { return SC_NAME_OF(mem_part_names, p); }
+const char *bottleneck_name(enum bottleneck b) { return SC_NAME_OF(bottleneck_names, b); }
 
-const char *bottleneck_name(enum bottleneck b)
+enum step_part step_part_of_collective(const char *what)
 {
-	switch (b) {
-	case BOTTLENECK_TENSOR_CORES: return "tensor_cores";
-	case BOTTLENECK_HBM: return "hbm";
-	case BOTTLENECK_NVLINK: return "nvlink";
-	case BOTTLENECK_EFA: return "efa";
-	case BOTTLENECK_PIPELINE_BUBBLE: return "pipeline_bubble";
-	case BOTTLENECK_OVERHEAD: return "overhead";
-	case BOTTLENECK_COUNT: break;
-	}
-	return "unknown";
+	/* the groups add_coll() names below: "etp" is timed inside tp_comm */
+	if (strcmp(what, "tp") == 0 || strcmp(what, "etp") == 0)
+		return PART_TP_COMM;
+	if (strcmp(what, "cp") == 0)
+		return PART_CP_COMM;
+	if (strcmp(what, "ep") == 0)
+		return PART_EP_COMM;
+	if (strcmp(what, "pp") == 0)
+		return PART_PP_COMM;
+	return PART_DP_COMM; /* dp, fsdp and their second collectives */
 }
 
 /* ---- validation ------------------------------------------------------------- */

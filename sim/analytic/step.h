@@ -20,43 +20,38 @@
 #include "../../models/transformer.h"
 #include "../../models/uncertainty.h"
 
-enum step_part {
-	PART_COMPUTE,        /* forward + backward + recompute GEMMs, attention, memory-bound ops */
-	PART_TP_COMM,        /* exposed TP/SP collectives */
-	PART_CP_COMM,        /* exposed CP ring exchange */
-	PART_EP_COMM,        /* exposed EP all-to-all */
-	PART_PP_COMM,        /* exposed PP send/recv */
-	PART_DP_COMM,        /* exposed DP/FSDP gradient and parameter collectives */
-	PART_BUBBLE,         /* pipeline fill and drain */
-	PART_OPTIMIZER,      /* optimizer step */
-	PART_OVERHEAD,       /* per-step fixed overheads and kernel launches */
-	/* only with a scenario "storage" / "stragglers" object (sim/analytic/goodput.h): */
-	PART_DATA_STALL,     /* waiting for training data */
-	PART_CHECKPOINT,     /* blocking checkpoint time amortised per step, checkpointless replication */
-	PART_STRAGGLER,      /* waiting for the slowest GPU */
-	PART_COUNT
-};
+/* The parts of a step, each with its name (step_part_name, enum_names.h):
+ *   compute      forward + backward + recompute GEMMs, attention, memory-bound ops
+ *   tp_comm      exposed TP/SP collectives
+ *   cp_comm      exposed CP ring exchange
+ *   ep_comm      exposed EP all-to-all
+ *   pp_comm      exposed PP send/recv
+ *   dp_comm      exposed DP/FSDP gradient and parameter collectives
+ *   bubble       pipeline fill and drain
+ *   optimizer    optimizer step
+ *   overhead     per-step fixed overheads and kernel launches
+ * only with a scenario "storage" / "stragglers" object (sim/analytic/goodput.h):
+ *   data_stall   waiting for training data
+ *   checkpoint   blocking checkpoint time amortised per step, checkpointless replication
+ *   straggler    waiting for the slowest GPU */
+#define STEP_PART_LIST(X) X(PART_COMPUTE, "compute") X(PART_TP_COMM, "tp_comm") X(PART_CP_COMM, "cp_comm") \
+	X(PART_EP_COMM, "ep_comm") X(PART_PP_COMM, "pp_comm") X(PART_DP_COMM, "dp_comm") \
+	X(PART_BUBBLE, "bubble") X(PART_OPTIMIZER, "optimizer") X(PART_OVERHEAD, "overhead") \
+	X(PART_DATA_STALL, "data_stall") X(PART_CHECKPOINT, "checkpoint") X(PART_STRAGGLER, "straggler")
+enum step_part { STEP_PART_LIST(SC_ENUM_ID) PART_COUNT };
 
-enum mem_part {
-	MEM_WEIGHTS,
-	MEM_GRADIENTS,
-	MEM_OPTIMIZER,
-	MEM_ACTIVATIONS,
-	MEM_BUFFERS,         /* framework transients: FSDP gathers, loss logits, workspaces */
-	MEM_COMM_BUFFERS,    /* NCCL, outside the allocator */
-	MEM_RESERVE,         /* CUDA context and libraries */
-	MEM_COUNT
-};
+/* The parts of a GPU's memory: buffers are framework transients (FSDP
+ * gathers, loss logits, workspaces), comm_buffers NCCL's (outside the
+ * allocator), reserve the CUDA context and libraries. */
+#define MEM_PART_LIST(X) X(MEM_WEIGHTS, "weights") X(MEM_GRADIENTS, "gradients") \
+	X(MEM_OPTIMIZER, "optimizer") X(MEM_ACTIVATIONS, "activations") X(MEM_BUFFERS, "buffers") \
+	X(MEM_COMM_BUFFERS, "comm_buffers") X(MEM_RESERVE, "reserve")
+enum mem_part { MEM_PART_LIST(SC_ENUM_ID) MEM_COUNT };
 
-enum bottleneck {
-	BOTTLENECK_TENSOR_CORES,
-	BOTTLENECK_HBM,
-	BOTTLENECK_NVLINK,
-	BOTTLENECK_EFA,
-	BOTTLENECK_PIPELINE_BUBBLE,
-	BOTTLENECK_OVERHEAD,
-	BOTTLENECK_COUNT
-};
+#define BOTTLENECK_LIST(X) X(BOTTLENECK_TENSOR_CORES, "tensor_cores") X(BOTTLENECK_HBM, "hbm") \
+	X(BOTTLENECK_NVLINK, "nvlink") X(BOTTLENECK_EFA, "efa") \
+	X(BOTTLENECK_PIPELINE_BUBBLE, "pipeline_bubble") X(BOTTLENECK_OVERHEAD, "overhead")
+enum bottleneck { BOTTLENECK_LIST(SC_ENUM_ID) BOTTLENECK_COUNT };
 
 #define SC_ALGO_NAME_MAX 48
 
@@ -224,6 +219,8 @@ enum sc_status sim_step_finish_memo(const struct scenario *sc, const struct step
 				    struct sc_error *err);
 
 const char *step_part_name(enum step_part p);
+/* The part a step_collective's group (its `what`) is timed in. */
+enum step_part step_part_of_collective(const char *what);
 const char *mem_part_name(enum mem_part p);
 const char *bottleneck_name(enum bottleneck b);
 

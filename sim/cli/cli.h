@@ -26,7 +26,7 @@ enum {
 	EXIT_INTERNAL = 70    /* a bug: please report it */
 };
 
-enum cli_format { FMT_TEXT, FMT_JSON, FMT_CSV, FMT_MD, FMT_JSONL, FMT_HTML, FMT_PROM };
+enum cli_format { FMT_TEXT, FMT_JSON, FMT_CSV, FMT_MD, FMT_JSONL, FMT_HTML, FMT_PROM, FMT_COUNT };
 
 /* What a command needs set up before its one library call (the flags of
  * its commands[] entry; cli_setup of cli_args.h does it, after the

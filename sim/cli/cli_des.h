@@ -1,7 +1,7 @@
 /* cli_des.h: the discrete-event engine's cost budgets on the command line,
  * one parser for every command that runs it (predict --engine des, search
  * --rerank): --max-flows, --max-memory, --max-events (sim/des/des.h, struct
- * des_estimate; README "The discrete-event engine"). */
+ * des_estimate; docs/des.md). */
 #ifndef SC_CLI_DES_H
 #define SC_CLI_DES_H
 

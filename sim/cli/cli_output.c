@@ -298,6 +298,21 @@ int cli_output_text(const char *path, const char *text, bool nl, cli_output_chec
 	return ok ? code : EXIT_IO;
 }
 
+int cli_write_rendered(const char *path, cli_render_fn render, const void *ctx)
+{
+	struct cli_output o;
+	int code;
+	bool ok;
+
+	if ((code = cli_output_open(&o, path)) != EXIT_OK)
+		return code;
+	ok = render(o.f, ctx);
+	if (!ok)
+		fprintf(stderr, "stepcast: error: out of memory\n");
+	code = cli_output_close(&o, ok);
+	return !ok && code == EXIT_IO ? EXIT_INTERNAL : code;
+}
+
 int cli_write_json(const char *path, cJSON *j, cli_output_check_fn check, void *ctx)
 {
 	char *text = j ? cJSON_Print(j) : NULL;

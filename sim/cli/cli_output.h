@@ -65,6 +65,12 @@ int cli_output_text(const char *path, const char *text, bool nl, cli_output_chec
 /* Write j as indented JSON to path (NULL: stdout) the same way, and free
  * it: the one way a command writes a JSON document.  j NULL (a failed
  * allocation while building it): "out of memory", EXIT_INTERNAL. */
+/* A report rendered to path (NULL: stdout) the same way: render(f, ctx)
+ * returns false when it ran out of memory ("out of memory", EXIT_INTERNAL,
+ * and nothing replaces path). */
+typedef bool (*cli_render_fn)(FILE *f, const void *ctx);
+int cli_write_rendered(const char *path, cli_render_fn render, const void *ctx);
+
 struct cJSON;
 int cli_write_json(const char *path, struct cJSON *j, cli_output_check_fn check, void *ctx);
 

@@ -106,10 +106,3 @@ void cli_progress_end(void)
 	pthread_join(thread, NULL);
 	running = false;
 }
-
-void cli_progress_usage(FILE *out)
-{
-	fprintf(out,
-		"      --quiet             no progress line on stderr (it is shown only on a\n"
-		"                          terminal, for runs over a second)\n");
-}

@@ -26,7 +26,4 @@ const struct sc_progress *cli_progress_hook(void);
 /* Stop and erase the line. */
 void cli_progress_end(void);
 
-/* The --quiet line of a command's help. */
-void cli_progress_usage(FILE *out);
-
 #endif

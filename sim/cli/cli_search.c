@@ -56,6 +56,55 @@ bool cli_parse_confidence(const char *cmd, const char *arg, double *out)
 	return true;
 }
 
+bool cli_parse_pricing(const char *cmd, const char *arg, enum plan_pricing *out)
+{
+	if (plan_pricing_parse(arg, out))
+		return true;
+	cli_usage_error(cmd, "unknown pricing '%s' (expected on-demand or capacity-block)", arg);
+	return false;
+}
+
+int cli_plan_option(const char *cmd, int c, const char *arg, int max_sweep, struct plan_opts *po,
+		    bool *pricing_given)
+{
+	bool ok;
+
+	switch (c) {
+	case 't':
+		ok = cli_parse_tokens(cmd, arg, &po->tokens);
+		break;
+	case 'd':
+		ok = cli_parse_duration(cmd, "--deadline", arg, &po->deadline_s);
+		break;
+	case 'N':
+		ok = cli_parse_int(cmd, "--nodes", arg, 1, SC_MAX_NODES, &po->nodes);
+		break;
+	case 'S':
+		ok = cli_parse_int_list(cmd, "--sweep", arg, po->sweep, max_sweep, &po->n_sweep);
+		break;
+	case 'p':
+		ok = cli_parse_pricing(cmd, arg, &po->pricing);
+		*pricing_given = true;
+		break;
+	case 'C':
+		ok = cli_parse_confidence(cmd, arg, &po->confidence);
+		break;
+	default:
+		return 0;
+	}
+	return ok ? 1 : -1;
+}
+
+bool cli_plan_tokens(const char *cmd, struct plan_opts *po, const struct scenario *sc)
+{
+	if (!(po->tokens > 0))
+		po->tokens = sc->training.tokens_to_train;
+	if (po->tokens > 0)
+		return true;
+	cli_usage_error(cmd, "no token budget: give --tokens or training.tokens_to_train in the scenario");
+	return false;
+}
+
 bool cli_parse_tokens(const char *cmd, const char *arg, double *out)
 {
 	struct sc_error err;
@@ -173,9 +222,12 @@ bool cli_parse_int_list(const char *cmd, const char *opt, const char *arg, int *
 	return true;
 }
 
-bool cli_parse_recompute_list(const char *cmd, const char *arg, unsigned *mask)
+/* A comma-separated list of names (of the NULL-terminated table names)
+ * into a bit mask of their indexes; bad: the usage error for a name not in
+ * it (with the list as given), empty: for an empty list. */
+static bool parse_name_list(const char *cmd, const char *arg, const char *const *names, const char *bad,
+			    const char *empty, unsigned *mask)
 {
-	static const char *const names[] = { "none", "selective", "full" };
 	const char *p = arg;
 
 	*mask = 0;
@@ -183,14 +235,14 @@ bool cli_parse_recompute_list(const char *cmd, const char *arg, unsigned *mask)
 		size_t len = strcspn(p, ",");
 		bool ok = false;
 
-		for (int i = 0; i < 3; i++) {
+		for (int i = 0; names[i]; i++) {
 			if (strlen(names[i]) == len && strncmp(p, names[i], len) == 0) {
 				*mask |= 1u << i;
 				ok = true;
 			}
 		}
 		if (!ok) {
-			cli_usage_error(cmd, "--recompute takes a list of none, selective and full (got '%s')", arg);
+			cli_usage_error(cmd, "%s (got '%s')", bad, arg);
 			return false;
 		}
 		p += len;
@@ -198,10 +250,16 @@ bool cli_parse_recompute_list(const char *cmd, const char *arg, unsigned *mask)
 			p++;
 	}
 	if (!*mask) {
-		cli_usage_error(cmd, "--recompute needs at least one mode");
+		cli_usage_error(cmd, "%s", empty);
 		return false;
 	}
 	return true;
+}
+
+bool cli_parse_recompute_list(const char *cmd, const char *arg, unsigned *mask)
+{
+	return parse_name_list(cmd, arg, sc_recompute_names, "--recompute takes a list of none, selective and full",
+			       "--recompute needs at least one mode", mask);
 }
 
 bool cli_parse_zero_list(const char *cmd, const char *arg, unsigned *mask)
@@ -251,82 +309,58 @@ int cli_load_scenario(const char *cmd, const char *dir, const char *path, const 
 	return EXIT_OK;
 }
 
+struct search_report {
+	const struct search_meta *meta;
+	const struct search_result *res;
+	enum rpt_search_format fmt;
+};
+
+static bool render_search(FILE *f, const void *ctx)
+{
+	const struct search_report *r = ctx;
+
+	return rpt_search(f, r->meta, r->res, r->fmt);
+}
+
 int cli_write_search(const char *path, const struct search_meta *meta,
 		     const struct search_result *res, enum cli_format fmt)
 {
-	struct cli_output o;
-	enum rpt_search_format rf;
-	int code;
-	bool ok;
+	/* the formats search writes; every other one is text */
+	static const enum rpt_search_format of[FMT_COUNT] = {
+		[FMT_JSON] = RPT_SEARCH_JSON, [FMT_JSONL] = RPT_SEARCH_JSONL, [FMT_CSV] = RPT_SEARCH_CSV,
+		[FMT_MD] = RPT_SEARCH_MD,
+	};
+	struct search_report r = { meta, res, of[fmt] };
 
-	switch (fmt) {
-	case FMT_JSON: rf = RPT_SEARCH_JSON; break;
-	case FMT_JSONL: rf = RPT_SEARCH_JSONL; break;
-	case FMT_CSV: rf = RPT_SEARCH_CSV; break;
-	case FMT_MD: rf = RPT_SEARCH_MD; break;
-	default: rf = RPT_SEARCH_TEXT; break;
-	}
-	if ((code = cli_output_open(&o, path)) != EXIT_OK)
-		return code;
-	ok = rpt_search(o.f, meta, res, rf);
-	if (!ok)
-		fprintf(stderr, "stepcast: error: out of memory\n");
-	code = cli_output_close(&o, ok);
-	return !ok && code == EXIT_IO ? EXIT_INTERNAL : code;
+	return cli_write_rendered(path, render_search, &r);
+}
+
+struct plan_report {
+	const struct rpt_plan_input *in;
+	enum rpt_plan_format fmt;
+};
+
+static bool render_plan(FILE *f, const void *ctx)
+{
+	const struct plan_report *r = ctx;
+
+	return rpt_plan(f, r->in, r->fmt);
 }
 
 int cli_write_plan(const char *path, const struct rpt_plan_input *in, enum cli_format fmt)
 {
-	struct cli_output o;
-	enum rpt_plan_format rf;
-	int code;
-	bool ok;
+	/* the formats a plan writes; every other one is text */
+	static const enum rpt_plan_format of[FMT_COUNT] = {
+		[FMT_JSON] = RPT_PLAN_JSON, [FMT_CSV] = RPT_PLAN_CSV, [FMT_MD] = RPT_PLAN_MD, [FMT_HTML] = RPT_PLAN_HTML,
+	};
+	struct plan_report r = { in, of[fmt] };
 
-	switch (fmt) {
-	case FMT_JSON: rf = RPT_PLAN_JSON; break;
-	case FMT_CSV: rf = RPT_PLAN_CSV; break;
-	case FMT_MD: rf = RPT_PLAN_MD; break;
-	case FMT_HTML: rf = RPT_PLAN_HTML; break;
-	default: rf = RPT_PLAN_TEXT; break;
-	}
-	if ((code = cli_output_open(&o, path)) != EXIT_OK)
-		return code;
-	ok = rpt_plan(o.f, in, rf);
-	if (!ok)
-		fprintf(stderr, "stepcast: error: out of memory\n");
-	code = cli_output_close(&o, ok);
-	return !ok && code == EXIT_IO ? EXIT_INTERNAL : code;
+	return cli_write_rendered(path, render_plan, &r);
 }
 
 bool cli_parse_schedule_list(const char *cmd, const char *arg, unsigned *mask)
 {
-	const char *p = arg;
-
-	*mask = 0;
-	while (*p) {
-		size_t len = strcspn(p, ",");
-		bool ok = false;
-
-		for (int i = 0; i <= SCHED_DUALPIPE; i++) {
-			const char *name = schedule_name((enum sc_schedule)i);
-
-			if (strlen(name) == len && strncmp(p, name, len) == 0) {
-				*mask |= 1u << i;
-				ok = true;
-			}
-		}
-		if (!ok) {
-			cli_usage_error(cmd, "--schedules takes a list of 1f1b, interleaved-1f1b, gpipe, zb-h1, zb-v and dualpipe (got '%s')",
-					arg);
-			return false;
-		}
-		p += len;
-		if (*p == ',')
-			p++;
-	}
-	if (!*mask) {
-		cli_usage_error(cmd, "--schedules needs at least one schedule");
-		return false;
-	}
-	return true;
+	return parse_name_list(cmd, arg, sc_schedule_names,
+			       "--schedules takes a list of 1f1b, interleaved-1f1b, gpipe, zb-h1, zb-v and dualpipe",
+			       "--schedules needs at least one schedule", mask);
 }

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "../../models/scenario.h"
+#include "../plan/plan.h"
 #include "../../reports/rpt_plan.h"
 #include "../../reports/rpt_search.h"
 #include "cli.h"
@@ -25,6 +26,21 @@ bool cli_parse_duration(const char *cmd, const char *opt, const char *arg, doubl
 /* A confidence percentile P in (0, 100), "90" or "P90", into *out as a
  * fraction (0.9). */
 bool cli_parse_confidence(const char *cmd, const char *arg, double *out);
+
+/* "on-demand" or "capacity-block" into *out; a usage error on anything else. */
+bool cli_parse_pricing(const char *cmd, const char *arg, enum plan_pricing *out);
+
+/* The options plan and compare share: -t/--tokens, -d/--deadline, -N/--nodes,
+ * -S/--sweep (at most max_sweep counts), -p/--pricing (*pricing_given set)
+ * and -C/--confidence, into po.  Returns 1 when c was one of them and its
+ * value parsed, -1 on a bad value (a usage error printed), 0 when c is none
+ * of them. */
+int cli_plan_option(const char *cmd, int c, const char *arg, int max_sweep, struct plan_opts *po,
+		    bool *pricing_given);
+
+/* po's token budget, or the scenario's training.tokens_to_train when none
+ * was given; false (a usage error printed) when neither is set. */
+bool cli_plan_tokens(const char *cmd, struct plan_opts *po, const struct scenario *sc);
 
 /* "K/N" with 0 <= K < N. */
 bool cli_parse_shard(const char *cmd, const char *arg, int *k, int *n);

@@ -139,8 +139,6 @@ static int serve_bands(const struct sval_set *set, const char *path)
 	static struct model_regime_band band[REGIME_COUNT];
 	int covered[REGIME_COUNT];
 	cJSON *doc, *arr;
-	char *text;
-	int code;
 
 	sval_regime_bands(set, NULL, band, covered);
 	fprintf(stderr, "\nserving regimes (time-like ratio out of sample: measured / predicted TTFT and TPOT, "
@@ -180,15 +178,7 @@ static int serve_bands(const struct sval_set *set, const char *path)
 	}
 	/* the training regimes, their provenance and coverage_shown */
 	val_bands_carry(doc, path, "serve-", false);
-	text = cJSON_Print(doc);
-	cJSON_Delete(doc);
-	if (!text) {
-		fprintf(stderr, "stepcast: error: out of memory\n");
-		return EXIT_INTERNAL;
-	}
-	code = cli_output_text(path, text, true, NULL, NULL);
-	free(text);
-	return code;
+	return cli_write_json(path, doc, NULL, NULL);
 }
 
 /* --explain: the serve report of one case, with what was measured. */

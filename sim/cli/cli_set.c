@@ -31,19 +31,6 @@ cJSON *cli_parse_scenario(const char *path, struct sc_error *err)
 	return cfg_parse_scenario_file(path, &cli_overrides, err);
 }
 
-void cli_set_usage(FILE *out, const char *instance_key, bool nodes)
-{
-	fprintf(out,
-		"      --set PATH=VALUE    what-if: change one value of the scenario (layout.tp=4,\n"
-		"                          cluster.nodes=128) or of the catalogue\n"
-		"                          (catalog.instances.p5.48xlarge.efa_nic_Gbps=50) before it\n"
-		"                          is checked; repeatable, the last of a PATH wins\n");
-	if (instance_key)
-		fprintf(out, "      --instance NAME     the same as --set %s=NAME\n", instance_key);
-	if (nodes)
-		fprintf(out, "      --nodes N           the same as --set cluster.nodes=N\n");
-}
-
 enum sc_status cli_scenario_load(const char *path, const struct catalog *cat, struct scenario *sc,
 				 struct sc_error *err)
 {

@@ -39,8 +39,4 @@ enum sc_status cli_srv_scenario_load(const char *path, const struct catalog *cat
 				     const struct srv_engines *engines, struct srv_scenario *sc,
 				     struct sc_error *err);
 
-/* The help text lines for --set, and for --instance when instance_key names
- * the key it sets ("cluster.instance") and --nodes when nodes. */
-void cli_set_usage(FILE *out, const char *instance_key, bool nodes);
-
 #endif

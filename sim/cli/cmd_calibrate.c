@@ -584,21 +584,9 @@ static cJSON *fit_report_json(const struct cal_fit_result *res, const char *path
 	return o;
 }
 
-static int do_fit(const struct args *a)
+/* fit's own usage rules: measurements, --instance and a well-formed --name. */
+static int fit_check_args(const struct args *a)
 {
-	struct catalog cat;
-	struct cal_measurements m;
-	struct cluster cl;
-	struct cal_fit_opts o;
-	struct cal_fit_result *res = NULL;
-	struct calibration *back = NULL;
-	const struct calibration *base;
-	struct sc_error err;
-	char path[PATH_MAX];
-	struct stat sb;
-	cJSON *j = NULL;
-	int code;
-
 	if (a->n_files == 0)
 		return cli_usage_error("calibrate", "fit: missing measurements FILE");
 	if (!a->instance)
@@ -612,6 +600,90 @@ static int do_fit(const struct args *a)
 					       "'-', '_' and '.'", a->name);
 	if (strlen(a->name) >= SC_NAME_MAX)
 		return cli_usage_error("calibrate", "fit: --name is longer than %d bytes", SC_NAME_MAX - 1);
+	return EXIT_OK;
+}
+
+/* Where the profile goes: --output, else the catalogue's calibration/NAME.json;
+ * an existing file only with --force. */
+static int fit_output_path(const struct args *a, const struct catalog *cat, char *path, size_t size)
+{
+	struct stat sb;
+
+	if (a->output)
+		snprintf(path, size, "%s", a->output);
+	else
+		snprintf(path, size, "%s/calibration/%s.json", cat->dir, a->name);
+	if (!a->force && stat(path, &sb) == 0)
+		return cli_usage_error("calibrate", "fit: %s exists; pass --force to replace it", path);
+	return EXIT_OK;
+}
+
+/* The new profile's name, description and provenance: what it was fitted
+ * to, on what, and from which base. */
+static void fit_describe(struct calibration *cal, const struct args *a, const struct cal_measurements *m,
+			 const struct cluster *cl, const struct calibration *base)
+{
+	struct calib_provenance *p = &cal->provenance;
+
+	snprintf(cal->name, sizeof(cal->name), "%s", a->name);
+	if (a->description)
+		snprintf(cal->description, sizeof(cal->description), "%s", a->description);
+	else
+		snprintf(cal->description, sizeof(cal->description),
+			 "Fitted by stepcast calibrate fit to %.400s on %s (%s); parameters not fitted "
+			 "come from %s. Each fitted parameter records the range of the data that moved "
+			 "it; predict warns outside it.", m->prov.inputs, cl->instance.name, cl->gpu.name,
+			 base->name);
+	cal->has_provenance = true;
+	utc_now(p->created, sizeof(p->created));
+	snprintf(p->tool, sizeof(p->tool), "stepcast %s calibrate fit", STEPCAST_VERSION);
+	snprintf(p->gpu, sizeof(p->gpu), "%s", m->prov.gpu);
+	snprintf(p->driver, sizeof(p->driver), "%s", m->prov.driver);
+	snprintf(p->cuda, sizeof(p->cuda), "%s", m->prov.cuda);
+	snprintf(p->nccl, sizeof(p->nccl), "%s", m->prov.nccl);
+	snprintf(p->instance, sizeof(p->instance), "%s", cl->instance.name);
+	snprintf(p->base_profile, sizeof(p->base_profile), "%s", base->name);
+	snprintf(p->inputs, sizeof(p->inputs), "%s", m->prov.inputs);
+}
+
+/* Write the fitted profile to path (what is written must load, the loader
+ * is the judge, before it replaces anything: cli_output checks the
+ * temporary file), then the report. */
+static int fit_write(const struct args *a, const struct cal_fit_result *res, const struct calibration *base,
+		     char *path)
+{
+	cJSON *j = cal_profile_json(&res->cal, res->fits, res->n_fits);
+	int code;
+
+	if (!j) {
+		fprintf(stderr, "stepcast: error: out of memory\n");
+		return EXIT_INTERNAL;
+	}
+	if ((code = cli_write_json(path, j, cli_check_profile, path)) != EXIT_OK)
+		return code;
+	if (a->report == FMT_JSON)
+		code = cli_write_json(NULL, fit_report_json(res, path), NULL, NULL);
+	else
+		print_fit_report(res, base, path);
+	return cli_finish(code);
+}
+
+static int do_fit(const struct args *a)
+{
+	struct catalog cat;
+	struct cal_measurements m;
+	struct cluster cl;
+	struct cal_fit_opts o;
+	struct cal_fit_result *res = NULL;
+	/* the base must be for the measured GPU: its unfitted parameters go
+	 * into the new profile of that family */
+	static struct calibration base;
+	struct sc_error err;
+	char path[PATH_MAX];
+	int code;
+
+	if ((code = fit_check_args(a)) != EXIT_OK)
+		return code;
 	memset(&o, 0, sizeof(o));
 	o.prior_weight = a->prior;
 	o.inplace = a->inplace;
@@ -623,83 +695,27 @@ static int do_fit(const struct args *a)
 	cal_measurements_init(&m);
 	if ((code = ingest_files(a, &m)) != EXIT_OK)
 		goto out;
-	if (cal_cluster_of(&cat, a->instance, a->fabric, &cl, &err) != SC_OK) {
+	if (cal_cluster_of(&cat, a->instance, a->fabric, &cl, &err) != SC_OK ||
+	    calibration_select(&cat, &cl.gpu, a->base, NULL, "--base", NULL, &base, &err) != SC_OK) {
 		code = cli_fail(&err);
 		goto out;
 	}
-	{
-		/* the base must be for the measured GPU: its unfitted parameters
-		 * go into the new profile of that family */
-		static struct calibration base_cal;
-
-		if (calibration_select(&cat, &cl.gpu, a->base, NULL, "--base", NULL, &base_cal,
-				       &err) != SC_OK) {
-			code = cli_fail(&err);
-			goto out;
-		}
-		base = &base_cal;
-	}
-	if (a->output)
-		snprintf(path, sizeof(path), "%s", a->output);
-	else
-		snprintf(path, sizeof(path), "%s/calibration/%s.json", cat.dir, a->name);
-	if (!a->force && stat(path, &sb) == 0) {
-		code = cli_usage_error("calibrate", "fit: %s exists; pass --force to replace it", path);
+	if ((code = fit_output_path(a, &cat, path, sizeof(path))) != EXIT_OK)
 		goto out;
-	}
-	if (!(res = calloc(1, sizeof(*res))) || !(back = calloc(1, sizeof(*back)))) {
+	if (!(res = calloc(1, sizeof(*res)))) {
 		fprintf(stderr, "stepcast: error: out of memory\n");
 		code = EXIT_INTERNAL;
 		goto out;
 	}
 	summary_line(&m);
-	if (cal_fit(&m, &cl, base, &o, res, &err) != SC_OK) {
+	if (cal_fit(&m, &cl, &base, &o, res, &err) != SC_OK) {
 		code = cli_fail(&err);
 		goto out;
 	}
-	snprintf(res->cal.name, sizeof(res->cal.name), "%s", a->name);
-	if (a->description)
-		snprintf(res->cal.description, sizeof(res->cal.description), "%s", a->description);
-	else
-		snprintf(res->cal.description, sizeof(res->cal.description),
-			 "Fitted by stepcast calibrate fit to %.400s on %s (%s); parameters not fitted "
-			 "come from %s. Each fitted parameter records the range of the data that moved "
-			 "it; predict warns outside it.", m.prov.inputs, cl.instance.name, cl.gpu.name,
-			 base->name);
-	res->cal.has_provenance = true;
-	{
-		struct calib_provenance *p = &res->cal.provenance;
-		utc_now(p->created, sizeof(p->created));
-		snprintf(p->tool, sizeof(p->tool), "stepcast %s calibrate fit", STEPCAST_VERSION);
-		snprintf(p->gpu, sizeof(p->gpu), "%s", m.prov.gpu);
-		snprintf(p->driver, sizeof(p->driver), "%s", m.prov.driver);
-		snprintf(p->cuda, sizeof(p->cuda), "%s", m.prov.cuda);
-		snprintf(p->nccl, sizeof(p->nccl), "%s", m.prov.nccl);
-		snprintf(p->instance, sizeof(p->instance), "%s", cl.instance.name);
-		snprintf(p->base_profile, sizeof(p->base_profile), "%s", base->name);
-		snprintf(p->inputs, sizeof(p->inputs), "%s", m.prov.inputs);
-	}
-	if (!(j = cal_profile_json(&res->cal, res->fits, res->n_fits))) {
-		fprintf(stderr, "stepcast: error: out of memory\n");
-		code = EXIT_INTERNAL;
-		goto out;
-	}
-	/* what is written must load (the loader is the judge) before it
-	 * replaces anything: cli_output checks the temporary file */
-	code = cli_write_json(path, j, cli_check_profile, path);
-	j = NULL;
-	if (code != EXIT_OK)
-		goto out;
-	if (a->report == FMT_JSON) {
-		code = cli_write_json(NULL, fit_report_json(res, path), NULL, NULL);
-	} else {
-		print_fit_report(res, base, path);
-	}
-	code = cli_finish(code);
+	fit_describe(&res->cal, a, &m, &cl, &base);
+	code = fit_write(a, res, &base, path);
 out:
-	cJSON_Delete(j);
 	free(res);
-	free(back);
 	cal_measurements_free(&m);
 	catalog_free(&cat);
 	return code;
@@ -742,107 +758,118 @@ static bool show_parameters_json(cJSON *j, const struct calibration *cal)
 	return true;
 }
 
+/* The file of the profile show names: a FILE as given (*given set), or a
+ * catalogue NAME the catalogue must load and know. */
+static int show_profile_path(const struct args *a, char *path, size_t size, bool *given)
+{
+	const char *what = a->files[0];
+	struct catalog cat;
+	struct sc_error err;
+	int code;
+
+	*given = calibration_ref_is_path(what);
+	if (*given) {
+		snprintf(path, size, "%s", what);
+		return EXIT_OK;
+	}
+	if ((code = cli_load_catalog(a->dir, &cat)) != EXIT_OK)
+		return code;
+	sc_error_clear(&err);
+	if (!catalog_calibration(&cat, what))
+		catalog_unknown(&cat, "calibration", what, "calibrate show", NULL, &err);
+	else
+		calibration_ref_path(&cat, what, NULL, path, size);
+	catalog_free(&cat);
+	return err.message[0] ? cli_fail(&err) : EXIT_OK;
+}
+
+static void show_provenance_text(const struct calib_provenance *p)
+{
+	printf("created     %s by %s\n", p->created, p->tool);
+	if (p->instance[0])
+		printf("instance    %s\n", p->instance);
+	if (p->base_profile[0])
+		printf("base        %s\n", p->base_profile);
+	if (p->gpu[0] || p->driver[0] || p->cuda[0] || p->nccl[0])
+		printf("measured    gpu %s  driver %s  cuda %s  nccl %s\n", p->gpu[0] ? p->gpu : "-",
+		       p->driver[0] ? p->driver : "-", p->cuda[0] ? p->cuda : "-", p->nccl[0] ? p->nccl : "-");
+	if (p->inputs[0])
+		printf("inputs      %s\n", p->inputs);
+}
+
+/* One row a parameter: value, physical range, fitted, on a bound, the
+ * range of the data that fitted it, source; then a warning for the
+ * parameters on a bound that no measurement puts there. */
+static void show_parameters_text(const struct calibration *cal)
+{
+	int n_bound = 0;
+
+	printf("\n  %-26s %14s %11s %11s %-6s %-8s %-34s %s\n", "parameter", "value", "min", "max",
+	       "fitted", "at_bound", "fitted range", "source");
+	for (int p = 0; p < CALIB_COUNT; p++) {
+		enum calib_param i = (enum calib_param)p;
+		double lo, hi;
+
+		calib_bounds(cal, i, &lo, &hi, NULL);
+		printf("  %-26s %14.6g %11.4g %11.4g %-6s %-8s ", calib_params[p].name, calib_get(cal, i), lo, hi,
+		       calib_is_fitted(cal, i) ? "yes" : "no",
+		       !calib_at_bound(cal, i) ? "no" : cal->on_bound[p][0] ? "cited" : "YES");
+		print_range(&cal->range[p], true);
+		printf(" %.90s%s\n", cal->source[p], strlen(cal->source[p]) > 90 ? "..." : "");
+		n_bound += calib_at_bound(cal, i) && !cal->on_bound[p][0];
+	}
+	if (n_bound)
+		printf("\nwarning: %d parameter%s on a bound of %s physical range with no measurement "
+		       "that puts %s there (at_bound YES)\n", n_bound, n_bound > 1 ? "s" : "",
+		       n_bound > 1 ? "their" : "its", n_bound > 1 ? "them" : "it");
+}
+
+static int show_json(const struct calibration *cal, const struct calib_fit *fits, int n)
+{
+	cJSON *j = cal_profile_json(cal, fits, n);
+
+	if (j && !show_parameters_json(j, cal)) {
+		cJSON_Delete(j);
+		j = NULL;
+	}
+	return cli_finish(cli_write_json(NULL, j, NULL, NULL));
+}
+
 static int do_show(const struct args *a)
 {
-	struct catalog cat;
 	struct calibration *cal = calloc(1, sizeof(*cal));
 	struct calib_fit *fits = calloc(CAL_FIT_MAX_FITS, sizeof(*fits));
 	struct sc_error err;
 	char path[PATH_MAX];
-	const char *what;
-	int n = 0, code = EXIT_OK;
-	bool path_given = false;
+	int n = 0, code;
+	bool path_given;
 
 	if (!cal || !fits) {
-		free(cal);
-		free(fits);
 		fprintf(stderr, "stepcast: error: out of memory\n");
-		return EXIT_INTERNAL;
-	}
-	if (a->n_files != 1) {
-		free(cal);
-		free(fits);
-		return cli_usage_error("calibrate", a->n_files ? "show: one profile at a time"
+		code = EXIT_INTERNAL;
+	} else if (a->n_files != 1) {
+		code = cli_usage_error("calibrate", a->n_files ? "show: one profile at a time"
 							  : "show: missing profile NAME or FILE");
-	}
-	what = a->files[0];
-	sc_error_clear(&err);
-	if (calibration_ref_is_path(what)) {
-		snprintf(path, sizeof(path), "%s", what);
-		path_given = true;
-	} else {
-		/* a catalogue name: the catalogue must load and know it */
-		if ((code = cli_load_catalog(a->dir, &cat)) != EXIT_OK)
-			goto out;
-		if (!catalog_calibration(&cat, what)) {
-			catalog_unknown(&cat, "calibration", what, "calibrate show", NULL, &err);
-			catalog_free(&cat);
+	} else if ((code = show_profile_path(a, path, sizeof(path), &path_given)) == EXIT_OK) {
+		sc_error_clear(&err);
+		if (calibration_load_file(path, cal, &err) != SC_OK ||
+		    cal_profile_read_fits(path, fits, CAL_FIT_MAX_FITS, &n, &err) != SC_OK) {
 			code = cli_fail(&err);
-			goto out;
+		} else if (a->report == FMT_JSON) {
+			code = show_json(cal, fits, n);
+		} else {
+			printf("profile     %s (%s, schema_version %d)\n", cal->name, cal->gpu_family,
+			       cal->schema_version);
+			if (path_given)
+				printf("file        %s\n", path);
+			printf("description %s\n", cal->description);
+			if (cal->has_provenance)
+				show_provenance_text(&cal->provenance);
+			show_parameters_text(cal);
+			print_fits_text(fits, n, true);
+			code = cli_finish(EXIT_OK);
 		}
-		calibration_ref_path(&cat, what, NULL, path, sizeof(path));
-		catalog_free(&cat);
 	}
-	if (calibration_load_file(path, cal, &err) != SC_OK ||
-	    cal_profile_read_fits(path, fits, CAL_FIT_MAX_FITS, &n, &err) != SC_OK) {
-		code = cli_fail(&err);
-		goto out;
-	}
-	if (a->report == FMT_JSON) {
-		cJSON *j = cal_profile_json(cal, fits, n);
-
-		if (j && !show_parameters_json(j, cal)) {
-			cJSON_Delete(j);
-			j = NULL;
-		}
-		code = cli_finish(cli_write_json(NULL, j, NULL, NULL));
-		goto out;
-	}
-	printf("profile     %s (%s, schema_version %d)\n", cal->name, cal->gpu_family, cal->schema_version);
-	if (path_given)
-		printf("file        %s\n", path);
-	printf("description %s\n", cal->description);
-	if (cal->has_provenance) {
-		const struct calib_provenance *p = &cal->provenance;
-		printf("created     %s by %s\n", p->created, p->tool);
-		if (p->instance[0])
-			printf("instance    %s\n", p->instance);
-		if (p->base_profile[0])
-			printf("base        %s\n", p->base_profile);
-		if (p->gpu[0] || p->driver[0] || p->cuda[0] || p->nccl[0])
-			printf("measured    gpu %s  driver %s  cuda %s  nccl %s\n", p->gpu[0] ? p->gpu : "-",
-			       p->driver[0] ? p->driver : "-", p->cuda[0] ? p->cuda : "-",
-			       p->nccl[0] ? p->nccl : "-");
-		if (p->inputs[0])
-			printf("inputs      %s\n", p->inputs);
-	}
-	printf("\n  %-26s %14s %11s %11s %-6s %-8s %-34s %s\n", "parameter", "value", "min", "max",
-	       "fitted", "at_bound", "fitted range", "source");
-	for (int p = 0; p < CALIB_COUNT; p++) {
-		double lo, hi;
-
-		calib_bounds(cal, (enum calib_param)p, &lo, &hi, NULL);
-		printf("  %-26s %14.6g %11.4g %11.4g %-6s %-8s ", calib_params[p].name,
-		       calib_get(cal, (enum calib_param)p), lo, hi,
-		       calib_is_fitted(cal, (enum calib_param)p) ? "yes" : "no",
-		       !calib_at_bound(cal, (enum calib_param)p) ? "no"
-		       : cal->on_bound[p][0] ? "cited" : "YES");
-		print_range(&cal->range[p], true);
-		printf(" %.90s%s\n", cal->source[p], strlen(cal->source[p]) > 90 ? "..." : "");
-	}
-	{
-		int n_bound = 0;
-
-		for (int p = 0; p < CALIB_COUNT; p++)
-			n_bound += calib_at_bound(cal, (enum calib_param)p) && !cal->on_bound[p][0];
-		if (n_bound)
-			printf("\nwarning: %d parameter%s on a bound of %s physical range with no measurement "
-			       "that puts %s there (at_bound YES)\n", n_bound, n_bound > 1 ? "s" : "",
-			       n_bound > 1 ? "their" : "its", n_bound > 1 ? "them" : "it");
-	}
-	print_fits_text(fits, n, true);
-	code = cli_finish(EXIT_OK);
-out:
 	free(cal);
 	free(fits);
 	return code;

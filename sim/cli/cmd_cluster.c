@@ -2,7 +2,6 @@
  * simulated together by the DES; each job's step alone (on the same
  * nodes) and together, and its slowdown (sim/config/cluster_load.h,
  * des_predict_together in sim/des/des.h). */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,79 +13,50 @@
 #include "../config/rpt_num.h"
 #include "../des/des.h"
 #include "cli.h"
+#include "cli_args.h"
 #include "cli_progress.h"
 #include "cli_set.h"
 
-static void cluster_usage(FILE *out)
-{
-	fprintf(out,
-		"usage: stepcast cluster CLUSTER [--format text|json] [--config-dir DIR]\n"
-		"\n"
-		"Simulate the jobs of CLUSTER (a JSON file: \"name\", \"jobs\": [{\"scenario\"(,\n"
-		"\"name\")}], an optional \"placement\" over all their nodes) together on one\n"
-		"fabric with the discrete-event engine, and each one alone on the same nodes:\n"
-		"its step time both ways and its slowdown from sharing the fabric's links.\n"
-		"\n"
-		"options:\n"
-		"  -f, --format FMT        text (default) or json\n"
-		"  -c, --config-dir DIR    catalogue directory\n");
-	cli_progress_usage(out);
-	fprintf(out, "  -h, --help              show this help\n");
-}
+static const struct cli_opt cluster_opts[] = {
+	{ "format", 'f', "FMT", "text (default) or json", NULL },
+	CLI_OPT_GROUP(cli_opts_config_dir),
+	CLI_OPT_GROUP(cli_opts_quiet),
+	CLI_OPT_GROUP(cli_opts_help),
+	CLI_OPT_END
+};
+
+static const struct cli_usage cluster_usage = {
+	"usage: stepcast cluster CLUSTER [--format text|json] [--config-dir DIR]\n",
+	"Simulate the jobs of CLUSTER (a JSON file: \"name\", \"jobs\": [{\"scenario\"(,\n"
+	"\"name\")}], an optional \"placement\" over all their nodes) together on one\n"
+	"fabric with the discrete-event engine, and each one alone on the same nodes:\n"
+	"its step time both ways and its slowdown from sharing the fabric's links.\n",
+	cluster_opts, NULL, 0
+};
 
 int cmd_cluster(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "config-dir", required_argument, NULL, 'c' },
-		{ "quiet", no_argument, NULL, CLI_OPT_QUIET },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
+	struct cli_args args;
 	static struct cluster_jobs cj;
 	static struct des_result alone[CLUSTER_MAX_JOBS], together[CLUSTER_MAX_JOBS];
 	static struct step_result an[CLUSTER_MAX_JOBS];
 	const struct scenario *scs[CLUSTER_MAX_JOBS];
 	enum cli_format fmt = FMT_TEXT;
-	const char *dir = NULL, *path;
-	struct catalog cat;
+	const char *path;
 	struct sc_error err;
 	enum sc_status st;
-	int c, code;
+	int c;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":f:c:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			if (!cli_parse_format("cluster", optarg, 1u << FMT_TEXT | 1u << FMT_JSON, &fmt))
-				return EXIT_USAGE;
-			break;
-		case 'c':
-			dir = optarg;
-			break;
-		case CLI_OPT_QUIET:
-			cli_quiet = true;
-			break;
-		case 'h':
-			cluster_usage(stdout);
-			return cli_finish(EXIT_OK);
-		case ':':
-			return cli_usage_error("cluster", "option '%s' needs a value", argv[optind - 1]);
-		default:
-			return cli_usage_error("cluster", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind >= argc)
-		return cli_usage_error("cluster", "missing CLUSTER file");
-	path = argv[optind++];
-	if (optind < argc)
-		return cli_usage_error("cluster", "unexpected argument '%s'", argv[optind]);
-	if ((code = cli_load_catalog(dir, &cat)) != EXIT_OK)
-		return code;
+	cli_args_init(&args, &cluster_usage, argc, argv);
+	while ((c = cli_next_option(&args)) > 0)
+		if (c == 'f' && !cli_parse_format("cluster", args.arg, 1u << FMT_TEXT | 1u << FMT_JSON, &fmt))
+			return EXIT_USAGE;
+	if (c == CLI_STOP || !cli_operand(&args, &path, "missing CLUSTER file") || !cli_operands_end(&args) ||
+	    !cli_setup(&args, NULL))
+		return args.code;
 	sc_error_clear(&err);
-	st = cluster_jobs_load(path, &cat, &cj, &err);
-	catalog_free(&cat);
+	st = cluster_jobs_load(path, &args.cat, &cj, &err);
+	cli_args_free(&args);
 	if (st != SC_OK)
 		return cli_fail(&err);
 	cli_progress_begin("cluster");

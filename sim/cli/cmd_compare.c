@@ -76,39 +76,22 @@ int cmd_compare(int argc, char **argv)
 	struct catalog cat;
 	static struct scenario sc;
 	struct sc_error err;
-	int c, code;
-	bool serving = false;
+	int c, r, code;
+	bool serving = false, pricing_given = false;
 
 	plan_opts_default(&po);
 	cli_args_init(&a, &compare_usage, argc, argv);
 	while ((c = cli_next_option(&a)) > 0) {
 		const char *optarg = a.arg; /* getopt's name: the cases read as before */
 
+		if ((r = cli_plan_option("compare", c, optarg, PLAN_MAX_SWEEP - 1, &po, &pricing_given)) != 0) {
+			if (r < 0)
+				return EXIT_USAGE;
+			continue;
+		}
 		switch (c) {
 		case 'I':
 			list = optarg;
-			break;
-		case 't':
-			if (!cli_parse_tokens("compare", optarg, &po.tokens))
-				return EXIT_USAGE;
-			break;
-		case 'N':
-			if (!cli_parse_int("compare", "--nodes", optarg, 1, SC_MAX_NODES, &po.nodes))
-				return EXIT_USAGE;
-			break;
-		case 'd':
-			if (!cli_parse_duration("compare", "--deadline", optarg, &po.deadline_s))
-				return EXIT_USAGE;
-			break;
-		case 'S':
-			if (!cli_parse_int_list("compare", "--sweep", optarg, po.sweep, PLAN_MAX_SWEEP - 1,
-						&po.n_sweep))
-				return EXIT_USAGE;
-			break;
-		case 'p':
-			if (!plan_pricing_parse(optarg, &po.pricing))
-				return cli_usage_error("compare", "unknown pricing '%s' (expected on-demand or "
-						       "capacity-block)", optarg);
 			break;
 		case 'f':
 			if (!cli_parse_format("compare", optarg,
@@ -121,10 +104,6 @@ int cmd_compare(int argc, char **argv)
 			break;
 		case 'V':
 			serving = true;
-			break;
-		case 'C':
-			if (!cli_parse_confidence("compare", optarg, &po.confidence))
-				return EXIT_USAGE;
 			break;
 		}
 	}
@@ -161,12 +140,9 @@ int cmd_compare(int argc, char **argv)
 		for (int i = 0; i < cat.n_instances && n_names < COMPARE_MAX_INSTANCES; i++)
 			names[n_names++] = cat.instances[i].name;
 	}
-	if (!(po.tokens > 0))
-		po.tokens = sc.training.tokens_to_train;
-	if (!(po.tokens > 0)) {
+	if (!cli_plan_tokens("compare", &po, &sc)) {
 		catalog_free(&cat);
-		return cli_usage_error("compare", "no token budget: give --tokens or "
-				       "training.tokens_to_train in the scenario");
+		return EXIT_USAGE;
 	}
 	for (int i = 0; i < n_names && po.nodes > 0; i++) {
 		const struct instance_spec *inst = catalog_instance(&cat, names[i]);

@@ -4,7 +4,6 @@
  * with --free, which of a cluster's free nodes a scheduler should give it.
  * The work is sim/placement/placement_eval.h's; this file parses options
  * and prints. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,46 +11,51 @@
 #include "../../reports/rpt_placement.h"
 #include "../config/placement_load.h"
 #include "cli.h"
+#include "cli_args.h"
 #include "cli_progress.h"
 #include "cli_set.h"
 
-static void placement_usage(FILE *out)
-{
-	fprintf(out,
-		"usage: stepcast placement SCENARIO [--placement FILE] [--placement-format FMT]\n"
-		"                          [--blocks N] [--seed S] [--engine analytic|des]\n"
-		"                          [--free FILE] [--free-format FMT] [--format text|json]\n"
-		"\n"
-		"What the placement of SCENARIO's nodes on the fabric costs one step: packed\n"
-		"(consecutive nodes fill leaf switches, the engines' default), random (a seeded\n"
-		"sample of a fragmented cluster's slots), spread (nodes dealt round-robin over\n"
-		"the leaves: every rank-order neighbour on another leaf), the scenario's own\n"
-		"cluster.placement and --placement FILE; per placement the step time, its cost\n"
-		"against packed, the parts that pay it and what each group (dp, edp, pp, ep, cp,\n"
-		"tp) crosses.  With --free, which of a cluster's free nodes to give the job:\n"
-		"topology-aware, in the file's order and spread, with the node list to use.\n"
-		"\n"
-		"options:\n"
-		"      --placement FILE    also evaluate this topology file's placement (the\n"
-		"                          first nodes of the file, in its order)\n"
-		"      --placement-format FMT\n"
-		"                          format of --placement and --free files:\n"
-		"                          ec2-instance-topology (default: the JSON of `aws ec2\n"
-		"                          describe-instance-topology`), slurm-topology (a\n"
-		"                          topology.conf, tree or block plugin) or k8s-nodes\n"
-		"                          (`kubectl get nodes -o json`)\n"
-		"      --free-format FMT   format of --free (default: --placement-format's)\n"
-		"      --blocks N          leaves the random and spread placements use (default:\n"
-		"                          random twice the leaves the job needs, spread as many)\n"
-		"      --seed S            seed of the random placement (default 1)\n"
-		"      --engine ENGINE     analytic (default) or des (both engines side by side)\n"
-		"      --free FILE         the cluster's free nodes: recommend which to use\n"
-		"  -f, --format FMT        text (default) or json\n"
-		"  -c, --config-dir DIR    catalogue directory\n");
-	cli_set_usage(out, "cluster.instance", true);
-	cli_progress_usage(out);
-	fprintf(out, "  -h, --help              show this help\n");
-}
+enum {
+	OPT_PLACEMENT = CLI_KEY_BASE, OPT_PLACEMENT_FORMAT, OPT_FREE_FORMAT, OPT_BLOCKS, OPT_SEED, OPT_ENGINE,
+	OPT_FREE
+};
+
+static const struct cli_opt placement_opts[] = {
+	{ "placement", OPT_PLACEMENT, "FILE", "also evaluate this topology file's placement (the\n"
+					      "first nodes of the file, in its order)", NULL },
+	{ "placement-format", OPT_PLACEMENT_FORMAT, "FMT", "\nformat of --placement and --free files:\n"
+							   "ec2-instance-topology (default: the JSON of `aws ec2\n"
+							   "describe-instance-topology`), slurm-topology (a\n"
+							   "topology.conf, tree or block plugin) or k8s-nodes\n"
+							   "(`kubectl get nodes -o json`)", NULL },
+	{ "free-format", OPT_FREE_FORMAT, "FMT", "format of --free (default: --placement-format's)", NULL },
+	{ "blocks", OPT_BLOCKS, "N", "leaves the random and spread placements use (default:\n"
+				     "random twice the leaves the job needs, spread as many)", NULL },
+	{ "seed", OPT_SEED, "S", "seed of the random placement (default 1)", NULL },
+	{ "engine", OPT_ENGINE, "ENGINE", "analytic (default) or des (both engines side by side)", NULL },
+	{ "free", OPT_FREE, "FILE", "the cluster's free nodes: recommend which to use", NULL },
+	{ "format", 'f', "FMT", "text (default) or json", NULL },
+	CLI_OPT_GROUP(cli_opts_config_dir),
+	CLI_OPT_GROUP(cli_opts_set_cluster),
+	CLI_OPT_GROUP(cli_opts_quiet),
+	CLI_OPT_GROUP(cli_opts_help),
+	CLI_OPT_END
+};
+
+static const struct cli_usage placement_usage = {
+	"usage: stepcast placement SCENARIO [--placement FILE] [--placement-format FMT]\n"
+	"                          [--blocks N] [--seed S] [--engine analytic|des]\n"
+	"                          [--free FILE] [--free-format FMT] [--format text|json]\n",
+	"What the placement of SCENARIO's nodes on the fabric costs one step: packed\n"
+	"(consecutive nodes fill leaf switches, the engines' default), random (a seeded\n"
+	"sample of a fragmented cluster's slots), spread (nodes dealt round-robin over\n"
+	"the leaves: every rank-order neighbour on another leaf), the scenario's own\n"
+	"cluster.placement and --placement FILE; per placement the step time, its cost\n"
+	"against packed, the parts that pay it and what each group (dp, edp, pp, ep, cp,\n"
+	"tp) crosses.  With --free, which of a cluster's free nodes to give the job:\n"
+	"topology-aware, in the file's order and spread, with the node list to use.\n",
+	placement_opts, NULL, 0
+};
 
 static int parse_fmt(const char *arg, enum placement_format *f)
 {
@@ -75,109 +79,68 @@ static int parse_int(const char *arg, long lo, long hi, long *v)
 
 int cmd_placement(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "placement", required_argument, NULL, 'P' },
-		{ "placement-format", required_argument, NULL, 'M' },
-		{ "free-format", required_argument, NULL, 'R' },
-		{ "blocks", required_argument, NULL, 'B' },
-		{ "seed", required_argument, NULL, 'S' },
-		{ "engine", required_argument, NULL, 'E' },
-		{ "free", required_argument, NULL, 'F' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "config-dir", required_argument, NULL, 'c' },
-		{ "set", required_argument, NULL, CLI_OPT_SET },
-		{ "instance", required_argument, NULL, CLI_OPT_INSTANCE },
-		{ "nodes", required_argument, NULL, CLI_OPT_NODES },
-		{ "quiet", no_argument, NULL, CLI_OPT_QUIET },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
+	struct cli_args args;
 	static struct scenario sc;
 	static struct pl_eval ev[PL_MAX_EVALS];
 	static struct placement pls[PL_MAX_EVALS];
 	enum cli_format fmt = FMT_TEXT;
 	enum placement_format pfmt = PLACEMENT_FMT_EC2, ffmt = PLACEMENT_FMT_EC2;
 	bool ffmt_given = false, des = false;
-	const char *dir = NULL, *path, *file = NULL, *free_file = NULL;
+	const char *path, *file = NULL, *free_file = NULL;
 	long blocks = 0, seed = 1;
-	struct catalog cat;
 	struct sc_error err;
 	int c, code, n = 0, npl, need;
 	enum sc_status st = SC_OK;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":f:c:h", opts, NULL)) != -1) {
+	cli_args_init(&args, &placement_usage, argc, argv);
+	while ((c = cli_next_option(&args)) > 0) {
+		const char *optarg = args.arg; /* getopt's name: the cases read as before */
+
 		switch (c) {
-		case 'P':
+		case OPT_PLACEMENT:
 			file = optarg;
 			break;
-		case 'M':
+		case OPT_PLACEMENT_FORMAT:
 			if (!parse_fmt(optarg, &pfmt))
 				return cli_usage_error("placement", "unknown format '%s' (expected ec2-instance-topology, "
 						       "slurm-topology or k8s-nodes)", optarg);
 			break;
-		case 'R':
+		case OPT_FREE_FORMAT:
 			if (!parse_fmt(optarg, &ffmt))
 				return cli_usage_error("placement", "unknown format '%s' (expected ec2-instance-topology, "
 						       "slurm-topology or k8s-nodes)", optarg);
 			ffmt_given = true;
 			break;
-		case 'B':
+		case OPT_BLOCKS:
 			if (!parse_int(optarg, 1, 1 << 20, &blocks))
 				return cli_usage_error("placement", "--blocks wants a number of leaves >= 1, not '%s'", optarg);
 			break;
-		case 'S':
+		case OPT_SEED:
 			if (!parse_int(optarg, 0, 2147483647L, &seed))
 				return cli_usage_error("placement", "--seed wants a whole number >= 0, not '%s'", optarg);
 			break;
-		case 'E':
+		case OPT_ENGINE:
 			if (strcmp(optarg, "des") != 0 && strcmp(optarg, "analytic") != 0)
 				return cli_usage_error("placement", "unknown engine '%s' (expected analytic or des)", optarg);
 			des = strcmp(optarg, "des") == 0;
 			break;
-		case 'F':
+		case OPT_FREE:
 			free_file = optarg;
 			break;
 		case 'f':
 			if (!cli_parse_format("placement", optarg, 1u << FMT_TEXT | 1u << FMT_JSON, &fmt))
 				return EXIT_USAGE;
 			break;
-		case 'c':
-			dir = optarg;
-			break;
-		case CLI_OPT_SET:
-		case CLI_OPT_INSTANCE:
-		case CLI_OPT_NODES:
-			if (!cli_set_option("placement", c, optarg, "cluster."))
-				return EXIT_USAGE;
-			break;
-		case CLI_OPT_QUIET:
-			cli_quiet = true;
-			break;
-		case 'h':
-			placement_usage(stdout);
-			return cli_finish(EXIT_OK);
-		case ':':
-			return cli_usage_error("placement", "option '%s' needs a value", argv[optind - 1]);
-		default:
-			return cli_usage_error("placement", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (optind >= argc)
-		return cli_usage_error("placement", "missing SCENARIO file");
-	path = argv[optind++];
-	if (optind < argc)
-		return cli_usage_error("placement", "unexpected argument '%s'", argv[optind]);
+	if (c == CLI_STOP || !cli_operand(&args, &args.scenario_path, "missing SCENARIO file") ||
+	    !cli_operands_end(&args) || !cli_setup(&args, &sc))
+		return args.code;
+	cli_args_free(&args);
+	path = args.scenario_path;
 	if (!ffmt_given)
 		ffmt = pfmt;
-	if ((code = cli_load_catalog(dir, &cat)) != EXIT_OK)
-		return code;
 	sc_error_clear(&err);
-	st = cli_scenario_load(path, &cat, &sc, &err);
-	catalog_free(&cat);
-	if (st != SC_OK)
-		return cli_fail(&err);
 	npl = sc.cluster.fabric.nodes_per_leaf > 0 ? sc.cluster.fabric.nodes_per_leaf : sc.cluster.nodes;
 	need = (sc.cluster.nodes + npl - 1) / npl;
 

@@ -68,131 +68,181 @@ static const struct cli_usage plan_usage = {
 	23
 };
 
+/* What the command line asks of a plan. */
+struct plan_request {
+	enum cli_format fmt;
+	const char *output;   /* NULL: stdout */
+	const char *instance; /* --instance: plan on this type; NULL: the scenario's */
+	struct plan_opts po;
+	bool pricing_given;
+};
+
+/* Parse the options and SCENARIO into a and rq; false when the command
+ * stops here (help, a usage error) with its exit code in *code. */
+static bool plan_parse(int argc, char **argv, struct cli_args *a, struct plan_request *rq, int *code)
+{
+	int c, r;
+
+	memset(rq, 0, sizeof(*rq));
+	rq->fmt = FMT_TEXT;
+	plan_opts_default(&rq->po);
+	cli_args_init(a, &plan_usage, argc, argv);
+	*code = EXIT_USAGE;
+	while ((c = cli_next_option(a)) > 0) {
+		if ((r = cli_plan_option("plan", c, a->arg, PLAN_MAX_SWEEP, &rq->po, &rq->pricing_given)) != 0) {
+			if (r < 0)
+				return false;
+			continue;
+		}
+		switch (c) {
+		case 'i':
+			rq->instance = a->arg;
+			break;
+		case 'M':
+			if (!cli_parse_int("plan", "--max-nodes", a->arg, 1, SC_MAX_NODES, &rq->po.max_nodes))
+				return false;
+			break;
+		case 'f':
+			if (!cli_parse_format("plan", a->arg,
+					      1u << FMT_TEXT | 1u << FMT_JSON | 1u << FMT_CSV | 1u << FMT_MD |
+					      1u << FMT_HTML | 1u << FMT_PROM, &rq->fmt))
+				return false;
+			break;
+		case 'O':
+			rq->output = a->arg;
+			break;
+		}
+	}
+	if (c == CLI_STOP || !cli_operand(a, &a->scenario_path, "missing SCENARIO file") ||
+	    !cli_operands_end(a)) {
+		*code = a->code;
+		return false;
+	}
+	if (rq->po.deadline_s > 0 && rq->po.nodes > 0)
+		*code = cli_usage_error("plan", "give --deadline or --nodes, not both");
+	else if ((rq->po.max_nodes > 0 || rq->po.n_sweep > 0) && rq->po.deadline_s <= 0 && rq->po.nodes <= 0)
+		*code = cli_usage_error("plan", "--max-nodes and --sweep need --deadline (else the plan "
+					"is at one node count)");
+	else if (rq->po.max_nodes > 0 && rq->po.n_sweep > 0)
+		*code = cli_usage_error("plan", "give --max-nodes or --sweep, not both");
+	else
+		*code = EXIT_OK;
+	return *code == EXIT_OK;
+}
+
+/* The scenario as planned: the scenario itself, or retargeted at
+ * --instance (and its GPU's --calibration); entry describes it. */
+static int plan_target(const struct cli_args *a, const struct plan_request *rq, struct scenario *sc,
+		       struct scenario *target, struct compare_entry *entry)
+{
+	const struct instance_spec *inst;
+	struct catalog cat;
+	struct sc_error err;
+	int code;
+
+	/* with --instance, --calibration is for the instance's GPU (below) */
+	if ((code = cli_load_scenario("plan", a->config_dir, a->scenario_path,
+				      rq->instance ? NULL : a->calibration, sc, &cat)) != EXIT_OK)
+		return code;
+	memset(entry, 0, sizeof(*entry));
+	sc_error_clear(&err);
+	if (!rq->instance) {
+		*target = *sc;
+		compare_entry_describe(entry, target);
+	} else if (!(inst = catalog_instance(&cat, rq->instance))) {
+		catalog_unknown(&cat, "instance", rq->instance, "--instance", NULL, &err);
+	} else if (compare_retarget(sc, &cat, inst, target, entry, &err) == SC_OK && a->calibration) {
+		/* an explicit profile must be for the instance's GPU family */
+		if (calibration_select(&cat, &target->cluster.gpu, a->calibration, NULL, "--calibration", NULL,
+				       &target->calibration, &err) == SC_OK)
+			compare_entry_describe(entry, target);
+	}
+	catalog_free(&cat);
+	return err.message[0] ? cli_fail(&err) : EXIT_OK;
+}
+
+/* What the options leave to the scenario: the token budget, the node
+ * count, the pricing; and the node counts checked against the cluster. */
+static int plan_defaults(struct plan_request *rq, const struct scenario *sc, const struct scenario *target)
+{
+	const struct instance_spec *inst = &target->cluster.instance;
+
+	if (!cli_plan_tokens("plan", &rq->po, sc))
+		return EXIT_USAGE;
+	if (rq->po.deadline_s <= 0 && rq->po.nodes <= 0)
+		rq->po.nodes = target->cluster.nodes;
+	if (!rq->pricing_given)
+		rq->po.pricing = purchase_default_pricing(inst);
+	if (rq->po.nodes > 0 && !cli_check_cluster("plan", "--nodes", rq->po.nodes, inst))
+		return EXIT_USAGE;
+	for (int i = 0; i < rq->po.n_sweep; i++)
+		if (!cli_check_cluster("plan", "--sweep", rq->po.sweep[i], inst))
+			return EXIT_USAGE;
+	return EXIT_OK;
+}
+
+/* Write the plan in the requested format; exit 1 when it missed the
+ * deadline or nothing fits. */
+static int plan_render(const struct cli_args *a, const struct plan_request *rq, const struct scenario *target,
+		       struct compare_entry *entry)
+{
+	struct compare_result cr;
+	struct rpt_plan_input in;
+	int code;
+
+	memset(&cr, 0, sizeof(cr));
+	cr.entries = entry;
+	cr.n = 1;
+	cr.fastest = cr.fastest_runner_up = -1;
+	cr.confidence = plan_confidence(&rq->po);
+	for (int p = 0; p < PRICING_COUNT; p++)
+		cr.cheapest[p] = cr.cheapest_runner_up[p] = -1;
+	in.sc = target;
+	in.opts = &rq->po;
+	in.res = &cr;
+	in.compare = false;
+	if (rq->fmt == FMT_PROM) {
+		struct cli_output o;
+		char label[256];
+
+		if ((code = cli_output_open(&o, rq->output)) == EXIT_OK) {
+			rpt_prom_plan(o.f, rpt_prom_scenario_label(a->scenario_path, label, sizeof(label)), target,
+				      &rq->po, entry);
+			code = cli_output_close(&o, true);
+		}
+	} else {
+		code = cli_write_plan(rq->output, &in, rq->fmt);
+	}
+	if (code != EXIT_OK)
+		return code;
+	if (entry->plan.choice == PLAN_INFEASIBLE) {
+		fprintf(stderr, "stepcast: plan: no layout fits in memory\n");
+		return EXIT_CHECK_FAILED;
+	}
+	if (entry->plan.choice == PLAN_MISSED_DEADLINE) {
+		fprintf(stderr, "stepcast: plan: no node count meets the deadline at P%.3g\n",
+			100 * plan_confidence(&rq->po));
+		return EXIT_CHECK_FAILED;
+	}
+	return EXIT_OK;
+}
+
 int cmd_plan(int argc, char **argv)
 {
 	struct cli_args a;
-	enum cli_format fmt = FMT_TEXT;
-	const char *output = NULL, *instance = NULL;
-	struct plan_opts po;
-	struct compare_result cr;
+	struct plan_request rq;
 	struct compare_entry entry;
-	struct rpt_plan_input in;
-	struct catalog cat;
 	static struct scenario sc, target;
 	struct sc_error err;
-	int c, code;
-	bool pricing_given = false;
+	int code;
 
-	plan_opts_default(&po);
-	cli_args_init(&a, &plan_usage, argc, argv);
-	while ((c = cli_next_option(&a)) > 0) {
-		const char *optarg = a.arg; /* getopt's name: the cases read as before */
-
-		switch (c) {
-		case 't':
-			if (!cli_parse_tokens("plan", optarg, &po.tokens))
-				return EXIT_USAGE;
-			break;
-		case 'd':
-			if (!cli_parse_duration("plan", "--deadline", optarg, &po.deadline_s))
-				return EXIT_USAGE;
-			break;
-		case 'N':
-			if (!cli_parse_int("plan", "--nodes", optarg, 1, SC_MAX_NODES, &po.nodes))
-				return EXIT_USAGE;
-			break;
-		case 'i':
-			instance = optarg;
-			break;
-		case 'p':
-			if (!plan_pricing_parse(optarg, &po.pricing))
-				return cli_usage_error("plan", "unknown pricing '%s' (expected on-demand or "
-						       "capacity-block)", optarg);
-			pricing_given = true;
-			break;
-		case 'M':
-			if (!cli_parse_int("plan", "--max-nodes", optarg, 1, SC_MAX_NODES, &po.max_nodes))
-				return EXIT_USAGE;
-			break;
-		case 'S':
-			if (!cli_parse_int_list("plan", "--sweep", optarg, po.sweep, PLAN_MAX_SWEEP, &po.n_sweep))
-				return EXIT_USAGE;
-			break;
-		case 'f':
-			if (!cli_parse_format("plan", optarg,
-					      1u << FMT_TEXT | 1u << FMT_JSON | 1u << FMT_CSV | 1u << FMT_MD |
-					      1u << FMT_HTML | 1u << FMT_PROM, &fmt))
-				return EXIT_USAGE;
-			break;
-		case 'O':
-			output = optarg;
-			break;
-		case 'C':
-			if (!cli_parse_confidence("plan", optarg, &po.confidence))
-				return EXIT_USAGE;
-			break;
-		}
-	}
-	if (c == CLI_STOP || !cli_operand(&a, &a.scenario_path, "missing SCENARIO file") ||
-	    !cli_operands_end(&a))
-		return a.code;
-	if (po.deadline_s > 0 && po.nodes > 0)
-		return cli_usage_error("plan", "give --deadline or --nodes, not both");
-	if ((po.max_nodes > 0 || po.n_sweep > 0) && po.deadline_s <= 0 && po.nodes <= 0)
-		return cli_usage_error("plan", "--max-nodes and --sweep need --deadline (else the plan "
-				       "is at one node count)");
-	if (po.max_nodes > 0 && po.n_sweep > 0)
-		return cli_usage_error("plan", "give --max-nodes or --sweep, not both");
-
-	/* with --instance, --calibration is for the instance's GPU (below) */
-	if ((code = cli_load_scenario("plan", a.config_dir, a.scenario_path, instance ? NULL : a.calibration,
-				      &sc, &cat)) != EXIT_OK)
+	if (!plan_parse(argc, argv, &a, &rq, &code) ||
+	    (code = plan_target(&a, &rq, &sc, &target, &entry)) != EXIT_OK ||
+	    (code = plan_defaults(&rq, &sc, &target)) != EXIT_OK)
 		return code;
-	memset(&entry, 0, sizeof(entry));
 	sc_error_clear(&err);
-	if (instance) {
-		const struct instance_spec *inst = catalog_instance(&cat, instance);
-
-		if (!inst) {
-			catalog_unknown(&cat, "instance", instance, "--instance", NULL, &err);
-			catalog_free(&cat);
-			return cli_fail(&err);
-		}
-		if (compare_retarget(&sc, &cat, inst, &target, &entry, &err) != SC_OK) {
-			catalog_free(&cat);
-			return cli_fail(&err);
-		}
-		if (a.calibration) {
-			/* an explicit profile must be for the instance's GPU family */
-			if (calibration_select(&cat, &target.cluster.gpu, a.calibration, NULL, "--calibration",
-					       NULL, &target.calibration, &err) != SC_OK) {
-				catalog_free(&cat);
-				return cli_fail(&err);
-			}
-			compare_entry_describe(&entry, &target);
-		}
-	} else {
-		target = sc;
-		compare_entry_describe(&entry, &target);
-	}
-	catalog_free(&cat);
-	if (!(po.tokens > 0))
-		po.tokens = sc.training.tokens_to_train;
-	if (!(po.tokens > 0))
-		return cli_usage_error("plan", "no token budget: give --tokens or training.tokens_to_train "
-				       "in the scenario");
-	if (po.deadline_s <= 0 && po.nodes <= 0)
-		po.nodes = target.cluster.nodes;
-	if (!pricing_given)
-		po.pricing = purchase_default_pricing(&target.cluster.instance);
-	if (po.nodes > 0 && !cli_check_cluster("plan", "--nodes", po.nodes, &target.cluster.instance))
-		return EXIT_USAGE;
-	for (int i = 0; i < po.n_sweep; i++)
-		if (!cli_check_cluster("plan", "--sweep", po.sweep[i], &target.cluster.instance))
-			return EXIT_USAGE;
-
 	cli_progress_begin("plan");
-	code = plan_run(&target, &po, &entry.plan, &err) != SC_OK;
+	code = plan_run(&target, &rq.po, &entry.plan, &err) != SC_OK;
 	cli_progress_end();
 	if (code) {
 		plan_result_free(&entry.plan);
@@ -200,38 +250,7 @@ int cmd_plan(int argc, char **argv)
 			snprintf(err.file, sizeof(err.file), "%s", a.scenario_path);
 		return cli_fail(&err);
 	}
-	memset(&cr, 0, sizeof(cr));
-	cr.entries = &entry;
-	cr.n = 1;
-	cr.fastest = cr.fastest_runner_up = -1;
-	cr.confidence = plan_confidence(&po);
-	for (int p = 0; p < PRICING_COUNT; p++)
-		cr.cheapest[p] = cr.cheapest_runner_up[p] = -1;
-	in.sc = &target;
-	in.opts = &po;
-	in.res = &cr;
-	in.compare = false;
-	if (fmt == FMT_PROM) {
-		struct cli_output o;
-		char label[256];
-
-		if ((code = cli_output_open(&o, output)) == EXIT_OK) {
-			rpt_prom_plan(o.f, rpt_prom_scenario_label(a.scenario_path, label, sizeof(label)), &target, &po,
-				      &entry);
-			code = cli_output_close(&o, true);
-		}
-	} else {
-		code = cli_write_plan(output, &in, fmt);
-	}
-	if (code == EXIT_OK && (entry.plan.choice == PLAN_MISSED_DEADLINE ||
-				entry.plan.choice == PLAN_INFEASIBLE)) {
-		if (entry.plan.choice == PLAN_INFEASIBLE)
-			fprintf(stderr, "stepcast: plan: no layout fits in memory\n");
-		else
-			fprintf(stderr, "stepcast: plan: no node count meets the deadline at P%.3g\n",
-				100 * plan_confidence(&po));
-		code = EXIT_CHECK_FAILED;
-	}
+	code = plan_render(&a, &rq, &target, &entry);
 	plan_result_free(&entry.plan);
 	return code;
 }

@@ -145,219 +145,276 @@ static int rerank_des(const struct scenario *sc, const struct search_opts *so,
 	return EXIT_OK;
 }
 
-int cmd_search(int argc, char **argv)
-{
-	struct cli_args a;
-	enum cli_format fmt = FMT_TEXT;
-	const char *fmt_arg = NULL;
-	bool fmt_given = false, shard_given = false, verbose = false;
-	const char *output = NULL;
-	int gpus = 0, nodes = 0, rerank = 0, c, code;
-	bool pricing_given = false;
+/* What the command line asks of a search. */
+struct search_request {
+	enum cli_format fmt;
+	const char *fmt_arg; /* --format as given; NULL: not given */
+	const char *output;  /* NULL: stdout */
+	bool shard_given, pricing_given, verbose;
+	int gpus, nodes, rerank;
 	struct search_opts so;
 	struct des_options dopt;
-	struct search_meta meta;
-	struct search_result res;
-	static struct scenario sc;
-	struct sc_error err;
-	char part_name[64];
-	double t0;
-	enum sc_status st_progress;
+	char part_name[64]; /* a shard's default output file */
+};
 
-	search_opts_default(&so);
-	memset(&dopt, 0, sizeof(dopt));
-	cli_args_init(&a, &search_usage, argc, argv);
-	while ((c = cli_next_option(&a)) > 0) {
-		const char *optarg = a.arg; /* getopt's name: the cases read as before */
-		bool ok;
+static bool space_int(const char *opt, const char *arg, int max, int *out)
+{
+	return cli_parse_int("search", opt, arg, 1, max, out);
+}
 
-		if (cli_des_budget_option("search", c, optarg, &dopt, &ok)) {
-			if (!ok)
-				return EXIT_USAGE;
-			continue;
-		}
-		switch (c) {
-		case 'o':
-			if (!search_objective_parse(optarg, &so.objective))
-				return cli_usage_error("search", "unknown objective '%s' (expected tokens_per_s, "
-						       "usd_per_token or time_to_train)", optarg);
-			break;
-		case 'n':
-			if (!cli_parse_int("search", "--top", optarg, 1, 100000, &so.top))
-				return EXIT_USAGE;
-			break;
-		case 'f':
-			if (!cli_parse_format("search", optarg,
-					      1u << FMT_TEXT | 1u << FMT_JSON | 1u << FMT_JSONL |
-					      1u << FMT_CSV | 1u << FMT_MD, &fmt))
-				return EXIT_USAGE;
-			fmt_given = true;
-			fmt_arg = optarg;
-			break;
-		case 'g':
-			if (!cli_parse_int("search", "--gpus", optarg, 1, SC_MAX_GPUS, &gpus))
-				return EXIT_USAGE;
-			break;
-		case 'N':
-			if (!cli_parse_int("search", "--nodes", optarg, 1, SC_MAX_NODES, &nodes))
-				return EXIT_USAGE;
-			break;
-		case 't':
-			if (!cli_parse_tokens("search", optarg, &so.tokens))
-				return EXIT_USAGE;
-			break;
-		case 'p':
-			if (!plan_pricing_parse(optarg, &so.pricing))
-				return cli_usage_error("search", "unknown pricing '%s' (expected on-demand or "
-						       "capacity-block)", optarg);
-			pricing_given = true;
-			break;
-		case 's':
-			if (!cli_parse_shard("search", optarg, &so.shard, &so.shards))
-				return EXIT_USAGE;
-			shard_given = true;
-			break;
-		case 'O':
-			output = optarg;
-			break;
-		case OPT_MAX_TP:
-			if (!cli_parse_int("search", "--max-tp", optarg, 1, 1 << 20, &so.space.max_tp))
-				return EXIT_USAGE;
-			break;
-		case OPT_MAX_CP:
-			if (!cli_parse_int("search", "--max-cp", optarg, 1, 1 << 20, &so.space.max_cp))
-				return EXIT_USAGE;
-			break;
-		case OPT_MAX_PP:
-			if (!cli_parse_int("search", "--max-pp", optarg, 1, 1 << 20, &so.space.max_pp))
-				return EXIT_USAGE;
-			break;
-		case OPT_MAX_VPP:
-			if (!cli_parse_int("search", "--max-vpp", optarg, 1, 1 << 20, &so.space.max_vpp))
-				return EXIT_USAGE;
-			break;
-		case OPT_MAX_EP:
-			if (!cli_parse_int("search", "--max-ep", optarg, 1, 1 << 20, &so.space.max_ep))
-				return EXIT_USAGE;
-			break;
-		case OPT_MAX_MB:
-			if (!cli_parse_int("search", "--max-micro-batch", optarg, 1, SC_MAX_BATCH_SEQS,
-					   &so.space.max_micro_batch))
-				return EXIT_USAGE;
-			break;
-		case OPT_RECOMPUTE:
-			if (!cli_parse_recompute_list("search", optarg, &so.space.recompute_mask))
-				return EXIT_USAGE;
-			break;
-		case OPT_ZERO:
-			if (!cli_parse_zero_list("search", optarg, &so.space.zero_mask))
-				return EXIT_USAGE;
-			break;
-		case OPT_SCHEDULES:
-			if (!cli_parse_schedule_list("search", optarg, &so.space.schedule_mask))
-				return EXIT_USAGE;
-			break;
-		case OPT_HEADROOM: {
-			char *end;
-			double gib = strtod(optarg, &end);
+/* The options that bound the layout space (--max-*, --recompute, --zero,
+ * --schedules) into sp: 1 parsed, -1 a bad value, 0 not one of them. */
+static int space_option(int c, const char *arg, struct search_space *sp)
+{
+	bool ok;
 
-			if (end == optarg || *end || !(gib >= 0 && gib <= 4096))
-				return cli_usage_error("search", "--min-headroom needs GiB from 0 to 4096, got '%s'",
-						       optarg);
-			so.min_headroom_bytes = gib * 1073741824.0;
-			break;
-		}
-		case 'C':
-			if (!cli_parse_confidence("search", optarg, &so.confidence))
-				return EXIT_USAGE;
-			break;
-		case OPT_RERANK:
-			if (!cli_parse_int("search", "--rerank", optarg, 1, 1000, &rerank))
-				return EXIT_USAGE;
-			break;
-		case 'v':
-			verbose = true;
-			break;
-		}
+	switch (c) {
+	case OPT_MAX_TP:
+		ok = space_int("--max-tp", arg, 1 << 20, &sp->max_tp);
+		break;
+	case OPT_MAX_CP:
+		ok = space_int("--max-cp", arg, 1 << 20, &sp->max_cp);
+		break;
+	case OPT_MAX_PP:
+		ok = space_int("--max-pp", arg, 1 << 20, &sp->max_pp);
+		break;
+	case OPT_MAX_VPP:
+		ok = space_int("--max-vpp", arg, 1 << 20, &sp->max_vpp);
+		break;
+	case OPT_MAX_EP:
+		ok = space_int("--max-ep", arg, 1 << 20, &sp->max_ep);
+		break;
+	case OPT_MAX_MB:
+		ok = space_int("--max-micro-batch", arg, SC_MAX_BATCH_SEQS, &sp->max_micro_batch);
+		break;
+	case OPT_RECOMPUTE:
+		ok = cli_parse_recompute_list("search", arg, &sp->recompute_mask);
+		break;
+	case OPT_ZERO:
+		ok = cli_parse_zero_list("search", arg, &sp->zero_mask);
+		break;
+	case OPT_SCHEDULES:
+		ok = cli_parse_schedule_list("search", arg, &sp->schedule_mask);
+		break;
+	default:
+		return 0;
 	}
-	if (c == CLI_STOP || !cli_operand(&a, &a.scenario_path, "missing SCENARIO file") ||
-	    !cli_operands_end(&a))
-		return a.code;
-	if (gpus && nodes)
+	return ok ? 1 : -1;
+}
+
+/* --min-headroom GiB into bytes. */
+static bool parse_headroom(const char *arg, double *bytes)
+{
+	char *end;
+	double gib = strtod(arg, &end);
+
+	if (end == arg || *end || !(gib >= 0 && gib <= 4096)) {
+		cli_usage_error("search", "--min-headroom needs GiB from 0 to 4096, got '%s'", arg);
+		return false;
+	}
+	*bytes = gib * 1073741824.0;
+	return true;
+}
+
+/* One option that is neither a space bound nor a DES budget; false on a
+ * bad value (a usage error printed). */
+static bool search_option(int c, const char *arg, struct search_request *rq)
+{
+	struct search_opts *so = &rq->so;
+
+	switch (c) {
+	case 'o':
+		if (!search_objective_parse(arg, &so->objective)) {
+			cli_usage_error("search", "unknown objective '%s' (expected tokens_per_s, "
+					"usd_per_token or time_to_train)", arg);
+			return false;
+		}
+		return true;
+	case 'n':
+		return cli_parse_int("search", "--top", arg, 1, 100000, &so->top);
+	case 'f':
+		rq->fmt_arg = arg;
+		return cli_parse_format("search", arg,
+					1u << FMT_TEXT | 1u << FMT_JSON | 1u << FMT_JSONL | 1u << FMT_CSV |
+					1u << FMT_MD, &rq->fmt);
+	case 'g':
+		return cli_parse_int("search", "--gpus", arg, 1, SC_MAX_GPUS, &rq->gpus);
+	case 'N':
+		return cli_parse_int("search", "--nodes", arg, 1, SC_MAX_NODES, &rq->nodes);
+	case 't':
+		return cli_parse_tokens("search", arg, &so->tokens);
+	case 'p':
+		rq->pricing_given = true;
+		return cli_parse_pricing("search", arg, &so->pricing);
+	case 's':
+		rq->shard_given = true;
+		return cli_parse_shard("search", arg, &so->shard, &so->shards);
+	case 'O':
+		rq->output = arg;
+		return true;
+	case OPT_HEADROOM:
+		return parse_headroom(arg, &so->min_headroom_bytes);
+	case 'C':
+		return cli_parse_confidence("search", arg, &so->confidence);
+	case OPT_RERANK:
+		return cli_parse_int("search", "--rerank", arg, 1, 1000, &rq->rerank);
+	case 'v':
+		rq->verbose = true;
+		return true;
+	}
+	return true;
+}
+
+/* The rules between options: one of --gpus and --nodes; the Slurm shard
+ * when --shard is not given; --rerank and its budgets; a shard writes
+ * JSONL, by default to search.part-K-of-N.jsonl. */
+static int search_check(struct search_request *rq)
+{
+	struct search_opts *so = &rq->so;
+	int code;
+
+	if (rq->gpus && rq->nodes)
 		return cli_usage_error("search", "give --gpus or --nodes, not both");
-	if (!shard_given && (code = cli_slurm_shard("search", &so.shard, &so.shards)) != EXIT_OK)
+	if (!rq->shard_given && (code = cli_slurm_shard("search", &so->shard, &so->shards)) != EXIT_OK)
 		return code;
-	if (cli_des_budget_given(&dopt) && rerank == 0)
+	if (cli_des_budget_given(&rq->dopt) && rq->rerank == 0)
 		return cli_usage_error("search", "--max-flows and --max-memory bound --rerank's simulations");
-	if (rerank > 0 && so.shards > 1)
+	if (rq->rerank > 0 && so->shards > 1)
 		return cli_usage_error("search", "--rerank re-times a whole search's best layouts, not a shard's");
-	if (so.shards > 1) {
-		if (fmt_given && fmt != FMT_JSONL)
+	if (so->shards > 1) {
+		if (rq->fmt_arg && rq->fmt != FMT_JSONL)
 			return cli_usage_error("search", "a shard writes JSONL for 'stepcast merge' "
-					       "(got --format %s)", fmt_arg);
-		fmt = FMT_JSONL;
-		if (!output) {
-			snprintf(part_name, sizeof(part_name), "search.part-%d-of-%d.jsonl",
-				 so.shard, so.shards);
-			output = part_name;
+					       "(got --format %s)", rq->fmt_arg);
+		rq->fmt = FMT_JSONL;
+		if (!rq->output) {
+			snprintf(rq->part_name, sizeof(rq->part_name), "search.part-%d-of-%d.jsonl", so->shard,
+				 so->shards);
+			rq->output = rq->part_name;
 		}
 	}
+	return EXIT_OK;
+}
 
-	if (!cli_setup(&a, &sc))
-		return a.code;
-	cli_args_free(&a);
-	if (gpus) {
-		if (gpus % sc.cluster.instance.gpus_per_node != 0)
+/* Parse the command line into a and rq; false when the command stops
+ * here (help, a usage error) with its exit code in *code. */
+static bool search_parse(int argc, char **argv, struct cli_args *a, struct search_request *rq, int *code)
+{
+	int c, r;
+	bool ok;
+
+	memset(rq, 0, sizeof(*rq));
+	rq->fmt = FMT_TEXT;
+	search_opts_default(&rq->so);
+	cli_args_init(a, &search_usage, argc, argv);
+	*code = EXIT_USAGE;
+	while ((c = cli_next_option(a)) > 0) {
+		if (cli_des_budget_option("search", c, a->arg, &rq->dopt, &ok))
+			r = ok ? 1 : -1;
+		else if ((r = space_option(c, a->arg, &rq->so.space)) == 0)
+			r = search_option(c, a->arg, rq) ? 1 : -1;
+		if (r < 0)
+			return false;
+	}
+	if (c == CLI_STOP || !cli_operand(a, &a->scenario_path, "missing SCENARIO file") ||
+	    !cli_operands_end(a)) {
+		*code = a->code;
+		return false;
+	}
+	*code = search_check(rq);
+	return *code == EXIT_OK;
+}
+
+/* --gpus and --nodes resize the scenario's cluster; the pricing and the
+ * token budget default to the instance's and the scenario's. */
+static int search_cluster(struct search_request *rq, struct scenario *sc)
+{
+	const struct instance_spec *inst = &sc->cluster.instance;
+
+	if (rq->gpus) {
+		if (rq->gpus % inst->gpus_per_node != 0)
 			return cli_usage_error("search", "--gpus %d is not a multiple of the %d GPUs of a %s",
-					       gpus, sc.cluster.instance.gpus_per_node,
-					       sc.cluster.instance.name);
-		sc.cluster.nodes = gpus / sc.cluster.instance.gpus_per_node;
+					       rq->gpus, inst->gpus_per_node, inst->name);
+		sc->cluster.nodes = rq->gpus / inst->gpus_per_node;
 	}
-	if (nodes) {
-		if (!cli_check_cluster("search", "--nodes", nodes, &sc.cluster.instance))
+	if (rq->nodes) {
+		if (!cli_check_cluster("search", "--nodes", rq->nodes, inst))
 			return EXIT_USAGE;
-		sc.cluster.nodes = nodes;
+		sc->cluster.nodes = rq->nodes;
 	}
-	if (!pricing_given)
-		so.pricing = purchase_default_pricing(&sc.cluster.instance);
-	if (!(so.tokens > 0))
-		so.tokens = sc.training.tokens_to_train;
+	if (!rq->pricing_given)
+		rq->so.pricing = purchase_default_pricing(inst);
+	if (!(rq->so.tokens > 0))
+		rq->so.tokens = sc->training.tokens_to_train;
+	return EXIT_OK;
+}
+
+/* Run the search, with the progress line; --verbose says its speed. */
+static int search_layouts(const char *path, struct search_request *rq, const struct scenario *sc,
+			  struct search_result *res)
+{
+	struct sc_error err;
+	enum sc_status st;
+	double t0, dt;
 
 	sc_error_clear(&err);
-	if (search_result_init(&res, so.top, &err) != SC_OK)
+	if (search_result_init(res, rq->so.top, &err) != SC_OK)
 		return cli_fail(&err);
 	t0 = now_s();
 	cli_progress_begin("search");
-	so.progress = cli_progress_hook();
-	st_progress = search_run(&sc, &so, &res, &err);
+	rq->so.progress = cli_progress_hook();
+	st = search_run(sc, &rq->so, res, &err);
 	cli_progress_end();
-	if (st_progress != SC_OK) {
-		search_result_free(&res);
-		return cli_fail_in(&err, a.scenario_path);
-	}
-	if (verbose) {
-		double dt = now_s() - t0;
-
+	if (st != SC_OK)
+		return cli_fail_in(&err, path);
+	if (rq->verbose) {
+		dt = now_s() - t0;
 		fprintf(stderr, "stepcast: search: %lld layouts (%lld predicted, %lld shapes prepared) "
 			"in %.3f s: %.3g layouts/s, %.3g predictions/s\n",
-			res.stats.layouts, res.stats.predicted, res.stats.shapes, dt,
-			dt > 0 ? res.stats.layouts / dt : 0, dt > 0 ? res.stats.predicted / dt : 0);
+			res->stats.layouts, res->stats.predicted, res->stats.shapes, dt,
+			dt > 0 ? res->stats.layouts / dt : 0, dt > 0 ? res->stats.predicted / dt : 0);
 	}
-	if (rerank > 0 && (code = rerank_des(&sc, &so, &dopt, &res, rerank)) != EXIT_OK) {
-		search_result_free(&res);
+	return EXIT_OK;
+}
+
+/* Re-rank (--rerank), mark the ties of the rows kept, write. */
+static int search_report(struct search_request *rq, const struct scenario *sc, struct search_result *res)
+{
+	struct search_meta meta;
+	struct sc_error err;
+	int code;
+
+	if (rq->rerank > 0 && (code = rerank_des(sc, &rq->so, &rq->dopt, res, rq->rerank)) != EXIT_OK)
 		return code;
-	}
 	/* the tie marks: only for the rows kept, after (re-)ranking */
-	if (search_band_rows(&sc, &res, &err) != SC_OK) {
-		search_result_free(&res);
+	sc_error_clear(&err);
+	if (search_band_rows(sc, res, &err) != SC_OK)
 		return cli_fail(&err);
-	}
-	search_meta_of(&sc, &so, &meta);
-	search_mark_ties(&res, meta.objective, meta.confidence);
-	code = cli_write_search(output, &meta, &res, fmt);
+	search_meta_of(sc, &rq->so, &meta);
+	search_mark_ties(res, meta.objective, meta.confidence);
+	code = cli_write_search(rq->output, &meta, res, rq->fmt);
+	if (code == EXIT_OK && rq->output && rq->so.shards > 1)
+		fprintf(stderr, "stepcast: search: shard %d of %d written to %s\n", rq->so.shard,
+			rq->so.shards, rq->output);
+	return code;
+}
+
+int cmd_search(int argc, char **argv)
+{
+	struct cli_args a;
+	struct search_request rq;
+	struct search_result res;
+	static struct scenario sc;
+	int code;
+
+	if (!search_parse(argc, argv, &a, &rq, &code))
+		return code;
+	if (!cli_setup(&a, &sc))
+		return a.code;
+	cli_args_free(&a);
+	if ((code = search_cluster(&rq, &sc)) != EXIT_OK)
+		return code;
+	if ((code = search_layouts(a.scenario_path, &rq, &sc, &res)) == EXIT_OK)
+		code = search_report(&rq, &sc, &res);
 	search_result_free(&res);
-	if (code == EXIT_OK && output && so.shards > 1)
-		fprintf(stderr, "stepcast: search: shard %d of %d written to %s\n", so.shard, so.shards,
-			output);
 	return code;
 }

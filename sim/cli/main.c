@@ -33,8 +33,8 @@ static const struct cli_command commands[] = {
 	{ "diff", cmd_diff, "two predictions side by side: what moved, by how much", 0 },
 	{ "check", cmd_check, "hold a real run (Megatron-LM log, NCCL Inspector) against its prediction", CLI_NEEDS_SCENARIO },
 	{ "explain", cmd_explain, "why the bottleneck, and what to change, ranked by predicted gain", CLI_NEEDS_SCENARIO },
-	{ "cluster", cmd_cluster, "several jobs on one fabric, simulated together: each one's slowdown", 0 },
-	{ "placement", cmd_placement, "what where the nodes sit costs a job; which free nodes to give it", 0 },
+	{ "cluster", cmd_cluster, "several jobs on one fabric, simulated together: each one's slowdown", CLI_NEEDS_CATALOG },
+	{ "placement", cmd_placement, "what where the nodes sit costs a job; which free nodes to give it", CLI_NEEDS_SCENARIO },
 };
 
 const struct cli_command *cli_command_current;

@@ -3,6 +3,7 @@
 #include "../../models/limits.h"
 #include "datadir.h"
 #include "../../models/uncertainty.h"
+#include "../../models/storage.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -120,14 +121,13 @@ const struct cfg_field cfg_fabric_fields[] = {
 	CFG_END
 };
 
-static const char *const storage_kinds[] = { "nvme", "fsx-lustre", "s3", NULL };
 
 static enum sc_status read_storage_kind(struct cfg_reader *rd, const cJSON *item,
 					void *slot, const char *where)
 {
 	if (cJSON_IsString(item))
-		for (int i = 0; storage_kinds[i]; i++)
-			if (strcmp(storage_kinds[i], item->valuestring) == 0) {
+		for (int i = 0; storage_kind_names[i]; i++)
+			if (strcmp(storage_kind_names[i], item->valuestring) == 0) {
 				snprintf(slot, SC_NAME_MAX, "%s", item->valuestring);
 				return SC_OK;
 			}
@@ -347,11 +347,9 @@ const struct cfg_field cfg_calib_bounds_fields[] = {
 	CFG_END
 };
 
-static const char *const range_quantities[] = { "message_bytes", "gemm_dim", "copy_bytes", NULL };
-static const char *const fit_kinds[] = { "curve", "segment", "gemm", "hbm", NULL };
-
 const struct cfg_field cfg_calib_range_fields[] = {
-	CFG_F_ENUM(struct cfg_calib_range, quantity, REQ, range_quantities,
+	/* a file names a measured quantity: every one but CALIB_RANGE_NONE (index 0) */
+	CFG_F_ENUM(struct cfg_calib_range, quantity, REQ, calib_range_quantity_names + 1,
 		   "what min and max measure: message_bytes, gemm_dim or copy_bytes"),
 	CFG_F_NUM(struct cfg_calib_range, min, REQ | CFG_NONNEG, "smallest value in the fitted data"),
 	CFG_F_NUM(struct cfg_calib_range, max, REQ | CFG_NONNEG, "largest value in the fitted data"),
@@ -375,7 +373,7 @@ const struct cfg_field cfg_calib_provenance_fields[] = {
 
 const struct cfg_field cfg_calib_fit_fields[] = {
 	CFG_F_STR(struct calib_fit, name, REQ, "what was fitted"),
-	CFG_F_ENUM(struct calib_fit, kind, REQ, fit_kinds, "curve, segment, gemm or hbm"),
+	CFG_F_ENUM(struct calib_fit, kind, REQ, calib_fit_kind_names, "curve, segment, gemm or hbm"),
 	CFG_F_STR(struct calib_fit, tier, 0, "nvlink or efa (collectives)"),
 	CFG_F_STR(struct calib_fit, algorithm, 0, "the model's algorithm over a segment"),
 	CFG_F_STR(struct calib_fit, params, 0, "parameters the fit moved, comma-separated"),
@@ -717,7 +715,7 @@ static enum sc_status read_list_file(const char *dir, const char *file, const ch
 	char path[1024];
 	const char *allowed[] = { "schema_version", key, NULL };
 	struct cfg_reader rd = { path, err, NULL };
-	cJSON *root, *list, *version, *item;
+	cJSON *root, *list, *item;
 	char where[SC_ERROR_PTR_MAX], ewhere[SC_ERROR_PTR_MAX];
 	enum sc_status st;
 	char *arr = NULL;
@@ -731,16 +729,8 @@ static enum sc_status read_list_file(const char *dir, const char *file, const ch
 		goto out;
 	if ((st = cfg_check_keys(&rd, root, allowed, "")) != SC_OK)
 		goto out;
-	version = cJSON_GetObjectItemCaseSensitive(root, "schema_version");
-	if (!version) {
-		st = sc_error_set(err, SC_EINVAL, path, "/", "missing required key \"schema_version\"");
+	if ((st = cfg_check_schema_version(root, path, err)) != SC_OK)
 		goto out;
-	}
-	if (!cJSON_IsNumber(version) || version->valuedouble != 1) {
-		st = sc_error_set(err, SC_EINVAL, path, "/schema_version",
-				  "unsupported schema version (expected 1)");
-		goto out;
-	}
 	list = cJSON_GetObjectItemCaseSensitive(root, key);
 	cfg_pointer_key(where, sizeof(where), "", key);
 	if (!list) {
@@ -910,7 +900,7 @@ static enum sc_status load_regime_bands(const char *dir, struct catalog *cat, st
 	static char fam[16][SC_NAME_MAX];
 	static struct model_regime_band famb[16][REGIME_COUNT];
 	int n_fam = 0;
-	const cJSON *arr, *item, *v;
+	const cJSON *arr, *item;
 	enum sc_status st;
 	cJSON *root;
 	int i = 0;
@@ -924,11 +914,8 @@ static enum sc_status load_regime_bands(const char *dir, struct catalog *cat, st
 	memset(famb, 0, sizeof(famb));
 	if ((st = cfg_check_keys(&rd, root, keys, "")) != SC_OK)
 		goto out;
-	v = cJSON_GetObjectItemCaseSensitive(root, "schema_version");
-	if (!cJSON_IsNumber(v) || v->valuedouble != 1) {
-		st = sc_error_set(err, SC_EINVAL, path, "/schema_version", "unsupported schema version (expected 1)");
+	if ((st = cfg_check_schema_version(root, path, err)) != SC_OK)
 		goto out;
-	}
 	arr = cJSON_GetObjectItemCaseSensitive(root, "regimes");
 	if (!cJSON_IsArray(arr)) {
 		st = sc_error_set(err, SC_EINVAL, path, "/regimes", "expected an array");

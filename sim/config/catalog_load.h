@@ -72,6 +72,23 @@ enum sc_status catalog_unknown(const struct catalog *cat, const char *kind,
 			       const char *name, const char *file,
 			       const char *pointer, struct sc_error *err);
 
+/* The one reader of a catalogue reference in a config file
+ * (catalog_ref.c): a model NAME or inline model object; an instance type
+ * NAME or inline instance object, whose "gpu" the catalogue must have; a
+ * fabric or a storage tier NAME.  The value is copied into the slot; an
+ * unknown name is catalog_unknown()'s error at where. */
+enum sc_status cfg_ref_model(struct cfg_reader *rd, const struct catalog *cat, const cJSON *item,
+			     struct model_arch *m, const char *where);
+enum sc_status cfg_ref_instance(struct cfg_reader *rd, const struct catalog *cat, const cJSON *item,
+				struct instance_spec *in, const char *where);
+enum sc_status cfg_ref_fabric(struct cfg_reader *rd, const struct catalog *cat, const cJSON *item,
+			      struct fabric_spec *f, const char *where);
+enum sc_status cfg_ref_storage(struct cfg_reader *rd, const struct catalog *cat, const cJSON *item,
+			       struct storage_spec *t, const char *where);
+/* "calibration": only its type (a string) here, a cfg_field reader; the
+ * profile is resolved with calibration_select once the GPU is known. */
+enum sc_status cfg_ref_calibration(struct cfg_reader *rd, const cJSON *item, void *slot, const char *where);
+
 /* Read one model object (the catalogue's model schema) into m, zeroing it
  * first and checking its internal consistency (heads divide hidden, MoE and
  * MLA fields together). */

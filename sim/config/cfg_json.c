@@ -346,13 +346,12 @@ cJSON *cfg_parse_buffer(const char *name, const char *buf, size_t len,
 	return root;
 }
 
-cJSON *cfg_parse_file(const char *path, struct sc_error *err)
+char *cfg_read_file(const char *path, size_t *len, struct sc_error *err)
 {
 	struct stat st;
 	FILE *f;
 	char *buf;
 	size_t got;
-	cJSON *root;
 
 	if (stat(path, &st) != 0) {
 		sc_error_set(err, SC_EIO, path, NULL, "cannot read: %s", strerror(errno));
@@ -388,7 +387,20 @@ cJSON *cfg_parse_file(const char *path, struct sc_error *err)
 		return NULL;
 	}
 	fclose(f);
-	root = cfg_parse_buffer(path, buf, got, err);
+	buf[got] = '\0';
+	*len = got;
+	return buf;
+}
+
+cJSON *cfg_parse_file(const char *path, struct sc_error *err)
+{
+	size_t len;
+	char *buf = cfg_read_file(path, &len, err);
+	cJSON *root;
+
+	if (!buf)
+		return NULL;
+	root = cfg_parse_buffer(path, buf, len, err);
 	free(buf);
 	return root;
 }
@@ -785,5 +797,16 @@ enum sc_status cfg_array_alloc(struct cfg_reader *rd, const cJSON *obj, const ch
 		*n = 0;
 		return sc_error_set(rd->err, SC_ENOMEM, rd->file, NULL, "out of memory");
 	}
+	return SC_OK;
+}
+
+enum sc_status cfg_check_schema_version(const cJSON *root, const char *path, struct sc_error *err)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "schema_version");
+
+	if (!v)
+		return sc_error_set(err, SC_EINVAL, path, "/", "missing required key \"schema_version\"");
+	if (!cJSON_IsNumber(v) || v->valuedouble != 1)
+		return sc_error_set(err, SC_EINVAL, path, "/schema_version", "unsupported schema version (expected 1)");
 	return SC_OK;
 }

@@ -100,8 +100,13 @@ struct cfg_reader {
 	void *ctx;          /* e.g. the catalogue, for resolving references */
 };
 
-/* Read path (at most CFG_MAX_FILE_BYTES) and parse it.  On error returns
- * NULL and fills err with the file and, for a parse error, line and column. */
+/* The whole regular file at path, NUL-terminated, at most
+ * CFG_MAX_FILE_BYTES (*len its length; the caller frees it); NULL with the
+ * error (unreadable, a directory, too large, out of memory). */
+char *cfg_read_file(const char *path, size_t *len, struct sc_error *err);
+
+/* Read path (cfg_read_file) and parse it.  On error returns NULL and fills
+ * err with the file and, for a parse error, line and column. */
 cJSON *cfg_parse_file(const char *path, struct sc_error *err);
 
 /* The checks cfg_parse_buffer makes beyond cJSON's syntax, for readers of
@@ -121,6 +126,11 @@ cJSON *cfg_parse_buffer(const char *name, const char *buf, size_t len,
 enum sc_status cfg_read_object(struct cfg_reader *rd, const cJSON *obj,
 			       const struct cfg_field *fields, void *dst,
 			       const char *pointer);
+
+/* A config document's "schema_version": present (else the error is at
+ * "/") and 1 (else at "/schema_version"): the one version every file of
+ * the catalogue is at. */
+enum sc_status cfg_check_schema_version(const cJSON *root, const char *path, struct sc_error *err);
 
 /* Fail unless item is an object whose keys are all among allowed (NULL-
  * terminated), with a did-you-mean for a near miss. */

@@ -720,7 +720,6 @@ struct placement_spec_doc {
 	char instances[8];
 };
 
-static const char *const gen_names[] = { "packed", "random", "spread", NULL };
 
 static enum sc_status accept_any(struct cfg_reader *rd, const cJSON *item, void *slot, const char *where)
 {
@@ -738,7 +737,7 @@ const struct cfg_field cfg_placement_fields[] = {
 		   "ec2-instance-topology, slurm-topology or k8s-nodes"),
 	CFG_F_CUSTOM(struct placement_spec_doc, instances, 0, accept_any, NULL,
 		     "the job's instances (ids or host names), in rank order (default: the file's first nodes)"),
-	CFG_F_ENUM(struct placement_spec_doc, generate, 0, gen_names, "packed, random or spread (instead of a file)"),
+	CFG_F_ENUM(struct placement_spec_doc, generate, 0, placement_gen_names, "packed, random or spread (instead of a file)"),
 	CFG_F_INT_RANGE(struct placement_spec_doc, blocks, 0, 1, SC_MAX_NODES,
 			"generate: leaves of the fabric's nodes_per_leaf nodes to place on (default: as few as hold the job)"),
 	CFG_F_INT_RANGE(struct placement_spec_doc, seed, 0, 0, 2147483647, "generate random: the seed (default 1)"),
@@ -799,7 +798,7 @@ enum sc_status placement_read(const char *file, const cJSON *o, const char *base
 		int kind, blocks = 0;
 		double seed = 1;
 
-		if (!cJSON_IsString(g) || (kind = name_index(gen_names, g->valuestring)) < 0)
+		if (!cJSON_IsString(g) || (kind = name_index(placement_gen_names, g->valuestring)) < 0)
 			return bad(err, file, base, "generate", "expected packed, random or spread, got %s",
 				   cJSON_IsString(g) ? g->valuestring : cfg_json_type_name(g));
 		if (fm || ins)

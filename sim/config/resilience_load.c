@@ -9,8 +9,6 @@
 #define REQ CFG_REQUIRED
 #define POS CFG_POSITIVE
 
-static const char *const fail_scales[] = { "gpu", "node", NULL };
-static const char *const recovery_names[] = { "checkpoint", "checkpointless", NULL };
 static const char *const gpu_families[] = { "ampere", "hopper", "blackwell", NULL };
 
 const struct cfg_field cfg_failure_profile_fields[] = {
@@ -27,7 +25,7 @@ const struct cfg_field cfg_failure_cause_fields[] = {
 	CFG_F_STR(struct failure_cause_spec, profile, REQ, "the profile this cause belongs to"),
 	CFG_F_STR(struct failure_cause_spec, name, REQ, "cause, e.g. faulty-gpu"),
 	CFG_F_STR(struct failure_cause_spec, category, REQ, "the source's grouping, e.g. gpu, host, network"),
-	CFG_F_ENUM(struct failure_cause_spec, scales_with, REQ, fail_scales, "gpu (rate per GPU-hour) or node (rate per node-hour)"),
+	CFG_F_ENUM(struct failure_cause_spec, scales_with, REQ, fail_scale_names, "gpu (rate per GPU-hour) or node (rate per node-hour)"),
 	CFG_F_INT(struct failure_cause_spec, interruptions, REQ | CFG_NONNEG, "unexpected job interruptions in the profile's window"),
 	CFG_F_STR(struct failure_cause_spec, source, REQ, "where the count comes from"),
 	CFG_END
@@ -118,7 +116,7 @@ static enum sc_status check(struct cfg_reader *rd, struct resilience_catalog *rc
 	char where[SC_ERROR_PTR_MAX];
 
 	for (int i = 0; i < rc->n_recovery; i++) {
-		if (!in_list(rc->recovery[i].name, recovery_names)) {
+		if (!in_list(rc->recovery[i].name, ckpt_recovery_names)) {
 			snprintf(where, sizeof(where), "/recovery/%d/name", i);
 			return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
 					    "unknown recovery method \"%s\"; expected \"checkpoint\" or \"checkpointless\"",
@@ -131,10 +129,10 @@ static enum sc_status check(struct cfg_reader *rd, struct resilience_catalog *rc
 					    rc->recovery[i].state_replicas);
 		}
 	}
-	for (int k = 0; recovery_names[k]; k++)
-		if (!resilience_recovery(rc, recovery_names[k]))
+	for (int k = 0; ckpt_recovery_names[k]; k++)
+		if (!resilience_recovery(rc, ckpt_recovery_names[k]))
 			return sc_error_set(rd->err, SC_EINVAL, rd->file, "/recovery",
-					    "missing the \"%s\" recovery method", recovery_names[k]);
+					    "missing the \"%s\" recovery method", ckpt_recovery_names[k]);
 	for (int i = 0; i < rc->n_host_links; i++) {
 		if (!in_list(rc->host_links[i].gpu_family, gpu_families)) {
 			snprintf(where, sizeof(where), "/host_links/%d/gpu_family", i);
@@ -190,7 +188,6 @@ enum sc_status resilience_load(const char *dir, struct resilience_catalog *rc,
 					       "host_links", NULL };
 	char path[1024];
 	struct cfg_reader rd = { path, err, NULL };
-	const cJSON *version;
 	cJSON *root;
 	enum sc_status st;
 
@@ -201,16 +198,8 @@ enum sc_status resilience_load(const char *dir, struct resilience_catalog *rc,
 		return err ? err->status : SC_EINVAL;
 	if ((st = cfg_check_keys(&rd, root, allowed, "")) != SC_OK)
 		goto out;
-	version = cJSON_GetObjectItemCaseSensitive(root, "schema_version");
-	if (!version) {
-		st = sc_error_set(err, SC_EINVAL, path, "/", "missing required key \"schema_version\"");
+	if ((st = cfg_check_schema_version(root, path, err)) != SC_OK)
 		goto out;
-	}
-	if (!cJSON_IsNumber(version) || version->valuedouble != 1) {
-		st = sc_error_set(err, SC_EINVAL, path, "/schema_version",
-				  "unsupported schema version (expected 1)");
-		goto out;
-	}
 	if ((st = read_array(&rd, root, "profiles", cfg_failure_profile_fields,
 			     sizeof(struct failure_profile_spec), "name",
 			     (void **)&rc->profiles, &rc->n_profiles)) ||

@@ -12,93 +12,23 @@
 #define REQ CFG_REQUIRED
 #define POS CFG_POSITIVE
 
-static const char *const precisions[] = { "bf16", "fp16", "fp8", "mxfp8", "nvfp4", NULL };
-static const char *const recomputes[] = { "none", "selective", "full", NULL };
-static const char *const optimizers[] = { "adam", "sgd", NULL };
-static const char *const frameworks[] = { "megatron-core", "torchtitan", "deepspeed", NULL };
-static const char *const attentions[] = { "flash", "unfused", NULL };
-static const char *const attention_kernels[] = { "fused", "portable", NULL };
-static const char *const dtypes[] = { "fp32", "bf16", NULL };
-static const char *const schedules[] = { "1f1b", "interleaved-1f1b", "gpipe", "zb-h1", "zb-v",
-					  "dualpipe", NULL };
-static const char *const dispatchers[] = { "alltoall", "flex", "uccl-ep", "pplx-garden", "allgather", NULL };
-static const char *const splits[] = { "auto", "even", "slots", "balanced", "uneven", NULL };
-
 /* "model": a catalogue name or an inline model object. */
 static enum sc_status read_model_ref(struct cfg_reader *rd, const cJSON *item,
 				     void *slot, const char *where)
 {
-	const struct catalog *cat = rd->ctx;
-	const struct model_arch *m;
-
-	if (cJSON_IsObject(item))
-		return cfg_read_model(rd, item, slot, where);
-	if (!cJSON_IsString(item))
-		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
-				    "expected a model name or a model object, got %s",
-				    cfg_json_type_name(item));
-	m = catalog_model(cat, item->valuestring);
-	if (!m)
-		return catalog_unknown(cat, "model", item->valuestring, rd->file, where, rd->err);
-	memcpy(slot, m, sizeof(*m));
-	return SC_OK;
+	return cfg_ref_model(rd, rd->ctx, item, slot, where);
 }
 
 static enum sc_status read_instance_ref(struct cfg_reader *rd, const cJSON *item,
 					void *slot, const char *where)
 {
-	const struct catalog *cat = rd->ctx;
-	const struct instance_spec *in;
-	enum sc_status st;
-	char gwhere[SC_ERROR_PTR_MAX];
-
-	if (cJSON_IsObject(item)) {
-		if ((st = cfg_read_instance(rd, item, slot, where)) != SC_OK)
-			return st;
-		in = slot;
-		cfg_pointer_key(gwhere, sizeof(gwhere), where, "gpu");
-		if (!catalog_gpu(cat, in->gpu))
-			return catalog_unknown(cat, "gpu", in->gpu, rd->file, gwhere, rd->err);
-		return SC_OK;
-	}
-	if (!cJSON_IsString(item))
-		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
-				    "expected an instance type name or an instance object, got %s",
-				    cfg_json_type_name(item));
-	in = catalog_instance(cat, item->valuestring);
-	if (!in)
-		return catalog_unknown(cat, "instance", item->valuestring, rd->file, where, rd->err);
-	memcpy(slot, in, sizeof(*in));
-	return SC_OK;
+	return cfg_ref_instance(rd, rd->ctx, item, slot, where);
 }
 
 static enum sc_status read_fabric_ref(struct cfg_reader *rd, const cJSON *item,
 				      void *slot, const char *where)
 {
-	const struct catalog *cat = rd->ctx;
-	const struct fabric_spec *f;
-
-	if (!cJSON_IsString(item))
-		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
-				    "expected a fabric name, got %s", cfg_json_type_name(item));
-	f = catalog_fabric(cat, item->valuestring);
-	if (!f)
-		return catalog_unknown(cat, "fabric", item->valuestring, rd->file, where, rd->err);
-	memcpy(slot, f, sizeof(*f));
-	return SC_OK;
-}
-
-/* "calibration": only its type here; scenario_read resolves it with
- * calibration_select once the GPU is known. */
-static enum sc_status read_calibration_ref(struct cfg_reader *rd, const cJSON *item,
-					   void *slot, const char *where)
-{
-	(void)slot;
-	if (!cJSON_IsString(item))
-		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
-				    "expected a calibration profile name or file, got %s",
-				    cfg_json_type_name(item));
-	return SC_OK;
+	return cfg_ref_fabric(rd, rd->ctx, item, slot, where);
 }
 
 /* "placement": read by placement_resolve once the cluster is known. */
@@ -159,17 +89,17 @@ const struct cfg_field cfg_training_fields[] = {
 	CFG_F_INT_RANGE(struct training, seq_len, REQ | POS, 1, SC_MAX_SEQ_LEN, "tokens per sequence"),
 	CFG_F_INT_RANGE(struct training, global_batch_seqs, REQ | POS, 1, SC_MAX_BATCH_SEQS, "sequences per optimizer step"),
 	CFG_F_INT_RANGE(struct training, micro_batch_seqs, REQ | POS, 1, SC_MAX_BATCH_SEQS, "sequences per micro-batch"),
-	CFG_F_ENUM(struct training, precision, REQ, precisions, "bf16, fp16, fp8, mxfp8 or nvfp4"),
-	CFG_F_ENUM(struct training, recompute, REQ, recomputes, "none, selective or full"),
+	CFG_F_ENUM(struct training, precision, REQ, sc_precision_names, "bf16, fp16, fp8, mxfp8 or nvfp4"),
+	CFG_F_ENUM(struct training, recompute, REQ, sc_recompute_names, "none, selective or full"),
 	CFG_F_CUSTOM(struct training, recompute_modules, 0, read_recompute_modules, NULL,
 		     "with selective: Megatron --recompute-modules (default [\"core_attn\"])"),
-	CFG_F_ENUM(struct training, optimizer, 0, optimizers, "adam (default) or sgd"),
+	CFG_F_ENUM(struct training, optimizer, 0, sc_optimizer_names, "adam (default) or sgd"),
 	CFG_F_BOOL(struct training, grad_fp32, 0, "accumulate gradients in FP32 (default true, as Megatron)"),
-	CFG_F_ENUM(struct training, framework, 0, frameworks, "megatron-core (default; also NeMo, Megatron-Bridge), torchtitan (FSDP2) or deepspeed: how memory is allocated"),
-	CFG_F_ENUM(struct training, master_dtype, 0, dtypes, "optimizer master weights: fp32 (default) or bf16 (Megatron --main-params-dtype, DeepSpeed bf16_master_weights_and_grads)"),
-	CFG_F_ENUM(struct training, moments_dtype, 0, dtypes, "Adam moments: fp32 (default) or bf16 (Megatron --exp-avg-dtype/--exp-avg-sq-dtype, DeepSpeed bf16_optimizer_states)"),
-	CFG_F_ENUM(struct training, attention, 0, attentions, "attention kernels: flash (default) or unfused (softmax output kept, Megatron --attention-backend unfused)"),
-	CFG_F_ENUM(struct training, attention_kernel, 0, attention_kernels, "flash-attention kernel for speed: fused (default; TE/cuDNN, FlashAttention-3 class) or portable (FlashAttention-2 or its Triton port)"),
+	CFG_F_ENUM(struct training, framework, 0, sc_framework_names, "megatron-core (default; also NeMo, Megatron-Bridge), torchtitan (FSDP2) or deepspeed: how memory is allocated"),
+	CFG_F_ENUM(struct training, master_dtype, 0, sc_dtype_names, "optimizer master weights: fp32 (default) or bf16 (Megatron --main-params-dtype, DeepSpeed bf16_master_weights_and_grads)"),
+	CFG_F_ENUM(struct training, moments_dtype, 0, sc_dtype_names, "Adam moments: fp32 (default) or bf16 (Megatron --exp-avg-dtype/--exp-avg-sq-dtype, DeepSpeed bf16_optimizer_states)"),
+	CFG_F_ENUM(struct training, attention, 0, sc_attention_names, "attention kernels: flash (default) or unfused (softmax output kept, Megatron --attention-backend unfused)"),
+	CFG_F_ENUM(struct training, attention_kernel, 0, sc_attention_kernel_names, "flash-attention kernel for speed: fused (default; TE/cuDNN, FlashAttention-3 class) or portable (FlashAttention-2 or its Triton port)"),
 	CFG_F_BOOL(struct training, dropout, 0, "dropout on, masks kept for the backward (default false)"),
 	CFG_F_BOOL(struct training, compile, 0, "torch.compile of the model and loss (torchtitan; default false)"),
 	CFG_F_BOOL(struct training, no_lp_weight_cache, 0, "Megatron --disable-parameter-transpose-cache: FP8/FP4 weight copies not kept (default false)"),
@@ -190,13 +120,13 @@ const struct cfg_field cfg_layout_fields[] = {
 	CFG_F_BOOL(struct layout, fsdp, 0, "fully sharded data parallel (default false)"),
 	CFG_F_INT_RANGE(struct layout, fsdp_group, POS, 1, SC_MAX_GPUS, "FSDP sharding group size for hybrid sharding (default all of DP)"),
 	CFG_F_BOOL(struct layout, sequence_parallel, 0, "Megatron sequence parallelism with TP (default true when tp > 1)"),
-	CFG_F_ENUM(struct layout, schedule, 0, schedules, "1f1b, interleaved-1f1b, gpipe, zb-h1, zb-v or dualpipe (default 1f1b, interleaved-1f1b when vpp > 1)"),
-	CFG_F_ENUM(struct layout, layer_split, 0, splits, "how decoder layers split over the pp x vpp virtual stages: auto (default), even, slots (embedding and loss take a layer's slot), balanced (an explicit pipeline layout) or uneven"),
+	CFG_F_ENUM(struct layout, schedule, 0, sc_schedule_names, "1f1b, interleaved-1f1b, gpipe, zb-h1, zb-v or dualpipe (default 1f1b, interleaved-1f1b when vpp > 1)"),
+	CFG_F_ENUM(struct layout, layer_split, 0, sc_layer_split_names, "how decoder layers split over the pp x vpp virtual stages: auto (default), even, slots (embedding and loss take a layer's slot), balanced (an explicit pipeline layout) or uneven"),
 	CFG_F_INT_RANGE(struct layout, first_stage_layers, POS, 1, SC_MAX_MODEL_COUNT, "decoder layers on the first pipeline rank (Megatron --decoder-first-pipeline-num-layers; implies layer_split uneven)"),
 	CFG_F_INT_RANGE(struct layout, last_stage_layers, POS, 1, SC_MAX_MODEL_COUNT, "decoder layers on the last pipeline rank (Megatron --decoder-last-pipeline-num-layers; implies layer_split uneven)"),
 	CFG_F_BOOL(struct layout, tp_comm_overlap, 0, "overlap TP communication with GEMMs (default false)"),
 	CFG_F_BOOL(struct layout, ep_comm_overlap, 0, "overlap EP all-to-all with computation (default false)"),
-	CFG_F_ENUM(struct layout, moe_dispatcher, 0, dispatchers, "MoE token dispatcher: alltoall (default), flex (DeepEP/HybridEP, one copy per remote NVLink domain), uccl-ep or pplx-garden (CPU-proxy EP over EFA), allgather (Megatron all-gather dispatcher)"),
+	CFG_F_ENUM(struct layout, moe_dispatcher, 0, sc_moe_dispatcher_names, "MoE token dispatcher: alltoall (default), flex (DeepEP/HybridEP, one copy per remote NVLink domain), uccl-ep or pplx-garden (CPU-proxy EP over EFA), allgather (Megatron all-gather dispatcher)"),
 	CFG_END
 };
 
@@ -207,7 +137,7 @@ const struct cfg_field cfg_scenario_fields[] = {
 	CFG_F_OBJ(struct scenario, cluster, REQ, cfg_cluster_fields, "the cluster"),
 	CFG_F_OBJ(struct scenario, training, REQ, cfg_training_fields, "training settings"),
 	CFG_F_OBJ(struct scenario, layout, REQ, cfg_layout_fields, "parallelism layout"),
-	CFG_F_CUSTOM(struct scenario, calibration, 0, read_calibration_ref, NULL,
+	CFG_F_CUSTOM(struct scenario, calibration, 0, cfg_ref_calibration, NULL,
 		     "calibration profile name, or a profile file relative to the scenario (default: the GPU's)"),
 	CFG_F_OBJ(struct scenario, storage, 0, cfg_storage_cfg_fields,
 		  "data loading, checkpoints and failures (optional; see scenario_storage.h)"),

@@ -10,25 +10,12 @@
 
 #define POS CFG_POSITIVE
 
-static const char *const moments_names[] = { "fp32", "bf16", NULL };
-static const char *const recovery_names[] = { "checkpoint", "checkpointless", NULL };
-static const char *const dist_names[] = { "lognormal", "normal", "exponential", NULL };
 
 /* "data_tier", "checkpoint_tier": a storage tier name from configs/storage.json. */
 static enum sc_status read_tier_ref(struct cfg_reader *rd, const cJSON *item, void *slot,
 				    const char *where)
 {
-	const struct catalog *cat = rd->ctx;
-	const struct storage_spec *t;
-
-	if (!cJSON_IsString(item))
-		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
-				    "expected a storage tier name, got %s", cfg_json_type_name(item));
-	t = catalog_storage(cat, item->valuestring);
-	if (!t)
-		return catalog_unknown(cat, "storage", item->valuestring, rd->file, where, rd->err);
-	memcpy(slot, t, sizeof(*t));
-	return SC_OK;
+	return cfg_ref_storage(rd, rd->ctx, item, slot, where);
 }
 
 /* "failures": a failure profile name from configs/resilience.json, turned
@@ -87,9 +74,9 @@ const struct cfg_field cfg_storage_cfg_fields[] = {
 			"batches the data loader keeps in flight (default 2; 0 reads on demand)"),
 	CFG_F_INT_RANGE(struct storage_cfg, s3_prefixes, 0, 1, 1000000,
 			"partitioned S3 prefixes the job spreads its keys over (default 1)"),
-	CFG_F_ENUM(struct storage_cfg, checkpoint_moments, 0, moments_names,
+	CFG_F_ENUM(struct storage_cfg, checkpoint_moments, 0, ckpt_moments_names,
 		   "optimizer moments saved as fp32 (default) or bf16"),
-	CFG_F_ENUM(struct storage_cfg, recovery, 0, recovery_names,
+	CFG_F_ENUM(struct storage_cfg, recovery, 0, ckpt_recovery_names,
 		   "checkpoint (restart from the last checkpoint, default) or checkpointless (peer replicas)"),
 	CFG_F_CUSTOM(struct storage_cfg, failures, 0, read_failures_ref, NULL,
 		     "failure profile from configs/resilience.json (default: the first)"),
@@ -97,7 +84,7 @@ const struct cfg_field cfg_storage_cfg_fields[] = {
 };
 
 const struct cfg_field cfg_straggler_fields[] = {
-	CFG_F_ENUM(struct straggler_cfg, distribution, 0, dist_names,
+	CFG_F_ENUM(struct straggler_cfg, distribution, 0, straggler_dist_names,
 		   "per-GPU slowdown factor: lognormal (default), normal or exponential"),
 	CFG_F_NUM_RANGE(struct straggler_cfg, sigma, CFG_REQUIRED | POS, 0.0, 1.0,
 			"spread of the slowdown factor (lognormal and normal: sigma; exponential: mean excess)"),

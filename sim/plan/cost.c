@@ -8,25 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *plan_pricing_name(enum plan_pricing p)
-{
-	switch (p) {
-	case PRICING_ON_DEMAND: return "on-demand";
-	case PRICING_CAPACITY_BLOCK: return "capacity-block";
-	case PRICING_COUNT: break;
-	}
-	return "unknown";
-}
+SC_ENUM_DEFINE(plan_pricing_name, enum plan_pricing, plan_pricing_names, PLAN_PRICING_LIST)
 
 bool plan_pricing_parse(const char *s, enum plan_pricing *out)
 {
-	for (int i = 0; i < PRICING_COUNT; i++) {
-		if (strcmp(s, plan_pricing_name((enum plan_pricing)i)) == 0) {
-			*out = (enum plan_pricing)i;
-			return true;
-		}
-	}
-	return false;
+	int i = sc_enum_parse(plan_pricing_names, s);
+
+	return i >= 0 ? (*out = (enum plan_pricing)i, true) : false;
 }
 
 double plan_instance_usd_per_h(const struct instance_spec *inst, enum plan_pricing p)

@@ -24,7 +24,8 @@
 /* enum plan_pricing and the purchase rules (UltraServer units, which prices
  * exist) are models/purchase.h's. */
 
-/* "on-demand", "capacity-block" (static strings). */
+/* "on-demand", "capacity-block" (static strings); the table, NULL-terminated. */
+extern const char *const plan_pricing_names[];
 const char *plan_pricing_name(enum plan_pricing p);
 
 /* Parse a pricing name; false when unknown. */

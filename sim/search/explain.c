@@ -253,19 +253,6 @@ enum sc_status explain_run(const struct scenario *sc, double confidence, struct 
 }
 
 /* The breakdown part that holds group `what`'s exposed communication. */
-static int part_of_group(const char *what)
-{
-	if (strcmp(what, "tp") == 0)
-		return PART_TP_COMM;
-	if (strcmp(what, "cp") == 0)
-		return PART_CP_COMM;
-	if (strcmp(what, "ep") == 0)
-		return PART_EP_COMM;
-	if (strcmp(what, "pp") == 0)
-		return PART_PP_COMM;
-	return PART_DP_COMM;   /* dp, fsdp and their second collectives */
-}
-
 struct explain_share explain_share_of(const struct step_result *r)
 {
 	struct explain_share s = { 0, 0, 0, 0, 0 };
@@ -279,7 +266,7 @@ struct explain_share explain_share_of(const struct step_result *r)
 
 		for (int i = 0; i < r->n_collectives; i++) {
 			const struct step_collective *c = &r->collectives[i];
-			int p = part_of_group(c->what);
+			int p = step_part_of_collective(c->what);
 
 			all_s[p] += c->total_time_s;
 			if (strcmp(c->tier, tier) == 0) {

@@ -18,12 +18,6 @@
 #define POS CFG_POSITIVE
 #define NONNEG CFG_NONNEG
 
-/* Enum names in enum order (models/scenario.h, search.h, cost.h). */
-static const char *const precisions[] = { "bf16", "fp16", "fp8", "mxfp8", "nvfp4", NULL };
-static const char *const recomputes[] = { "none", "selective", "full", NULL };
-static const char *const objectives[] = { "tokens_per_s", "usd_per_token", "time_to_train", NULL };
-static const char *const pricings[] = { "on-demand", "capacity-block", NULL };
-
 static const struct cfg_field space_fields[] = {
 	CFG_F_INT(struct search_space, max_tp, REQ | POS, "largest tp"),
 	CFG_F_INT(struct search_space, max_cp, REQ | POS, "largest cp"),
@@ -54,11 +48,11 @@ const struct cfg_field cfg_search_meta_fields[] = {
 	CFG_F_STR(struct search_meta, calibration, REQ, "calibration profile"),
 	CFG_F_INT(struct search_meta, seq_len, REQ | POS, "tokens per sequence"),
 	CFG_F_INT(struct search_meta, global_batch_seqs, REQ | POS, "sequences per step"),
-	CFG_F_ENUM(struct search_meta, precision, REQ, precisions, "training precision"),
+	CFG_F_ENUM(struct search_meta, precision, REQ, sc_precision_names, "training precision"),
 	CFG_F_NUM(struct search_meta, tokens, REQ | NONNEG, "token budget (0: none)"),
-	CFG_F_ENUM(struct search_meta, objective, REQ, objectives, "ranking objective"),
+	CFG_F_ENUM(struct search_meta, objective, REQ, search_objective_names, "ranking objective"),
 	CFG_F_INT(struct search_meta, top, REQ | POS, "rows kept"),
-	CFG_F_ENUM(struct search_meta, pricing, REQ, pricings, "pricing model"),
+	CFG_F_ENUM(struct search_meta, pricing, REQ, plan_pricing_names, "pricing model"),
 	CFG_F_NUM(struct search_meta, usd_per_h, REQ | POS, "the cluster's price per hour, USD"),
 	CFG_F_OBJ(struct search_meta, price, REQ, cfg_price_fields, "the instance's price with its date and source"),
 	CFG_F_OBJ(struct search_meta, space, REQ, space_fields, "the layouts enumerated"),
@@ -90,7 +84,7 @@ static const struct cfg_field band_fields[] = {
 const struct cfg_field cfg_search_row_fields[] = {
 	CFG_F_OBJ(struct search_row, layout, REQ, cfg_layout_fields, "the layout (a scenario layout object)"),
 	CFG_F_INT(struct search_row, micro_batch_seqs, REQ | POS, "sequences per micro-batch"),
-	CFG_F_ENUM(struct search_row, recompute, REQ, recomputes, "activation recompute"),
+	CFG_F_ENUM(struct search_row, recompute, REQ, sc_recompute_names, "activation recompute"),
 	CFG_F_NUM(struct search_row, step_time_s, REQ | POS, "step time"),
 	CFG_F_NUM(struct search_row, tokens_per_s, REQ | POS, "throughput"),
 	CFG_F_NUM(struct search_row, mfu, REQ | NONNEG, "model FLOPs utilisation"),
@@ -351,50 +345,6 @@ static enum sc_status read_stats(struct cfg_reader *rd, const cJSON *obj, struct
 	return s;
 }
 
-/* The whole file, NUL-terminated, at most CFG_MAX_FILE_BYTES. */
-static char *slurp(const char *path, size_t *len, struct sc_error *err)
-{
-	struct stat sb;
-	FILE *f;
-	char *buf;
-
-	if (stat(path, &sb) != 0) {
-		sc_error_set(err, SC_EIO, path, NULL, "cannot read: %s", strerror(errno));
-		return NULL;
-	}
-	if (!S_ISREG(sb.st_mode)) {
-		sc_error_set(err, SC_EIO, path, NULL,
-			     S_ISDIR(sb.st_mode) ? "is a directory, not a file" : "not a regular file");
-		return NULL;
-	}
-	if (sb.st_size > CFG_MAX_FILE_BYTES) {
-		sc_error_set(err, SC_EINVAL, path, NULL, "file is %lld bytes, more than the %ld-byte limit",
-			     (long long)sb.st_size, CFG_MAX_FILE_BYTES);
-		return NULL;
-	}
-	f = fopen(path, "rb");
-	if (!f) {
-		sc_error_set(err, SC_EIO, path, NULL, "cannot read: %s", strerror(errno));
-		return NULL;
-	}
-	buf = malloc((size_t)sb.st_size + 1);
-	if (!buf) {
-		fclose(f);
-		sc_error_set(err, SC_ENOMEM, path, NULL, "out of memory reading the file");
-		return NULL;
-	}
-	*len = fread(buf, 1, (size_t)sb.st_size, f);
-	if (ferror(f)) {
-		free(buf);
-		fclose(f);
-		sc_error_set(err, SC_EIO, path, NULL, "read error");
-		return NULL;
-	}
-	fclose(f);
-	buf[*len] = '\0';
-	return buf;
-}
-
 enum sc_status search_part_read(const char *path, struct search_meta *meta,
 				struct search_result *res, struct sc_error *err)
 {
@@ -405,7 +355,7 @@ enum sc_status search_part_read(const char *path, struct search_meta *meta,
 	memset(res, 0, sizeof(*res));
 	memset(meta, 0, sizeof(*meta));
 	sc_error_clear(err);
-	buf = slurp(path, &len, err);
+	buf = cfg_read_file(path, &len, err);
 	if (!buf)
 		return err ? err->status : SC_EIO;
 	st = search_part_parse(path, buf, len, meta, res, err);

@@ -7,26 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *search_objective_name(enum search_objective o)
-{
-	switch (o) {
-	case SEARCH_TOKENS_PER_S: return "tokens_per_s";
-	case SEARCH_USD_PER_TOKEN: return "usd_per_token";
-	case SEARCH_TIME_TO_TRAIN: return "time_to_train";
-	case SEARCH_OBJECTIVE_COUNT: break;
-	}
-	return "unknown";
-}
+SC_ENUM_DEFINE(search_objective_name, enum search_objective,
+	       search_objective_names, SEARCH_OBJECTIVE_LIST)
 
 bool search_objective_parse(const char *s, enum search_objective *out)
 {
-	for (int i = 0; i < SEARCH_OBJECTIVE_COUNT; i++) {
-		if (strcmp(s, search_objective_name((enum search_objective)i)) == 0) {
-			*out = (enum search_objective)i;
-			return true;
-		}
-	}
-	return false;
+	int i = sc_enum_parse(search_objective_names, s);
+
+	return i >= 0 ? (*out = (enum search_objective)i, true) : false;
 }
 
 void search_opts_default(struct search_opts *o)

@@ -29,12 +29,12 @@
 #include "../analytic/step.h"
 #include "../plan/cost.h"
 
-enum search_objective {
-	SEARCH_TOKENS_PER_S,    /* highest throughput first */
-	SEARCH_USD_PER_TOKEN,   /* cheapest per token first */
-	SEARCH_TIME_TO_TRAIN,   /* shortest time to train the budget first */
-	SEARCH_OBJECTIVE_COUNT
-};
+/* highest throughput first, cheapest per token first, shortest time to
+ * train the budget first */
+#define SEARCH_OBJECTIVE_LIST(X) X(SEARCH_TOKENS_PER_S, "tokens_per_s") \
+	X(SEARCH_USD_PER_TOKEN, "usd_per_token") X(SEARCH_TIME_TO_TRAIN, "time_to_train")
+enum search_objective { SEARCH_OBJECTIVE_LIST(SC_ENUM_ID) SEARCH_OBJECTIVE_COUNT };
+extern const char *const search_objective_names[];
 
 const char *search_objective_name(enum search_objective o);
 bool search_objective_parse(const char *s, enum search_objective *out);

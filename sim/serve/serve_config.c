@@ -115,7 +115,7 @@ enum sc_status srv_engines_load(const char *dir, struct srv_engines *out, struct
 	static const char *const top[] = { "schema_version", "engines", NULL };
 	char path[1024], where[SC_ERROR_PTR_MAX];
 	struct cfg_reader rd = { path, err, NULL };
-	cJSON *root, *list, *item, *version;
+	cJSON *root, *list, *item;
 	enum sc_status st;
 	int i = 0;
 
@@ -125,16 +125,8 @@ enum sc_status srv_engines_load(const char *dir, struct srv_engines *out, struct
 		return err ? err->status : SC_EINVAL;
 	if ((st = cfg_check_keys(&rd, root, top, "")) != SC_OK)
 		goto out;
-	version = cJSON_GetObjectItemCaseSensitive(root, "schema_version");
-	if (!version) {
-		st = sc_error_set(err, SC_EINVAL, path, "/", "missing required key \"schema_version\"");
+	if ((st = cfg_check_schema_version(root, path, err)) != SC_OK)
 		goto out;
-	}
-	if (!cJSON_IsNumber(version) || version->valuedouble != 1) {
-		st = sc_error_set(err, SC_EINVAL, path, "/schema_version",
-				  "unsupported schema version (expected 1)");
-		goto out;
-	}
 	list = cJSON_GetObjectItemCaseSensitive(root, "engines");
 	if (!cJSON_IsArray(list)) {
 		st = sc_error_set(err, SC_EINVAL, path, list ? "/engines" : "/",
@@ -196,74 +188,25 @@ static enum sc_status read_model_ref(struct cfg_reader *rd, const cJSON *item, v
 {
 	const struct read_ctx *x = rd->ctx;
 	struct srv_arch *a = slot;
-	const struct model_arch *m;
 
 	memset(a, 0, sizeof(*a));
-	if (cJSON_IsObject(item))
-		return cfg_read_model(rd, item, &a->m, where);
-	if (!cJSON_IsString(item))
-		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
-				    "expected a model name or a model object, got %s",
-				    cfg_json_type_name(item));
-	if (!(m = catalog_model(x->cat, item->valuestring)))
-		return catalog_unknown(x->cat, "model", item->valuestring, rd->file, where, rd->err);
-	a->m = *m;
-	return SC_OK;
+	return cfg_ref_model(rd, x->cat, item, &a->m, where);
 }
 
 static enum sc_status read_instance_ref(struct cfg_reader *rd, const cJSON *item, void *slot,
 					const char *where)
 {
 	const struct read_ctx *x = rd->ctx;
-	struct instance_spec *in = slot;
-	const struct instance_spec *c;
-	char gwhere[SC_ERROR_PTR_MAX];
-	enum sc_status st;
 
-	if (cJSON_IsObject(item)) {
-		if ((st = cfg_read_instance(rd, item, in, where)) != SC_OK)
-			return st;
-		cfg_pointer_key(gwhere, sizeof(gwhere), where, "gpu");
-		if (!catalog_gpu(x->cat, in->gpu))
-			return catalog_unknown(x->cat, "gpu", in->gpu, rd->file, gwhere, rd->err);
-		return SC_OK;
-	}
-	if (!cJSON_IsString(item))
-		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
-				    "expected an instance type name or an instance object, got %s",
-				    cfg_json_type_name(item));
-	if (!(c = catalog_instance(x->cat, item->valuestring)))
-		return catalog_unknown(x->cat, "instance", item->valuestring, rd->file, where, rd->err);
-	*in = *c;
-	return SC_OK;
+	return cfg_ref_instance(rd, x->cat, item, slot, where);
 }
 
 static enum sc_status read_fabric_ref(struct cfg_reader *rd, const cJSON *item, void *slot,
 				      const char *where)
 {
 	const struct read_ctx *x = rd->ctx;
-	const struct fabric_spec *f;
 
-	if (!cJSON_IsString(item))
-		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
-				    "expected a fabric name, got %s", cfg_json_type_name(item));
-	if (!(f = catalog_fabric(x->cat, item->valuestring)))
-		return catalog_unknown(x->cat, "fabric", item->valuestring, rd->file, where, rd->err);
-	memcpy(slot, f, sizeof(*f));
-	return SC_OK;
-}
-
-/* "calibration": only its type here; srv_scenario_read resolves it with
- * calibration_select once the GPU is known. */
-static enum sc_status read_calibration_ref(struct cfg_reader *rd, const cJSON *item, void *slot,
-					   const char *where)
-{
-	(void)slot;
-	if (!cJSON_IsString(item))
-		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
-				    "expected a calibration profile name or file, got %s",
-				    cfg_json_type_name(item));
-	return SC_OK;
+	return cfg_ref_fabric(rd, x->cat, item, slot, where);
 }
 
 static enum sc_status unknown_engine(struct cfg_reader *rd, const char *name, const char *where)
@@ -403,7 +346,7 @@ const struct cfg_field cfg_serve_scenario_fields[] = {
 	SRV_F("disaggregated", disagg, CFG_OBJECT, 0, cfg_serve_disagg_fields, NULL,
 	      "separate prefill and decode pools"),
 	CFG_F_ENUM(struct srv_scenario, router, 0, routers, "least-loaded or round-robin"),
-	SRV_F("calibration", calibration, CFG_CUSTOM, 0, NULL, read_calibration_ref,
+	SRV_F("calibration", calibration, CFG_CUSTOM, 0, NULL, cfg_ref_calibration,
 	      "calibration profile name, or a profile file relative to the scenario (default: the GPU's)"),
 	CFG_END
 };

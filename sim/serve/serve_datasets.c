@@ -81,7 +81,7 @@ enum sc_status srv_datasets_load(const char *dir, struct srv_datasets *out, stru
 	static const char *const top[] = { "schema_version", "datasets", NULL };
 	char path[1024], where[SC_ERROR_PTR_MAX], sub[SC_ERROR_PTR_MAX];
 	struct cfg_reader rd = { path, err, NULL };
-	cJSON *root, *list, *item, *version;
+	cJSON *root, *list, *item;
 	enum sc_status st;
 	int i = 0;
 
@@ -91,13 +91,8 @@ enum sc_status srv_datasets_load(const char *dir, struct srv_datasets *out, stru
 		return err ? err->status : SC_EINVAL;
 	if ((st = cfg_check_keys(&rd, root, top, "")) != SC_OK)
 		goto out;
-	version = cJSON_GetObjectItemCaseSensitive(root, "schema_version");
-	if (!cJSON_IsNumber(version) || version->valuedouble != 1) {
-		st = sc_error_set(err, SC_EINVAL, path, version ? "/schema_version" : "/",
-				  version ? "unsupported schema version (expected 1)"
-					  : "missing required key \"schema_version\"");
+	if ((st = cfg_check_schema_version(root, path, err)) != SC_OK)
 		goto out;
-	}
 	list = cJSON_GetObjectItemCaseSensitive(root, "datasets");
 	if (!cJSON_IsArray(list)) {
 		st = sc_error_set(err, SC_EINVAL, path, list ? "/datasets" : "/",

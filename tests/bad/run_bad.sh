@@ -19,22 +19,10 @@
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-if (($# < 1)); then
-	echo "usage: $0 STEPCAST [NAME...]" >&2
-	exit 2
-fi
-bin=$1
+# shellcheck source=tests/lib.sh
+source "$here/../lib.sh"
+sc_test_start run_bad "STEPCAST [NAME...]" "$@"
 shift
-[[ $bin == /* ]] || bin=$PWD/$bin
-if [[ ! -x $bin ]]; then
-	echo "run_bad: $bin: not an executable" >&2
-	exit 2
-fi
-
-cd "$root" || exit 2
-unset STEPCAST_CONFIG_DIR
-export LC_ALL=C NO_COLOR=1
 
 names=("$@")
 if ((${#names[@]} == 0)); then
@@ -46,8 +34,7 @@ if ((${#names[@]} == 0)); then
 	done
 fi
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/stepcast-bad.XXXXXX") || exit 2
-trap 'rm -rf "$work"' EXIT
+sc_test_tmpdir work bad
 
 failed=0 passed=0
 for name in "${names[@]}"; do

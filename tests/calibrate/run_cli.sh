@@ -17,20 +17,13 @@
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-if (($# != 2)); then
-	echo "usage: $0 STEPCAST CASE" >&2
-	exit 2
-fi
-bin=$1
+# shellcheck source=tests/lib.sh
+source "$here/../lib.sh"
+sc_test_start run_cli "STEPCAST CASE" "$@"
 case=$2
-[[ $bin == /* ]] || bin=$PWD/$bin
-cd "$root" || exit 2
-unset STEPCAST_CONFIG_DIR STEPCAST_BENCH_DIR
-export LC_ALL=C NO_COLOR=1 SOURCE_DATE_EPOCH=1767225600
+export SOURCE_DATE_EPOCH=1767225600
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/stepcast-calibrate.XXXXXX") || exit 2
-trap 'rm -rf "$work"' EXIT
+sc_test_tmpdir work calibrate
 
 fail() {
 	echo "FAIL calibrate.$case: $*" >&2

@@ -19,6 +19,7 @@
  */
 #include "../../models/collective.h"
 #include "../../sim/des/des_internal.h"
+#include "../unit/sc_fixtures.h"
 #include "../unit/sc_test.h"
 
 #include <string.h>
@@ -30,21 +31,9 @@
 static struct cluster node_cluster(int nodes, int efa_nics, double nic_Gbps, int per_leaf,
 				   double oversub)
 {
-	struct cluster c;
+	struct cluster c = sc_fix_cluster("hopper", 8, 8, efa_nics, nic_Gbps, nodes, per_leaf, oversub);
 
-	memset(&c, 0, sizeof(c));
 	strcpy(c.gpu.name, "test-gpu");
-	strcpy(c.gpu.family, "hopper");
-	c.gpu.nvlink_GBps = 450;
-	c.instance.gpus_per_node = 8;
-	c.instance.nvlink_domain_gpus = 8;
-	c.instance.efa_nics = efa_nics;
-	c.instance.efa_nic_Gbps = nic_Gbps;
-	c.fabric.rail_optimized = true;
-	c.fabric.nodes_per_leaf = per_leaf;
-	c.fabric.leaf_spine_oversubscription = oversub;
-	c.fabric.spine_hop_latency_s = 1e-6;
-	c.nodes = nodes;
 	return c;
 }
 

@@ -5,24 +5,12 @@
  * run, and per-scenario errors from des_predict_many. */
 #include "../../sim/config/scenario_load.h"
 #include "../../sim/des/des.h"
+#include "../unit/sc_catalog.h"
 #include "../unit/sc_test.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
-
-static struct catalog cat;
-
-static bool load(const char *path, struct scenario *sc)
-{
-	struct sc_error err;
-
-	if (scenario_load(path, &cat, sc, &err) != SC_OK) {
-		fprintf(stderr, "%s: %s %s\n", path, err.pointer, err.message);
-		return false;
-	}
-	return true;
-}
 
 static void test_deterministic_and_sums(void)
 {
@@ -31,7 +19,7 @@ static void test_deterministic_and_sums(void)
 	struct sc_error err;
 	double sum = 0;
 
-	CHECK(load("scenarios/llama3-70b-p5en-64.json", &sc));
+	CHECK(sc_test_load("scenarios/llama3-70b-p5en-64.json", &sc));
 	CHECK(des_predict(&sc, NULL, &a, &err) == SC_OK);
 	CHECK(des_predict(&sc, NULL, &b, &err) == SC_OK);
 	CHECK(a.step.step_time_s == b.step.step_time_s);
@@ -65,7 +53,7 @@ static void test_coarsening_invariant(void)
 
 	/* data parallel only (2 nodes, hierarchical NVLink + EFA
 	 * collectives, one after another: nothing contends) */
-	CHECK(load("scenarios/quickstart.json", &sc));
+	CHECK(sc_test_load("scenarios/quickstart.json", &sc));
 	sc.cluster.nodes = 2;
 	sc.layout.tp = 1;
 	sc.layout.sequence_parallel = false;
@@ -98,7 +86,7 @@ static void test_trace(void)
 	cJSON *root, *ev, *e;
 	int procs = 0, slices = 0, bad = 0;
 
-	CHECK(load("tests/des/data/agree-cp-64.json", &sc));
+	CHECK(sc_test_load("tests/des/data/agree-cp-64.json", &sc));
 	memset(&o, 0, sizeof(o));
 	o.trace = true;
 	CHECK(des_predict(&sc, &o, &r, &err) == SC_OK);
@@ -142,9 +130,9 @@ static void test_time_limit_and_errors(void)
 	struct sc_error errs[3];
 	struct des_options o;
 
-	CHECK(load("scenarios/quickstart.json", &good));
-	CHECK(load("scenarios/llama3-405b-p5-2048.json", &big));
-	CHECK(load("scenarios/llama3-70b-p5en-64.json", &unsupported));
+	CHECK(sc_test_load("scenarios/quickstart.json", &good));
+	CHECK(sc_test_load("scenarios/llama3-405b-p5-2048.json", &big));
+	CHECK(sc_test_load("scenarios/llama3-70b-p5en-64.json", &unsupported));
 	unsupported.training.global_batch_seqs = 16 * 6;
 	memset(&o, 0, sizeof(o));
 	/* wide enough for the quickstart's DES under ASan on a loaded machine
@@ -162,16 +150,12 @@ static void test_time_limit_and_errors(void)
 
 int main(void)
 {
-	struct sc_error err;
-
-	if (catalog_load(catalog_default_dir(), &cat, &err) != SC_OK) {
-		fprintf(stderr, "catalog: %s\n", err.message);
+	if (!sc_test_catalog())
 		return 1;
-	}
 	RUN(test_deterministic_and_sums);
 	RUN(test_coarsening_invariant);
 	RUN(test_trace);
 	RUN(test_time_limit_and_errors);
-	catalog_free(&cat);
+	sc_test_catalog_free();
 	return sc_test_summary();
 }

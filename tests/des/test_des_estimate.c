@@ -7,6 +7,7 @@
  * before any child starts, naming the option that raises it. */
 #include "../../sim/config/scenario_load.h"
 #include "../../sim/des/des.h"
+#include "../unit/sc_catalog.h"
 #include "../unit/sc_test.h"
 
 #include <stdlib.h>
@@ -19,19 +20,6 @@
 #define UNDER_ASAN 1
 #endif
 #endif
-
-static struct catalog cat;
-
-static bool load(const char *path, struct scenario *sc)
-{
-	struct sc_error err;
-
-	if (scenario_load(path, &cat, sc, &err) != SC_OK) {
-		fprintf(stderr, "%s: %s %s\n", path, err.pointer, err.message);
-		return false;
-	}
-	return true;
-}
 
 /* Estimate, simulate with the timeline on, compare. */
 static void check_bound(const char *path, double fidelity, bool no_fold)
@@ -46,7 +34,7 @@ static void check_bound(const char *path, double fidelity, bool no_fold)
 	o.fidelity = fidelity;
 	o.no_fold = no_fold;
 	o.trace = true;
-	if (!load(path, &sc)) {
+	if (!sc_test_load(path, &sc)) {
 		CHECK(0);
 		return;
 	}
@@ -104,7 +92,7 @@ static void test_budgets_refuse(void)
 	struct des_estimate e;
 	struct sc_error err;
 
-	CHECK(load("tests/des/data/agree-cp-64.json", &sc));
+	CHECK(sc_test_load("tests/des/data/agree-cp-64.json", &sc));
 	memset(&o, 0, sizeof(o));
 	CHECK(des_estimate(&sc, &o, &e, &err) == SC_OK);
 	CHECK(des_estimate_check(&e, NULL, &err) == SC_OK);
@@ -131,7 +119,7 @@ static void test_budgets_refuse(void)
 	/* the largest cluster the schema allows is refused by the default
 	 * memory budget in milliseconds, not attempted (131,072 simulated
 	 * GPUs: about 200 GiB) */
-	CHECK(load("scenarios/quickstart.json", &sc));
+	CHECK(sc_test_load("scenarios/quickstart.json", &sc));
 	sc.cluster.nodes = 131072;
 	sc.layout.tp = 8;
 	sc.layout.dp = 131072;
@@ -145,14 +133,10 @@ static void test_budgets_refuse(void)
 
 int main(void)
 {
-	struct sc_error err;
-
-	if (catalog_load(catalog_default_dir(), &cat, &err) != SC_OK) {
-		fprintf(stderr, "catalog: %s\n", err.message);
+	if (!sc_test_catalog())
 		return 1;
-	}
 	RUN(test_estimate_bounds);
 	RUN(test_budgets_refuse);
-	catalog_free(&cat);
+	sc_test_catalog_free();
 	return sc_test_summary();
 }

@@ -5,61 +5,32 @@
  * net_span_of() agree on the fabric. */
 #include "../../models/collective.h"
 #include "../../models/network.h"
+#include "../unit/sc_fixtures.h"
 #include "../unit/sc_test.h"
 
 #include <string.h>
 
-static struct cluster cluster(const char *family, int gpn, int domain, int nics, double gbps,
-			      int nodes, int per_leaf, double oversub)
-{
-	struct cluster c;
-
-	memset(&c, 0, sizeof(c));
-	strcpy(c.gpu.family, family);
-	c.gpu.nvlink_GBps = domain > 8 ? 900 : 450;
-	c.instance.gpus_per_node = gpn;
-	c.instance.nvlink_domain_gpus = domain;
-	c.instance.efa_nics = nics;
-	c.instance.efa_nic_Gbps = gbps;
-	c.fabric.rail_optimized = true;
-	c.fabric.nodes_per_leaf = per_leaf;
-	c.fabric.leaf_spine_oversubscription = oversub;
-	c.fabric.spine_hop_latency_s = 1e-6;
-	c.nodes = nodes;
-	return c;
-}
-
+/* Hopper's collectives with a slower EFA tree and the LL and EFA
+ * all-to-all values under test. */
 static struct calibration cal(double ll_alpha, double efa_a2a_eff)
 {
-	struct calibration k;
+	struct calibration k = sc_fix_hopper_coll_cal();
 
-	memset(&k, 0, sizeof(k));
-	k.nvlink_ring_alpha_s = 2.1e-6;
-	k.nvlink_ring_bw_eff = 0.8;
-	k.nvlink_nvls_alpha_s = 1.69e-5;
-	k.nvlink_nvls_bw_eff = 0.686;
-	k.efa_ring_alpha_s = 2e-5;
-	k.efa_ring_bw_eff = 0.61;
 	k.efa_tree_alpha_s = 2.5e-5;
-	k.efa_startup_s = 2.2e-4;
 	k.efa_tree_bw_eff = 0.55;
-	k.nvlink_a2a_bw_eff = 0.7;
 	k.efa_a2a_bw_eff = efa_a2a_eff;
-	k.a2a_alpha_s = 5e-6;
-	k.p2p_alpha_s = 2e-5;
 	k.ll_alpha_fraction = ll_alpha;
-	k.ll_bw_fraction = 0.24;
 	return k;
 }
 
 static void test_flows_match_coll_time(void)
 {
 	struct cluster cls[] = {
-		cluster("hopper", 8, 8, 32, 100, 64, 16, 1.0),
-		cluster("hopper", 8, 8, 32, 100, 512, 16, 2.0),
-		cluster("ampere", 8, 8, 4, 100, 16, 32, 1.0),
-		cluster("ampere", 8, 8, 4, 100, 512, 32, 1.0),
-		cluster("blackwell", 4, 72, 4, 400, 72, 32, 1.0),
+		sc_fix_cluster("hopper", 8, 8, 32, 100, 64, 16, 1.0),
+		sc_fix_cluster("hopper", 8, 8, 32, 100, 512, 16, 2.0),
+		sc_fix_cluster("ampere", 8, 8, 4, 100, 16, 32, 1.0),
+		sc_fix_cluster("ampere", 8, 8, 4, 100, 512, 32, 1.0),
+		sc_fix_cluster("blackwell", 4, 72, 4, 400, 72, 32, 1.0),
 	};
 	struct calibration cals[] = { cal(0.29, 0.35), cal(0.9, 0.9) };
 	enum coll_op ops[] = { COLL_ALL_REDUCE, COLL_REDUCE_SCATTER, COLL_ALL_GATHER, COLL_ALL_TO_ALL,
@@ -110,7 +81,7 @@ static void test_flows_match_coll_time(void)
 
 static void test_a2a_split(void)
 {
-	struct cluster c = cluster("hopper", 8, 8, 32, 100, 64, 16, 1.0);
+	struct cluster c = sc_fix_cluster("hopper", 8, 8, 32, 100, 64, 16, 1.0);
 	struct calibration k = cal(0.29, 0.35);
 	int n[] = { 16, 64, 256 };
 
@@ -129,9 +100,9 @@ static void test_a2a_split(void)
 
 static void test_topology(void)
 {
-	struct cluster p5 = cluster("hopper", 8, 8, 32, 100, 2048, 32, 2.0);
-	struct cluster p4d = cluster("ampere", 8, 8, 4, 100, 16, 32, 1.0);
-	struct cluster nvl = cluster("blackwell", 4, 72, 4, 400, 72, 32, 1.0);
+	struct cluster p5 = sc_fix_cluster("hopper", 8, 8, 32, 100, 2048, 32, 2.0);
+	struct cluster p4d = sc_fix_cluster("ampere", 8, 8, 4, 100, 16, 32, 1.0);
+	struct cluster nvl = sc_fix_cluster("blackwell", 4, 72, 4, 400, 72, 32, 1.0);
 	struct net_topo t;
 	struct net_span s;
 

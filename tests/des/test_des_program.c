@@ -6,23 +6,11 @@
  * the cases the DES does not cover fail with a clear error. */
 #include "../../sim/config/scenario_load.h"
 #include "../../sim/des/des_internal.h"
+#include "../unit/sc_catalog.h"
 #include "../unit/sc_test.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static struct catalog cat;
-
-static bool load(const char *path, struct scenario *sc)
-{
-	struct sc_error err;
-
-	if (scenario_load(path, &cat, sc, &err) != SC_OK) {
-		fprintf(stderr, "%s: %s %s\n", path, err.pointer, err.message);
-		return false;
-	}
-	return true;
-}
 
 /* Run the stages' op lists against each other, every pipeline message
  * arriving at once: all blocks must complete (no cycle). */
@@ -83,7 +71,7 @@ static void check_program(const char *path, bool ci_zero)
 	struct sc_error err;
 	double worst = 0;
 
-	if (!load(path, &sc)) {
+	if (!sc_test_load(path, &sc)) {
 		CHECK(0);
 		return;
 	}
@@ -164,7 +152,7 @@ static void test_fold_and_budget(void)
 	struct sc_error err;
 
 	memset(&o, 0, sizeof(o));
-	if (!load("scenarios/llama3-405b-p5-2048.json", &sc)) {
+	if (!sc_test_load("scenarios/llama3-405b-p5-2048.json", &sc)) {
 		CHECK(0);
 		return;
 	}
@@ -191,7 +179,7 @@ static void test_fold_and_budget(void)
 	CHECK(p.fold == 1 && p.nsim == 128);
 	des_program_free(&p);
 	/* two GPUs behind one NIC (p4d): replicas share it, no folding */
-	CHECK(load("tests/fuzz/corpus/scenario_basic.json", &sc));
+	CHECK(sc_test_load("tests/fuzz/corpus/scenario_basic.json", &sc));
 	strcpy(sc.cluster.instance.name, "p4d-like");
 	sc.cluster.instance.efa_nics = 4;
 	CHECK(des_program_build(&sc, NULL, &p, &err) == SC_OK);
@@ -206,7 +194,7 @@ static void test_unsupported(void)
 	struct des_program p;
 	struct sc_error err;
 
-	if (!load("scenarios/llama3-70b-p5en-64.json", &sc)) {
+	if (!sc_test_load("scenarios/llama3-70b-p5en-64.json", &sc)) {
 		CHECK(0);
 		return;
 	}
@@ -224,15 +212,11 @@ static void test_unsupported(void)
 
 int main(void)
 {
-	struct sc_error err;
-
-	if (catalog_load(catalog_default_dir(), &cat, &err) != SC_OK) {
-		fprintf(stderr, "catalog: %s\n", err.message);
+	if (!sc_test_catalog())
 		return 1;
-	}
 	RUN(test_programs);
 	RUN(test_fold_and_budget);
 	RUN(test_unsupported);
-	catalog_free(&cat);
+	sc_test_catalog_free();
 	return sc_test_summary();
 }

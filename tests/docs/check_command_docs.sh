@@ -7,12 +7,10 @@
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-bin=${1:?usage: check_command_docs.sh STEPCAST}
-[[ $bin == /* ]] || bin=$PWD/$bin
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/stepcast-cmddocs.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
-cd "$root" || exit 2
+# shellcheck source=tests/lib.sh
+source "$here/../lib.sh"
+sc_test_start check_command_docs "STEPCAST" "$@"
+sc_test_tmpdir tmp cmddocs
 bash scripts/gen-command-docs "$bin" "$tmp/commands" >/dev/null || exit 1
 if ! diff -r "$tmp/commands" docs/commands >"$tmp/diff"; then
 	head -40 "$tmp/diff" >&2

@@ -1,33 +1,32 @@
 #!/usr/bin/env bash
-# check_docs.sh: the CLI's surface is documented, in README.md and in --help.
+# check_docs.sh: the CLI's surface is documented: in --help, in the
+# generated pages docs/commands/CMD.md, and in README.md.
 #
 #   tests/docs/check_docs.sh STEPCAST
 #
 # From the sources, from the repository root:
 #   - every subcommand of the table in sim/cli/main.c ({ "NAME", cmd_... })
-#     must appear in README.md as `stepcast NAME` and in `stepcast --help` as
-#     an indented line starting with NAME;
+#     must appear in README.md as `stepcast NAME` with a link to its page
+#     docs/commands/NAME.md, and in `stepcast --help` as an indented line
+#     starting with NAME;
 #   - every long option of every `static const struct option` or
 #     `static const struct cli_opt` table in sim/cli/cmd_CMD.c must appear
-#     as --OPTION in README.md and in `stepcast CMD --help`;
+#     as --OPTION in docs/commands/CMD.md and in `stepcast CMD --help`;
 #   - every option line of `stepcast CMD --help` ("  -f, --format FMT",
 #     "      --quiet": the help made from the option table, shared groups
-#     included) must appear as --OPTION in README.md;
+#     included) must appear as --OPTION in docs/commands/CMD.md (the page
+#     scripts/gen-command-docs writes; unit.command_docs checks it is current);
 #   - every exit code EXIT_* = N in sim/cli/cli.h must have a row `| N |` in
-#     README.md and an indented line starting with N in `stepcast --help`.
+#     README.md and an indented line starting with N in `stepcast --help`;
+#   - every guide docs/*.md is linked from README.md (what moved out of the
+#     README stays reachable from it).
 # Prints every omission and fails when there is one.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-if (($# != 1)); then
-	echo "usage: $0 STEPCAST" >&2
-	exit 2
-fi
-bin=$1
-[[ $bin == /* ]] || bin=$PWD/$bin
-cd "$root" || exit 2
-export LC_ALL=C NO_COLOR=1
+# shellcheck source=tests/lib.sh
+source "$here/../lib.sh"
+sc_test_start check_docs "STEPCAST" "$@"
 
 missing=0
 miss() {
@@ -57,11 +56,17 @@ for cmd in $commands; do
 	q=$(quote "$cmd")
 	grep -Eq "stepcast $q([^a-z0-9-]|\$)" "$readme" ||
 		miss "subcommand '$cmd' is not in $readme (as \`stepcast $cmd\`)"
+	grep -Fq "(docs/commands/$cmd.md)" "$readme" ||
+		miss "subcommand '$cmd': $readme does not link its page docs/commands/$cmd.md"
 	grep -Eq "^ +$q( |\$)" <<<"$main_help" ||
 		miss "subcommand '$cmd' is not in the output of 'stepcast --help'"
 done
 
+# --OPT as a whole word on stdin
 n_opt=0
+has_opt() {
+	grep -Eq -- "--$(quote "$1")([^a-z0-9-]|\$)"
+}
 for src in sim/cli/cmd_*.c; do
 	cmd=${src##*/cmd_}
 	cmd=${cmd%.c}
@@ -71,24 +76,24 @@ for src in sim/cli/cmd_*.c; do
 			    s = substr($0, RSTART, RLENGTH); sub(/^\{ *"/, "", s); sub(/"$/, "", s); print s
 		    }' "$src")
 	[[ -n $opts ]] || continue
+	page=docs/commands/$cmd.md
+	if [[ ! -f $page ]]; then
+		miss "'stepcast $cmd' has no page $page (scripts/gen-command-docs writes it)"
+		continue
+	fi
 	if ! help=$("$bin" "$cmd" --help 2>&1); then
 		miss "'stepcast $cmd --help' fails (from $src)"
 		continue
 	fi
 	for opt in $opts; do
 		n_opt=$((n_opt + 1))
-		q=$(quote "$opt")
-		grep -Eq -- "--$q([^a-z0-9-]|\$)" "$readme" ||
-			miss "option --$opt of '$cmd' ($src) is not in $readme"
-		grep -Eq -- "--$q([^a-z0-9-]|\$)" <<<"$help" ||
-			miss "option --$opt is not in the output of 'stepcast $cmd --help'"
+		has_opt "$opt" <"$page" || miss "option --$opt of '$cmd' ($src) is not in $page"
+		has_opt "$opt" <<<"$help" || miss "option --$opt is not in the output of 'stepcast $cmd --help'"
 	done
 	for opt in $(sed -n 's/^  \(-[A-Za-z0-9], \|    \)--\([a-z0-9][a-z0-9-]*\).*/\2/p' <<<"$help" | sort -u); do
 		grep -qx -- "$opt" <<<"$opts" && continue
 		n_opt=$((n_opt + 1))
-		q=$(quote "$opt")
-		grep -Eq -- "--$q([^a-z0-9-]|\$)" "$readme" ||
-			miss "option --$opt of 'stepcast $cmd --help' is not in $readme"
+		has_opt "$opt" <"$page" || miss "option --$opt of 'stepcast $cmd --help' is not in $page"
 	done
 done
 
@@ -106,8 +111,15 @@ for code in $codes; do
 		miss "exit code $code is not in the output of 'stepcast --help'"
 done
 
+n_doc=0
+for doc in docs/*.md; do
+	n_doc=$((n_doc + 1))
+	grep -Fq "($doc)" "$readme" || grep -Fq "($doc#" "$readme" ||
+		miss "guide $doc is not linked from $readme"
+done
+
 if ((missing)); then
 	echo "check_docs: $missing omission(s)" >&2
 	exit 1
 fi
-echo "check_docs: $n_cmd subcommands, $n_opt options, $n_code exit codes documented"
+echo "check_docs: $n_cmd subcommands, $n_opt options, $n_code exit codes, $n_doc guides documented"

@@ -10,6 +10,7 @@
 #ifndef SC_FUZZ_INGEST_COMMON_H
 #define SC_FUZZ_INGEST_COMMON_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,28 @@ static void fuzz_check_round_trip(const struct cal_measurements *m, const char *
 	}
 	cal_measurements_free(&back);
 	cJSON_free(text);
+}
+
+/* One parser under test: TEXT of LEN bytes, with the target's options. */
+typedef enum sc_status (*fuzz_parse_fn)(const char *text, size_t len, const void *opts,
+					struct cal_measurements *m, struct sc_error *err);
+
+/* The body of every ingest target: parse, then the round trip on success or
+ * an abort on an error that says nothing. */
+static int fuzz_ingest_run(const uint8_t *data, size_t size, fuzz_parse_fn parse, const void *opts,
+			   const char *who)
+{
+	struct cal_measurements m;
+	struct sc_error err;
+
+	cal_measurements_init(&m);
+	sc_error_clear(&err);
+	if (parse((const char *)data, size, opts, &m, &err) == SC_OK)
+		fuzz_check_round_trip(&m, who);
+	else if (!err.message[0])
+		abort(); /* an error must say what is wrong */
+	cal_measurements_free(&m);
+	return 0;
 }
 
 #endif

@@ -13,22 +13,17 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+static enum sc_status parse(const char *text, size_t len, const void *opts,
+			    struct cal_measurements *m, struct sc_error *err)
+{
+	return cal_ingest_nccl_text("fuzz.log", text, len, opts, m, err);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* the first two bytes also choose the options a user might pass */
 	struct cal_ingest_opts o = { size && (data[0] & 1) ? "all_reduce" : NULL,
 				     size > 1 && (data[1] & 1) ? 16 : 0, 0 };
-	struct cal_measurements m;
-	struct sc_error err;
-	enum sc_status st;
 
-	cal_measurements_init(&m);
-	sc_error_clear(&err);
-	st = cal_ingest_nccl_text("fuzz.log", (const char *)data, size, &o, &m, &err);
-	if (st == SC_OK)
-		fuzz_check_round_trip(&m, "fuzz_ingest_nccl_text");
-	else if (!err.message[0])
-		abort(); /* an error must say what is wrong */
-	cal_measurements_free(&m);
-	return 0;
+	return fuzz_ingest_run(data, size, parse, &o, "fuzz_ingest_nccl_text");
 }

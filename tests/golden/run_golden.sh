@@ -15,24 +15,11 @@
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-if (($# < 1)); then
-	echo "usage: $0 STEPCAST [NAME...]" >&2
-	exit 2
-fi
-bin=$1
+# shellcheck source=tests/lib.sh
+source "$here/../lib.sh"
+sc_test_start run_golden "STEPCAST [NAME...]" "$@"
 shift
-[[ $bin == /* ]] || bin=$PWD/$bin
-if [[ ! -x $bin ]]; then
-	echo "run_golden: $bin: not an executable" >&2
-	exit 2
-fi
 rtol=${GOLDEN_RTOL:-1e-6}
-
-cd "$root" || exit 2
-# The output must not depend on the caller's environment.
-unset STEPCAST_CONFIG_DIR
-export LC_ALL=C NO_COLOR=1 TZ=UTC
 
 names=("$@")
 if ((${#names[@]} == 0)); then
@@ -43,8 +30,7 @@ if ((${#names[@]} == 0)); then
 	done
 fi
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/stepcast-golden.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
+sc_test_tmpdir tmp golden
 
 failed=0
 for name in "${names[@]}"; do

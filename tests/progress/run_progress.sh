@@ -10,15 +10,12 @@
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-bin=${1:?usage: $0 STEPCAST}
-[[ $bin == /* ]] || bin=$PWD/$bin
+# shellcheck source=tests/lib.sh
+source "$here/../lib.sh"
+sc_test_start run_progress "STEPCAST" "$@"
 command -v script >/dev/null 2>&1 || { echo "run_progress: SKIP: script(1) is not installed"; exit 77; }
-cd "$root" || exit 2
-unset STEPCAST_CONFIG_DIR
-export LC_ALL=C NO_COLOR=1 STEPCAST_PROGRESS_AFTER_S=0 TERM=xterm
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+export STEPCAST_PROGRESS_AFTER_S=0 TERM=xterm
+sc_test_tmpdir tmp run_progress
 fail=0
 say() { echo "run_progress: $*"; }
 

@@ -15,20 +15,16 @@
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-bin=${1:?usage: $0 STEPCAST}
-[[ $bin == /* ]] || bin=$PWD/$bin
+# shellcheck source=tests/lib.sh
+source "$here/../lib.sh"
+sc_test_start run_promtool "STEPCAST" "$@"
 for tool in promtool python3; do
 	if ! command -v "$tool" >/dev/null 2>&1; then
 		echo "run_promtool: SKIP: $tool is not installed (scripts/deps installs Debian's prometheus package)"
 		exit 77
 	fi
 done
-cd "$root" || exit 2
-unset STEPCAST_CONFIG_DIR
-export LC_ALL=C NO_COLOR=1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+sc_test_tmpdir tmp run_promtool
 fail=0
 step() { echo "run_promtool: $*"; }
 

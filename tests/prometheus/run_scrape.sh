@@ -15,17 +15,14 @@
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-bin=${1:?usage: $0 STEPCAST}
-[[ $bin == /* ]] || bin=$PWD/$bin
+# shellcheck source=tests/lib.sh
+source "$here/../lib.sh"
+sc_test_start run_scrape "STEPCAST" "$@"
 ne=$(command -v prometheus-node-exporter || command -v node_exporter || true)
 for tool in prometheus curl python3; do
 	command -v "$tool" >/dev/null 2>&1 || { echo "run_scrape: SKIP: $tool is not installed"; exit 77; }
 done
 [[ -n $ne ]] || { echo "run_scrape: SKIP: prometheus-node-exporter is not installed"; exit 77; }
-cd "$root" || exit 2
-unset STEPCAST_CONFIG_DIR
-export LC_ALL=C NO_COLOR=1
 tmp=$(mktemp -d)
 ne_pid= prom_pid=
 cleanup() {

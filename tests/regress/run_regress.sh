@@ -18,24 +18,16 @@
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-if (($# != 2)); then
-	echo "usage: $0 STEPCAST CASE" >&2
-	exit 2
-fi
-bin=$1
+# shellcheck source=tests/lib.sh
+source "$here/../lib.sh"
+sc_test_start run_regress "STEPCAST CASE" "$@"
 case=$2
-[[ $bin == /* ]] || bin=$PWD/$bin
-cd "$root" || exit 2
-unset STEPCAST_CONFIG_DIR
-export LC_ALL=C NO_COLOR=1
 
 # The CI gate, read from .ci/run (one number, one place): overall validate
 # MAPE in percent (see README).
 MAPE_GATE=$(sed -n "s/.*validate --summary .*--max-mape \([0-9.]*\).*/\1/p" .ci/run)
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/stepcast-regress.XXXXXX") || exit 2
-trap 'rm -rf "$work"' EXIT
+sc_test_tmpdir work regress
 cp -r "$here/scenarios" "$here/baselines.json" "$work/"
 
 fail() {

@@ -15,16 +15,9 @@
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-if (($# != 1)); then
-	echo "usage: $0 STEPCAST" >&2
-	exit 2
-fi
-bin=$1
-[[ $bin == /* ]] || bin=$PWD/$bin
-cd "$root" || exit 2
-export LC_ALL=C NO_COLOR=1 TZ=UTC
-unset STEPCAST_CONFIG_DIR SLURM_ARRAY_TASK_ID SLURM_ARRAY_TASK_COUNT
+# shellcheck source=tests/lib.sh
+source "$here/../lib.sh"
+sc_test_start check_html "STEPCAST" "$@"
 
 browser=$(command -v chromium || command -v chromium-browser || true)
 if [[ -z $browser ]]; then
@@ -36,8 +29,7 @@ if ! command -v python3 >/dev/null; then
 	exit 77
 fi
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/stepcast-html.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
+sc_test_tmpdir tmp html
 fail() {
 	echo "check_html: FAIL: $*" >&2
 	exit 1

@@ -11,20 +11,12 @@
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-if (($# != 1)); then
-	echo "usage: $0 STEPCAST" >&2
-	exit 2
-fi
-bin=$1
-[[ $bin == /* ]] || bin=$PWD/$bin
-cd "$root" || exit 2
-unset STEPCAST_CONFIG_DIR SLURM_ARRAY_TASK_ID SLURM_ARRAY_TASK_COUNT
-export LC_ALL=C NO_COLOR=1 TZ=UTC
+# shellcheck source=tests/lib.sh
+source "$here/../lib.sh"
+sc_test_start run_examples "STEPCAST" "$@"
 rtol=${GOLDEN_RTOL:-1e-6}
 dir=reports/examples
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/stepcast-examples.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
+sc_test_tmpdir tmp examples
 
 failed=0 n=0
 while read -r file args; do

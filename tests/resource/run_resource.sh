@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # run_resource.sh: the worst inputs the schemas accept (each count at its
-# documented maximum, README "Limits") finish inside a memory and a time
+# documented maximum, docs/limits.md) finish inside a memory and a time
 # limit, with a result or a clear refusal, never a crash or a hang.
 #
 #   tests/resource/run_resource.sh STEPCAST

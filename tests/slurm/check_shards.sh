@@ -13,19 +13,10 @@
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-if (($# != 1)); then
-	echo "usage: $0 STEPCAST" >&2
-	exit 2
-fi
-bin=$1
-[[ $bin == /* ]] || bin=$PWD/$bin
-cd "$root" || exit 2
-export LC_ALL=C NO_COLOR=1 TZ=UTC
-unset STEPCAST_CONFIG_DIR SLURM_ARRAY_TASK_ID SLURM_ARRAY_TASK_COUNT SLURM_ARRAY_TASK_MIN \
-	SLURM_ARRAY_TASK_STEP
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/stepcast-shards.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=tests/lib.sh
+source "$here/../lib.sh"
+sc_test_start check_shards "STEPCAST" "$@"
+sc_test_tmpdir tmp shards
 fail() {
 	echo "check_shards: FAIL: $*" >&2
 	exit 1

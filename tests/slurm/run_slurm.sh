@@ -24,17 +24,10 @@
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-if (($# != 1)); then
-	echo "usage: $0 STEPCAST" >&2
-	exit 2
-fi
-bin=$1
-[[ $bin == /* ]] || bin=$PWD/$bin
-cd "$root" || exit 2
-export LC_ALL=C NO_COLOR=1 TZ=UTC
-unset STEPCAST_CONFIG_DIR SLURM_ARRAY_TASK_ID SLURM_ARRAY_TASK_COUNT SLURM_ARRAY_TASK_MIN \
-	SLURM_ARRAY_TASK_STEP SLURM_CONF SLURM_JOB_ID
+# shellcheck source=tests/lib.sh
+source "$here/../lib.sh"
+sc_test_start run_slurm "STEPCAST" "$@"
+unset SLURM_CONF SLURM_JOB_ID
 
 for c in munged slurmctld slurmd sbatch sinfo scontrol; do
 	if ! command -v "$c" >/dev/null && [[ ! -x /usr/sbin/$c ]]; then

@@ -4,61 +4,14 @@
  * points are copied below with their source. */
 #include "../../models/collective.h"
 #include "../../models/network.h"
+#include "sc_fixtures.h"
 #include "sc_test.h"
 
 #include <string.h>
 
-static struct cluster p5_cluster(int nodes)
-{
-	struct cluster c;
-
-	memset(&c, 0, sizeof(c));
-	strcpy(c.gpu.name, "h100-sxm");
-	strcpy(c.gpu.family, "hopper");
-	c.gpu.peak_bf16_flops = 989e12;
-	c.gpu.peak_fp8_flops = 1979e12;
-	c.gpu.hbm_bytes = 80e9;
-	c.gpu.hbm_GBps = 3350;
-	c.gpu.nvlink_GBps = 450;
-	strcpy(c.instance.name, "p5.48xlarge");
-	c.instance.gpus_per_node = 8;
-	c.instance.nvlink_domain_gpus = 8;
-	c.instance.efa_nics = 32;
-	c.instance.efa_nic_Gbps = 100;
-	c.fabric.nodes_per_leaf = 16;
-	c.fabric.leaf_spine_oversubscription = 1.0;
-	c.fabric.spine_hop_latency_s = 1e-6;
-	c.nodes = nodes;
-	return c;
-}
-
-/* The collective part of configs/calibration/hopper-default.json. */
-static struct calibration hopper_cal(void)
-{
-	struct calibration k;
-
-	memset(&k, 0, sizeof(k));
-	k.nvlink_ring_alpha_s = 2.1e-6;
-	k.nvlink_ring_bw_eff = 0.8;
-	k.nvlink_nvls_alpha_s = 1.69e-5;
-	k.nvlink_nvls_bw_eff = 0.686;
-	k.efa_ring_alpha_s = 2e-5;
-	k.efa_ring_bw_eff = 0.61;
-	k.efa_tree_alpha_s = 2e-5;
-	k.efa_startup_s = 2.2e-4;
-	k.efa_tree_bw_eff = 0.61;
-	k.nvlink_a2a_bw_eff = 0.7;
-	k.efa_a2a_bw_eff = 0.35;
-	k.a2a_alpha_s = 5e-6;
-	k.p2p_alpha_s = 2e-5;
-	k.ll_alpha_fraction = 0.29;
-	k.ll_bw_fraction = 0.24;
-	return k;
-}
-
 static void test_placement(void)
 {
-	struct cluster c = p5_cluster(64);
+	struct cluster c = sc_fix_p5_cluster(64);
 	struct net_span s;
 
 	/* TP 8 at stride 1: one node, NVLink */
@@ -112,8 +65,8 @@ static const struct { double bytes, time_us; } p5_points[] = {
 
 static void test_p5_allreduce(void)
 {
-	struct cluster c = p5_cluster(2);
-	struct calibration k = hopper_cal();
+	struct cluster c = sc_fix_p5_cluster(2);
+	struct calibration k = sc_fix_hopper_coll_cal();
 	struct net_span s = net_span_of(&c, 16, 1);
 	struct coll_choice ch;
 	double prev = 0;
@@ -144,8 +97,8 @@ static void test_p5_allreduce(void)
 
 static void test_intra_node(void)
 {
-	struct cluster c = p5_cluster(1);
-	struct calibration k = hopper_cal();
+	struct cluster c = sc_fix_p5_cluster(1);
+	struct calibration k = sc_fix_hopper_coll_cal();
 	struct net_span s = net_span_of(&c, 8, 1);
 	struct coll_choice ch;
 	double t, busbw;
@@ -175,8 +128,8 @@ static void test_intra_node(void)
 
 static void test_other_ops(void)
 {
-	struct cluster c = p5_cluster(8);
-	struct calibration k = hopper_cal();
+	struct cluster c = sc_fix_p5_cluster(8);
+	struct calibration k = sc_fix_hopper_coll_cal();
 	struct coll_choice ch;
 	struct net_span one = net_span_of(&c, 1, 1);
 	struct net_span ep8 = net_span_of(&c, 8, 1);
@@ -203,7 +156,7 @@ static void test_other_ops(void)
 	/* more nodes never make a ring-or-tree all-reduce cheaper */
 	{
 		struct net_span d16 = net_span_of(&c, 16, 8), d64;
-		struct cluster big = p5_cluster(64);
+		struct cluster big = sc_fix_p5_cluster(64);
 
 		d64 = net_span_of(&big, 64, 8);
 		CHECK(coll_time(&k, &d64, COLL_ALL_REDUCE, 1e9, NULL) >=
@@ -220,8 +173,8 @@ static void test_other_ops(void)
  * busbw, as NCCL does on one H100 node (NVIDIA/nccl issues 1047, 1083). */
 static void test_nvls_wire_rate(void)
 {
-	struct cluster c = p5_cluster(1);
-	struct calibration k = hopper_cal();
+	struct cluster c = sc_fix_p5_cluster(1);
+	struct calibration k = sc_fix_hopper_coll_cal();
 	struct net_span s = net_span_of(&c, 8, 1);
 	double S = 17179869184.0, t;
 	struct coll_choice ch;

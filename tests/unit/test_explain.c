@@ -3,6 +3,7 @@
  * option is ordered against the current layout by the one decision rule
  * (models/uncertainty model_band_order), ties inside the band; DualPipe is
  * tried from an interleaved layout; the layout fix-ups are models/layout's. */
+#include "sc_catalog.h"
 #include "sc_test.h"
 
 #include <math.h>
@@ -13,27 +14,6 @@
 #include "sim/config/catalog_load.h"
 #include "sim/config/scenario_load.h"
 #include "sim/search/explain.h"
-
-static struct catalog cat;
-static bool have_cat;
-
-static bool load(const char *path, struct scenario *sc)
-{
-	struct sc_error err;
-
-	if (!have_cat) {
-		if (catalog_load("configs", &cat, &err) != SC_OK) {
-			fprintf(stderr, "catalog_load: %s: %s\n", err.file, err.message);
-			return false;
-		}
-		have_cat = true;
-	}
-	if (scenario_load(path, &cat, sc, &err) != SC_OK) {
-		fprintf(stderr, "%s: %s: %s\n", err.file, err.pointer, err.message);
-		return false;
-	}
-	return true;
-}
 
 static void add_coll(struct step_result *r, const char *what, const char *tier, double total_s)
 {
@@ -104,7 +84,7 @@ static void test_scenarios(void)
 		double st, comm = 0, parts = 0;
 		int ties = 0;
 
-		if (!load(paths[k], &sc)) {
+		if (!sc_test_load(paths[k], &sc)) {
 			CHECK(false);
 			continue;
 		}
@@ -164,7 +144,7 @@ static void test_dualpipe_from_interleaved(void)
 	struct sc_error err;
 	bool dualpipe = false, onef1b = false;
 
-	CHECK(load("scenarios/llama3-70b-p5en-64.json", &sc));
+	CHECK(sc_test_load("scenarios/llama3-70b-p5en-64.json", &sc));
 	CHECK(sc.layout.vpp > 1 && sc.layout.schedule == SCHED_INTERLEAVED_1F1B);
 	CHECK(explain_run(&sc, MODEL_DECISION_CONFIDENCE, &x, &err) == SC_OK);
 	for (int i = 0; i < x.n; i++) {
@@ -220,7 +200,6 @@ int main(void)
 	RUN(test_scenarios);
 	RUN(test_dualpipe_from_interleaved);
 	RUN(test_fixups);
-	if (have_cat)
-		catalog_free(&cat);
+	sc_test_catalog_free();
 	return sc_test_summary();
 }

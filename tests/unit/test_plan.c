@@ -1,6 +1,7 @@
 /* test_plan.c: capacity plans (sim/plan): budget and duration parsing, the
  * time-to-train arithmetic, the node-count choice under a deadline, the
  * Pareto frontier, and compare's decision. */
+#include "sc_catalog.h"
 #include "sc_test.h"
 
 #include <stdlib.h>
@@ -78,18 +79,7 @@ static void test_time_to_train(void)
 	free(sc);
 }
 
-static struct catalog cat;
-
-static bool load(const char *path, struct scenario *sc)
-{
-	struct sc_error err;
-
-	if (scenario_load(path, &cat, sc, &err) != SC_OK) {
-		fprintf(stderr, "%s: %s: %s\n", err.file, err.pointer, err.message);
-		return false;
-	}
-	return true;
-}
+#define cat (*sc_test_catalog()) /* loaded in main() */
 
 static void test_plan_choice(void)
 {
@@ -99,7 +89,7 @@ static void test_plan_choice(void)
 	struct sc_error err;
 	const struct plan_point *c;
 
-	if (!load("scenarios/llama3-70b-p5en-64.json", &sc)) {
+	if (!sc_test_load("scenarios/llama3-70b-p5en-64.json", &sc)) {
 		CHECK(false);
 		return;
 	}
@@ -307,7 +297,7 @@ static void test_compare_ties(void)
 	struct sc_error err;
 	const int od = PRICING_ON_DEMAND;
 
-	if (!load("scenarios/llama3-70b-p5en-64.json", &sc)) {
+	if (!sc_test_load("scenarios/llama3-70b-p5en-64.json", &sc)) {
 		CHECK(false);
 		return;
 	}
@@ -393,7 +383,7 @@ static void test_compare(void)
 	struct compare_result r;
 	struct sc_error err;
 
-	if (!load("scenarios/llama3-70b-p5en-64.json", &sc)) {
+	if (!sc_test_load("scenarios/llama3-70b-p5en-64.json", &sc)) {
 		CHECK(false);
 		return;
 	}
@@ -541,7 +531,7 @@ static void test_plan_ultraserver(void)
 	struct plan_result res;
 	struct sc_error err;
 
-	if (!load("scenarios/llama3-405b-p6e-gb200-144.json", &sc)) {
+	if (!sc_test_load("scenarios/llama3-405b-p6e-gb200-144.json", &sc)) {
 		CHECK(false);
 		return;
 	}
@@ -597,7 +587,7 @@ static void test_compare_ultraserver(void)
 	struct sc_error err;
 	const struct plan_point *g;
 
-	if (!load("scenarios/llama3-405b-p6e-gb200-144.json", &sc)) {
+	if (!sc_test_load("scenarios/llama3-405b-p6e-gb200-144.json", &sc)) {
 		CHECK(false);
 		return;
 	}
@@ -668,8 +658,7 @@ static void test_compare_ultraserver(void)
 
 int main(void)
 {
-	struct sc_error err;
-	bool have = catalog_load("configs", &cat, &err) == SC_OK;
+	bool have = sc_test_catalog() != NULL;
 
 	RUN(test_parse);
 	RUN(test_time_to_train);
@@ -683,7 +672,7 @@ int main(void)
 		RUN(test_purchase);
 		RUN(test_plan_ultraserver);
 		RUN(test_compare_ultraserver);
-		catalog_free(&cat);
+		sc_test_catalog_free();
 	}
 	return sc_test_summary();
 }

@@ -4,6 +4,7 @@
  * bit; merge refuses parts that do not belong together; the tie marks
  * follow the one decision rule (model_band_order) over each row's band. */
 #include "../../models/schedule.h"
+#include "sc_catalog.h"
 #include "sc_test.h"
 
 #include <stdio.h>
@@ -16,27 +17,6 @@
 #include "sim/config/scenario_load.h"
 #include "sim/search/part.h"
 #include "sim/search/search.h"
-
-static struct catalog cat;
-static bool have_cat;
-
-static bool load(const char *path, struct scenario *sc)
-{
-	struct sc_error err;
-
-	if (!have_cat) {
-		if (catalog_load("configs", &cat, &err) != SC_OK) {
-			fprintf(stderr, "catalog_load: %s: %s\n", err.file, err.message);
-			return false;
-		}
-		have_cat = true;
-	}
-	if (scenario_load(path, &cat, sc, &err) != SC_OK) {
-		fprintf(stderr, "%s: %s: %s\n", err.file, err.pointer, err.message);
-		return false;
-	}
-	return true;
-}
 
 static bool same_result(const struct step_result *a, const struct step_result *b, bool colls)
 {
@@ -77,7 +57,7 @@ static void test_two_phase(void)
 		struct search_opts o;
 		struct search_result res;
 
-		if (!load(files[f], &sc)) {
+		if (!sc_test_load(files[f], &sc)) {
 			CHECK(false);
 			continue;
 		}
@@ -138,7 +118,7 @@ static void test_screening_bound(void)
 	for (size_t fi = 0; fi < sizeof(files) / sizeof(files[0]); fi++) {
 		int gpus;
 
-		if (!load(files[fi], &sc)) {
+		if (!sc_test_load(files[fi], &sc)) {
 			CHECK(false);
 			continue;
 		}
@@ -194,7 +174,7 @@ static void test_brute_force(void)
 	long long valid = 0, fit = 0;
 	double best = 0;
 
-	if (!load("scenarios/quickstart.json", &sc)) {
+	if (!sc_test_load("scenarios/quickstart.json", &sc)) {
 		CHECK(false);
 		return;
 	}
@@ -268,7 +248,7 @@ static void test_shards(void)
 	struct search_opts o;
 	struct search_result full, merged, part;
 
-	if (!load("scenarios/mixtral-8x22b-p6-b200.json", &sc)) {
+	if (!sc_test_load("scenarios/mixtral-8x22b-p6-b200.json", &sc)) {
 		CHECK(false);
 		return;
 	}
@@ -404,7 +384,7 @@ static void test_options(void)
 	struct search_opts o;
 	struct search_result res;
 
-	if (!load("scenarios/quickstart.json", &sc)) {
+	if (!sc_test_load("scenarios/quickstart.json", &sc)) {
 		CHECK(false);
 		return;
 	}
@@ -499,7 +479,7 @@ static void test_ties(void)
 	search_result_free(&res);
 
 	/* a real search: each row's band is sim_step_band of its own prediction */
-	if (!load("scenarios/mixtral-8x22b-p6-b200.json", &sc)) {
+	if (!sc_test_load("scenarios/mixtral-8x22b-p6-b200.json", &sc)) {
 		CHECK(false);
 		return;
 	}
@@ -545,7 +525,6 @@ int main(void)
 	RUN(test_shards);
 	RUN(test_ties);
 	RUN(test_options);
-	if (have_cat)
-		catalog_free(&cat);
+	sc_test_catalog_free();
 	return sc_test_summary();
 }

@@ -1,77 +1,11 @@
 /* test_step.c: the analytical step engine on hand-built scenarios
  * (Llama-3-70B on 64 p5-like nodes, DeepSeek-V3, invalid layouts). */
 #include "../../sim/analytic/step.h"
+#include "sc_fixtures.h"
 #include "sc_test.h"
 
 #include <string.h>
 #include <time.h>
-
-/* The values of configs/calibration/hopper-default.json, by hand. */
-static struct calibration hopper_cal(void)
-{
-	struct calibration k;
-
-	memset(&k, 0, sizeof(k));
-	strcpy(k.name, "test-hopper");
-	strcpy(k.gpu_family, "hopper");
-	k.schema_version = 1;
-	k.gemm_eta_max_bf16 = 0.803;
-	k.gemm_eta_max_fp8 = 0.709;
-	k.gemm_eta_max_fp4 = 0.7;
-	k.gemm_half_dim = 128;
-	k.attn_eta = 0.6;
-	k.attn_eta_portable = 0.3;
-	k.attn_bwd_flops_ratio = 2.5;
-	k.hbm_eta = 0.88;
-	k.kernel_overhead_s = 3e-6;
-	k.nvlink_ring_alpha_s = 2.1e-6;
-	k.nvlink_ring_bw_eff = 0.8;
-	k.nvlink_nvls_alpha_s = 1.69e-5;
-	k.nvlink_nvls_bw_eff = 0.686;
-	k.efa_ring_alpha_s = 2e-5;
-	k.efa_ring_bw_eff = 0.61;
-	k.efa_tree_alpha_s = 2e-5;
-	k.efa_startup_s = 2.2e-4;
-	k.efa_tree_bw_eff = 0.61;
-	k.nvlink_a2a_bw_eff = 0.7;
-	k.efa_a2a_bw_eff = 0.35;
-	k.a2a_alpha_s = 5e-6;
-	k.p2p_alpha_s = 2e-5;
-	k.dp_overlap = 0.9;
-	k.fsdp_prefetch_overlap = 0.8;
-	k.tp_overlap = 0.7;
-	k.cp_overlap = 0.8;
-	k.ep_overlap = 0.7;
-	k.pp_overlap = 0.5;
-	k.comm_interference = 0.1;
-	k.moe_router_imbalance = 1.1;
-	k.optimizer_bytes_per_param = 30;
-	k.step_overhead_s = 0.05;
-	k.framework_reserve_bytes = 3.2e9;
-	k.nccl_buffer_bytes = 1.5e9;
-	k.ll_alpha_fraction = 0.29;
-	k.ll_bw_fraction = 0.24;
-	k.dp_bucket_params = 40e6;
-	k.uncertainty_rel = 0.15;
-	return k;
-}
-
-static struct model_arch llama(int layers, int hidden, int ffn, int heads, int kv)
-{
-	struct model_arch m;
-
-	memset(&m, 0, sizeof(m));
-	strcpy(m.name, "llama");
-	m.layers = layers;
-	m.hidden = hidden;
-	m.ffn_hidden = ffn;
-	m.heads = heads;
-	m.kv_heads = kv;
-	m.vocab = 128256;
-	m.gated_mlp = true;
-	m.activation = ACT_SWIGLU;
-	return m;
-}
 
 /* Llama-3-70B on `nodes` p5.48xlarge-like nodes (8 H100, NVSwitch, 32 x 100
  * Gb/s EFA), tp8 pp4 vpp5, seq 8192, global batch 512, micro-batch 1, BF16,
@@ -82,24 +16,9 @@ static struct scenario llama70b_p5(int nodes)
 
 	memset(&s, 0, sizeof(s));
 	strcpy(s.name, "llama3-70b on p5");
-	s.model = llama(80, 8192, 28672, 64, 8);
-	strcpy(s.cluster.gpu.name, "h100-sxm");
-	strcpy(s.cluster.gpu.family, "hopper");
+	s.model = sc_fix_llama3_70b();
+	s.cluster = sc_fix_p5_cluster(nodes);
 	s.cluster.gpu.peak_fp16_flops = 989e12;
-	s.cluster.gpu.peak_bf16_flops = 989e12;
-	s.cluster.gpu.peak_fp8_flops = 1979e12;
-	s.cluster.gpu.hbm_bytes = 80e9;
-	s.cluster.gpu.hbm_GBps = 3350;
-	s.cluster.gpu.nvlink_GBps = 450;
-	strcpy(s.cluster.instance.name, "p5.48xlarge");
-	s.cluster.instance.gpus_per_node = 8;
-	s.cluster.instance.nvlink_domain_gpus = 8;
-	s.cluster.instance.efa_nics = 32;
-	s.cluster.instance.efa_nic_Gbps = 100;
-	s.cluster.fabric.nodes_per_leaf = 16;
-	s.cluster.fabric.leaf_spine_oversubscription = 1.0;
-	s.cluster.fabric.spine_hop_latency_s = 1e-6;
-	s.cluster.nodes = nodes;
 	s.training.seq_len = 8192;
 	s.training.global_batch_seqs = 512;
 	s.training.micro_batch_seqs = 1;
@@ -116,7 +35,7 @@ static struct scenario llama70b_p5(int nodes)
 	s.layout.zero_stage = 1;
 	s.layout.sequence_parallel = true;
 	s.layout.schedule = SCHED_INTERLEAVED_1F1B;
-	s.calibration = hopper_cal();
+	s.calibration = sc_fix_hopper_cal();
 	return s;
 }
 
@@ -245,7 +164,7 @@ static void test_oom(void)
 	struct sc_error err;
 
 	/* Llama-3.1-405B without model parallelism cannot fit an 80 GB GPU */
-	s.model = llama(126, 16384, 53248, 128, 8);
+	s.model = sc_fix_llama(126, 16384, 53248, 128, 8);
 	s.layout.tp = 1;
 	s.layout.pp = 1;
 	s.layout.vpp = 1;
@@ -336,25 +255,11 @@ static void test_invalid(void)
 static void test_deepseek(void)
 {
 	struct scenario s = llama70b_p5(128);   /* 1024 GPUs */
-	struct model_arch m = llama(61, 7168, 18432, 128, 128);
 	struct step_result r;
 	struct sc_error err;
 	bool ep_seen = false;
 
-	m.vocab = 129280;
-	m.experts = 256;
-	m.top_k = 8;
-	m.moe_ffn_hidden = 2048;
-	m.shared_experts = 1;
-	m.first_dense_layers = 3;
-	m.moe_layer_freq = 1;
-	m.q_lora_rank = 1536;
-	m.kv_lora_rank = 512;
-	m.qk_rope_head_dim = 64;
-	m.qk_nope_head_dim = 128;
-	m.v_head_dim = 128;
-	m.mtp_layers = 1;
-	s.model = m;
+	s.model = sc_fix_deepseek_v3();
 	s.training.seq_len = 4096;
 	s.training.global_batch_seqs = 8192;
 	s.training.precision = PREC_FP8;
@@ -399,7 +304,7 @@ static void test_deepseek(void)
 	{
 		struct scenario t = llama70b_p5(64);
 
-		t.model = llama(126, 16384, 53248, 128, 8);
+		t.model = sc_fix_llama(126, 16384, 53248, 128, 8);
 		t.layout.tp = 4;
 		t.layout.pp = 16;
 		t.layout.vpp = 8;

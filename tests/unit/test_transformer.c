@@ -1,50 +1,9 @@
 /* test_transformer.c: parameter counts, FLOPs and the per-GPU op list. */
 #include "../../models/transformer.h"
+#include "sc_fixtures.h"
 #include "sc_test.h"
 
 #include <string.h>
-
-static struct model_arch llama(int layers, int hidden, int ffn, int heads, int kv)
-{
-	struct model_arch m;
-
-	memset(&m, 0, sizeof(m));
-	strcpy(m.name, "llama");
-	m.layers = layers;
-	m.hidden = hidden;
-	m.ffn_hidden = ffn;
-	m.heads = heads;
-	m.kv_heads = kv;
-	m.vocab = 128256;
-	m.gated_mlp = true;
-	m.activation = ACT_SWIGLU;
-	return m;
-}
-
-/* Dimensions from validation/training-cases.json models (Meta configs). */
-static struct model_arch llama3_8b(void) { return llama(32, 4096, 14336, 32, 8); }
-static struct model_arch llama3_70b(void) { return llama(80, 8192, 28672, 64, 8); }
-static struct model_arch llama31_405b(void) { return llama(126, 16384, 53248, 128, 8); }
-
-static struct model_arch deepseek_v3(void)
-{
-	struct model_arch m = llama(61, 7168, 18432, 128, 128);
-
-	m.vocab = 129280;
-	m.experts = 256;
-	m.top_k = 8;
-	m.moe_ffn_hidden = 2048;
-	m.shared_experts = 1;
-	m.first_dense_layers = 3;
-	m.moe_layer_freq = 1;
-	m.q_lora_rank = 1536;
-	m.kv_lora_rank = 512;
-	m.qk_rope_head_dim = 64;
-	m.qk_nope_head_dim = 128;
-	m.v_head_dim = 128;
-	m.mtp_layers = 1;
-	return m;
-}
 
 /* GPT with MHA and a 4h GeLU MLP, as in Narayanan et al. 2021. */
 static struct model_arch gpt(int layers, int hidden, int heads, int vocab)
@@ -68,18 +27,18 @@ static void test_params(void)
 	struct tf_params p;
 	struct model_arch m;
 
-	m = llama3_8b();
+	m = sc_fix_llama3_8b();
 	tf_params(&m, &p);
 	CHECK_REL(p.total, 8.03e9, 0.005);
-	m = llama3_70b();
+	m = sc_fix_llama3_70b();
 	tf_params(&m, &p);
 	CHECK_REL(p.total, 70.6e9, 0.005);
-	m = llama31_405b();
+	m = sc_fix_llama31_405b();
 	tf_params(&m, &p);
 	CHECK_REL(p.total, 405.9e9, 0.005);
 	CHECK(p.active == p.total);
 	/* DeepSeek-V3: 671B total, 37B activated, MTP (~14B) not included */
-	m = deepseek_v3();
+	m = sc_fix_deepseek_v3();
 	tf_params(&m, &p);
 	CHECK_REL(p.total, 671e9, 0.01);
 	CHECK_REL(p.active, 37e9, 0.03);
@@ -89,7 +48,7 @@ static void test_params(void)
 	{
 		struct tf_params q;
 
-		m = llama3_8b();
+		m = sc_fix_llama3_8b();
 		tf_params(&m, &p);
 		m.head_dim = 256;
 		tf_params(&m, &q);
@@ -101,7 +60,7 @@ static void test_params(void)
 
 static void test_moe_layer_pattern(void)
 {
-	struct model_arch m = deepseek_v3();
+	struct model_arch m = sc_fix_deepseek_v3();
 
 	CHECK(!tf_layer_is_moe(&m, 2));
 	CHECK(tf_layer_is_moe(&m, 3));
@@ -156,20 +115,20 @@ static void test_six_n(void)
 	struct tf_flops f;
 	struct tf_params p;
 
-	m = llama3_70b();
+	m = sc_fix_llama3_70b();
 	tf_params(&m, &p);
 	tf_flops_per_token(&m, 4096, true, &f);
 	CHECK_REL(3.0 * f.total, 6.0 * p.total, 0.05);
-	m = llama3_8b();
+	m = sc_fix_llama3_8b();
 	tf_params(&m, &p);
 	tf_flops_per_token(&m, 2048, true, &f);
 	CHECK_REL(3.0 * f.total, 6.0 * p.total, 0.05);
-	m = llama31_405b();
+	m = sc_fix_llama31_405b();
 	tf_params(&m, &p);
 	tf_flops_per_token(&m, 8192, true, &f);
 	CHECK_REL(3.0 * f.total, 6.0 * p.total, 0.05);
 	/* MoE: 6 x active parameters */
-	m = deepseek_v3();
+	m = sc_fix_deepseek_v3();
 	m.mtp_layers = 0;
 	tf_params(&m, &p);
 	tf_flops_per_token(&m, 4096, true, &f);
@@ -179,7 +138,7 @@ static void test_six_n(void)
 /* The per-GPU op list adds up to the global FLOPs. */
 static void test_op_list_dense(void)
 {
-	struct model_arch m = llama3_70b();
+	struct model_arch m = sc_fix_llama3_70b();
 	struct tf_shard sh = { 8192, 2, 8, 2, 1, 8, true, false };
 	struct tf_ops ops;
 	struct tf_flops f;
@@ -215,7 +174,7 @@ static void test_op_list_dense(void)
 
 static void test_op_list_moe(void)
 {
-	struct model_arch m = deepseek_v3();
+	struct model_arch m = sc_fix_deepseek_v3();
 	struct tf_shard sh = { 4096, 1, 1, 1, 64, 1, false, true };
 	struct tf_ops ops;
 	struct tf_flops f;

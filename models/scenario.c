@@ -46,6 +46,7 @@ const char *moe_dispatcher_name(enum sc_moe_dispatcher d)
 	case MOE_DISPATCH_FLEX: return "flex";
 	case MOE_DISPATCH_UCCL_EP: return "uccl-ep";
 	case MOE_DISPATCH_PPLX_GARDEN: return "pplx-garden";
+	case MOE_DISPATCH_EFA_GDA: return "efa-gda";
 	case MOE_DISPATCH_ALLGATHER: return "allgather";
 	}
 	return "unknown";

@@ -67,9 +67,10 @@ enum sc_layer_split { SPLIT_AUTO, SPLIT_EVEN, SPLIT_SLOTS, SPLIT_BALANCED, SPLIT
  * to their experts' ranks), or the flex dispatcher (DeepEP, HybridEP) that
  * sends a token once to each remote NVLink domain and fans it out there. */
 enum sc_moe_dispatcher { MOE_DISPATCH_ALLTOALL, MOE_DISPATCH_FLEX, MOE_DISPATCH_UCCL_EP,
-			 MOE_DISPATCH_PPLX_GARDEN, MOE_DISPATCH_ALLGATHER };
+			 MOE_DISPATCH_PPLX_GARDEN, MOE_DISPATCH_ALLGATHER, MOE_DISPATCH_EFA_GDA };
 /* (uccl-ep, pplx-garden: CPU-proxy EP over EFA; allgather: Megatron's
- * all-gather dispatcher; models/moe_dispatch.h has each one's rules) */
+ * all-gather dispatcher; efa-gda: DeepEP-style kernels on GPU-initiated EFA;
+ * models/moe_dispatch.h has each one's rules) */
 
 struct layout {
 	int tp;
@@ -90,6 +91,12 @@ struct layout {
 	bool tp_comm_overlap;
 	bool ep_comm_overlap;
 	enum sc_moe_dispatcher moe_dispatcher;
+	/* routing (models/moe_dispatch.h moe_routing_imbalance): the busiest
+	 * expert rank's tokens over the mean, 1 = forced balance, 0 = not
+	 * given (the profile's moe_router_imbalance); and the expert capacity
+	 * factor, 0 = dropless */
+	double moe_routing_imbalance;
+	double moe_capacity_factor;
 };
 
 struct training {

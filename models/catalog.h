@@ -82,6 +82,7 @@ struct efa_spec {
 	int generation;                 /* EFA generation (1, 2, 3, 4); 0 = not described */
 	int tuner_platform;             /* enum efa_tuner_platform */
 	double nccl_net_latency_s;      /* aws-ofi-nccl platform table latency given to NCCL's tuner */
+	bool hw_completion_counter;     /* efa_hw_comp_cntr: EFA-GDA (GPU-initiated) possible */
 	char source[SC_SOURCE_MAX];
 };
 

@@ -497,11 +497,155 @@ static void region_select(const struct net_span *s, enum coll_op op, double byte
 		}
 }
 
+/* ---- NCCL's own tuner (src/graph/tuning.cc, ncclTopoTuneModel) ------------------
+ *
+ * Where no aws-ofi-nccl region decides (2 nodes, a layout or size no region
+ * covers, or NCCL_TUNER_PLUGIN not loaded), NCCL picks the algorithm and
+ * protocol whose time by ITS OWN model, lat + bytes / busBw x ratio, is
+ * least, not the one that really is fastest.  That model thinks a ring step
+ * across the network costs 2.7 (LL), 4.0 (LL128) or 14 us (Simple) and an
+ * NVLink step 0.6-3.4 us, while on EFA every one of the 255 steps of a
+ * 256-rank ring all-gather costs ~10.6 us (the step waits for its slowest
+ * hop, an SRD message: crazyguitar cg-p5-nccl-allgather-{2..32}n, 32 MiB);
+ * so NCCL keeps LL128 far past the size where Simple would win and LL only
+ * below its bandwidth cap llMaxBw.  Choosing by NCCL's model and timing
+ * by the calibrated one is what nccl-tests on AWS measure.  Constants of
+ * NVIDIA/nccl src/graph/tuning.cc @5067397c (v2.28): baseLat, hwLat (NVLink,
+ * network), llMaxBws (Hopper 141 / 45 / 35 GB/s for 1, 2, >2 nodes;
+ * Blackwell twice; Ampere 87.7 / 22.5 / 19), the ring LL x 0.5, LL128 x 0.92
+ * and tree LL / 3.8, LL128 x 120/128 bandwidth refinements, the ratio
+ * nRanks / nsteps (ring, NVLS_TREE) or 0.5 (tree), netOverhead 1 us
+ * (x 3 for Simple, NCCL's x86 default; no CPU vendor in the catalogue).
+ * NCCL's bandwidth is the ring graph's bwInter x channels beyond 2 nodes,
+ * bwIntra x channels on 2 (tuning.cc: "nNodes <= 2 ? bwIntra : bwInter"),
+ * taken here as the line rates: the node's EFA (r x the GPU's share), and
+ * NVLink per GPU; the per-channel caps (perChMax*Bws, 29-57 GB/s x 16-32
+ * channels) exceed them and are left out.
+ * All-reduce keeps the fastest candidate: NCCL weighs NVLS_TREE
+ * against the ring by the NVLS graph's channels and per-channel bwInter,
+ * also a search result; with line rates for both it would never leave
+ * NVLS_TREE, while the p5 curves step up to the ring's ~350 GB/s at
+ * 2 GiB (4 nodes) to 8 GiB (16 nodes).  So NCCL's model chooses the
+ * protocol of the ring all-gather and reduce-scatter, where it has only
+ * constants: LL below ~10 MB, LL128 up to where Simple's fewer bytes per
+ * line win by its 14 us network step, which puts the dip of the measured
+ * curves where it is (crazyguitar cg-p5-nccl-allgather-{2,4,8,16}n: busbw
+ * falls at 256 MiB x nodes / 2, where NCCL moves to Simple).
+ * NCCL's model is a selector only: none of its numbers is a time. */
+enum { NA_RING, NA_TREE, NA_NVLS_TREE };
+
+static const double nccl_base_lat_us[2][P_N] = { /* [ring, tree][simple, ll, ll128] */
+	{ 8.4, 6.6, 14.0 }, { 8.4, 6.8, 14.0 } };
+static const double nccl_nvl_lat_us[2][P_N] = { { 3.4, 0.6, 1.9 }, { 4.0, 0.6, 1.25 } };
+static const double nccl_net_lat_us[2][P_N] = { { 14.0, 2.7, 4.0 }, { 14.0, 5.0, 8.5 } };
+
+static double nccl_ll_max_GBps(const struct calibration *cal, int nodes)
+{
+	int i = nodes <= 1 ? 0 : nodes == 2 ? 1 : 2;
+	static const double hopper[3] = { 141.0, 45.0, 35.0 }, ampere[3] = { 87.7, 22.5, 19.0 };
+
+	if (strcmp(cal->gpu_family, "blackwell") == 0)
+		return 2.0 * hopper[i];
+	if (strcmp(cal->gpu_family, "ampere") == 0)
+		return ampere[i];
+	return hopper[i];
+}
+
+static int log2i(int n)
+{
+	int l = 0;
+
+	while ((1 << (l + 1)) <= n)
+		l++;
+	return l;
+}
+
+/* NCCL's predicted time (us) of algorithm a under protocol pi for op of
+ * `bytes` on span s (inter-domain). */
+static double nccl_model_us(const struct calibration *cal, const struct net_span *s, enum coll_op op,
+			    double bytes, int a, int pi)
+{
+	int n = s->ranks, nodes = s->domains > 1 ? s->domains : 1, ppn = s->ranks_per_domain;
+	int nsteps = op == COLL_ALL_REDUCE ? 2 * (n - 1) : n - 1;
+	int inter_steps = op == COLL_ALL_REDUCE ? 2 * (nodes - 1) : nodes - 1;
+	double nv_GBps = s->nvlink_Bps / 1e9, efa_GBps = ppn * s->efa_Bps / 1e9;
+	double bus = nodes <= 2 ? nv_GBps : dmin(nv_GBps, efa_GBps);
+	double lat, ratio;
+	int t = a == NA_TREE;
+
+	if (a == NA_NVLS_TREE) {
+		/* intra: NVLS at nvlsEfficiency (Hopper 0.85, Blackwell 0.74),
+		 * doubled for all-reduce; inter: the tree (NCCL doubles it on 2
+		 * nodes, not weighed here) */
+		double eff = strcmp(cal->gpu_family, "blackwell") == 0 ? 0.74 : 0.85;
+
+		bus = dmin(2.0 * nv_GBps * eff, efa_GBps);
+		lat = 25.0 + 2.0 * log2i(nodes) * (20.9 + 0.0);
+		ratio = (double)n / nsteps;
+		return lat + bytes / (1e3 * bus * ratio);
+	}
+	if (pi == P_LL)
+		bus = t ? dmin(bus / 3.8, nccl_ll_max_GBps(cal, nodes)) : dmin(nccl_ll_max_GBps(cal, nodes), bus * 0.5);
+	else if (pi == P_LL128)
+		bus *= t ? 120.0 / 128.0 : 0.92;
+	else if (t)
+		bus *= 0.92;
+	lat = nccl_base_lat_us[t][pi];
+	if (!t) {
+		double intra = dmax(nccl_nvl_lat_us[0][pi], pi == P_SIMPLE ? 3.0 : 1.0);
+
+		lat += (nsteps - inter_steps) * intra + inter_steps * nccl_net_lat_us[0][pi];
+		ratio = (double)n / nsteps;
+	} else {
+		lat += 2.0 * ((ppn - 1) * nccl_nvl_lat_us[1][pi] + log2i(nodes) * nccl_net_lat_us[1][pi]);
+		ratio = 0.5;
+	}
+	return lat + bytes / (1e3 * bus * ratio);
+}
+
+/* Among the candidates (NCCL's own algorithms only on an AWS EFA span), the
+ * one NCCL's model predicts fastest. */
+static void nccl_select(const struct calibration *cal, const struct net_span *s, enum coll_op op,
+			double bytes, struct best *b)
+{
+	double best_us = INFINITY;
+	int best = -1;
+
+	for (int i = 0; i < b->all->n; i++) {
+		const char *name = b->all->c[i].algorithm;
+		int a = -1, pi = -1;
+
+		for (int k = 0; k < P_N; k++) {
+			if (name == n_ring[k])
+				a = NA_RING, pi = k;
+			else if (name == n_tree[k])
+				a = NA_TREE, pi = k;
+		}
+		if (name == n_nvls_tree)
+			a = NA_NVLS_TREE, pi = P_SIMPLE;
+		if (a < 0)
+			continue;
+		double us = nccl_model_us(cal, s, op, bytes, a, pi);
+
+		if (us < best_us) {
+			best_us = us;
+			best = i;
+		}
+	}
+	if (best < 0)
+		return;
+	b->t = b->all->c[best].time_s;
+	b->name = b->all->c[best].algorithm;
+	b->selected_by = "nccl tuner model";
+}
+
 static void run(const struct calibration *cal, const struct net_span *s,
 		enum coll_op op, double bytes, struct best *b)
 {
 	struct coll_candidates local;
-	bool tuned = s->aws_efa && s->inter && s->efa_tuner != EFA_TUNER_NONE &&
+	/* NCCL's choice on an AWS EFA span: the plugin's region where one
+	 * decides, else NCCL's own model (nccl_select) */
+	bool tuned = s->aws_efa && s->inter &&
 		     (op == COLL_ALL_REDUCE || op == COLL_ALL_GATHER || op == COLL_REDUCE_SCATTER);
 	struct coll_candidates *keep = b->all;
 	struct efa_tier e;
@@ -523,8 +667,12 @@ static void run(const struct calibration *cal, const struct net_span *s,
 	case COLL_ALL_TO_ALL: all_to_all(cal, s, &e, bytes, b); break;
 	case COLL_SEND_RECV: send_recv(cal, s, &e, bytes, b); break;
 	}
-	if (tuned)
-		region_select(s, op, bytes, b);
+	if (tuned) {
+		if (s->efa_tuner != EFA_TUNER_NONE)
+			region_select(s, op, bytes, b);
+		if (!b->selected_by && op != COLL_ALL_REDUCE)
+			nccl_select(cal, s, op, bytes, b);
+	}
 	b->all = keep;
 }
 

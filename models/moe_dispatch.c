@@ -19,6 +19,8 @@ int moe_backend_of_name(const char *name)
 		return MOE_BACKEND_PPLX_GARDEN;
 	if (strcmp(name, "allgather") == 0)
 		return MOE_BACKEND_ALLGATHER;
+	if (strcmp(name, "efa-gda") == 0)
+		return MOE_BACKEND_EFA_GDA;
 	return -1;
 }
 
@@ -30,6 +32,7 @@ const char *moe_backend_name(enum moe_backend b)
 	case MOE_BACKEND_UCCL_EP: return "uccl-ep";
 	case MOE_BACKEND_PPLX_GARDEN: return "pplx-garden";
 	case MOE_BACKEND_ALLGATHER: return "allgather";
+	case MOE_BACKEND_EFA_GDA: return "efa-gda";
 	}
 	return "unknown";
 }
@@ -39,10 +42,32 @@ bool moe_low_latency_batch(double tokens)
 	return tokens > 0 && tokens <= MOE_LL_MAX_DISPATCH_TOKENS_PER_RANK;
 }
 
+double moe_routing_imbalance(const struct layout *lay, const struct calibration *cal, int top_k)
+{
+	double imb;
+
+	if (top_k <= 0)
+		return 1.0;
+	imb = lay->moe_routing_imbalance > 0 ? lay->moe_routing_imbalance : cal->moe_router_imbalance;
+	if (!(imb > 1.0))
+		imb = 1.0;
+	if (lay->moe_capacity_factor > 0 && imb > lay->moe_capacity_factor)
+		imb = fmax(1.0, lay->moe_capacity_factor);
+	return imb;
+}
+
 bool moe_backend_cpu_proxy(enum moe_backend b)
 {
 	return b == MOE_BACKEND_UCCL_EP || b == MOE_BACKEND_PPLX_GARDEN;
 }
+
+/* A backend that drives EFA itself (its own kernels and call costs, not an
+ * NCCL collective): the CPU-proxy ones and EFA-GDA. */
+static bool own_call(enum moe_backend b)
+{
+	return moe_backend_cpu_proxy(b) || b == MOE_BACKEND_EFA_GDA;
+}
+
 
 /* Distinct parties (NVLink domains, or GPUs of one domain) a token's top_k
  * experts reach when they are drawn evenly over N of them:
@@ -70,6 +95,19 @@ void moe_flex_volume(const struct net_span *s, double tokens, double token_bytes
 	 * sent by the forwarder of that GPU's domain, except the copies whose
 	 * expert sits on the forwarder itself ((r - 1)/r of them travel) */
 	*nvlink_bytes = tokens * token_bytes * parties_hit(n, k) * (r - 1) / r;
+}
+
+/* The per-call fixed part of a CPU-proxy backend's call, apart from the
+ * per-peer proxy work: the normal (high-throughput) kernels wait on the host
+ * for the received-token counts before they can size the receive buffers
+ * (DeepEP notify_dispatch and the busy-wait on moe_recv_counter, intranode
+ * and internode alike; UCCL-EP keeps those kernels), ep_proxy_call_s; the
+ * low-latency kernels preallocate for num_max_dispatch_tokens_per_rank and
+ * never synchronise with the host (CUDA-graph capturable, DeepEP README),
+ * so only their launches remain, within the per-peer cost. */
+static double call_fixed_s(const struct calibration *cal, bool low_latency)
+{
+	return low_latency ? 0.0 : cal->ep_proxy_call_s;
 }
 
 double moe_dispatch_time(const struct calibration *cal, const struct net_span *s,
@@ -109,6 +147,12 @@ double moe_dispatch_time(const struct calibration *cal, const struct net_span *s
 		moe_flex_volume(s, tokens, token_bytes, k, &nvl, &efa);
 		c.time_s = coll_all_to_all_split(cal, s, nvl, 0, &c.choice);
 		c.nvlink_bytes = nvl;
+		/* a CPU-proxy or EFA-GDA backend's normal-kernel call keeps
+		 * its fixed part inside a node (call_fixed_s below) */
+		if (own_call(b)) {
+			c.fixed_s = call_fixed_s(cal, low_latency);
+			c.time_s += c.fixed_s;
+		}
 		snprintf(c.algorithm, sizeof(c.algorithm), "%s/nvlink", moe_backend_name(b));
 	} else {
 		double efa, nvl, bnv, befa;
@@ -119,10 +163,16 @@ double moe_dispatch_time(const struct calibration *cal, const struct net_span *s
 			efa = copies * (n - r) / n;
 			nvl = copies * (r - 1) / n;
 		} else if (low_latency) {
-			/* DeepEP/UCCL-EP low-latency kernels: "pure RDMA", every
-			 * copy to its expert's rank, the node's own included */
-			efa = copies * (n - 1) / n;
-			nvl = 0;
+			/* DeepEP/UCCL-EP low-latency kernels: every copy straight
+			 * to its expert's rank, no forwarding; a peer of the same
+			 * NVLink domain through its P2P (NVLink) pointer, the rest
+			 * by RDMA (DeepEP internode_ll.cu: nvshmemi_get_p2p_ptr,
+			 * an IBGDA put only where it is 0; Buffer's
+			 * allow_nvlink_for_low_latency_mode defaults to True, and
+			 * UCCL-EP's ep/bench/test_low_latency.py keeps it on
+			 * unless --disable-nvlink) */
+			efa = copies * (n - r) / n;
+			nvl = copies * (r - 1) / n;
 		} else {
 			moe_flex_volume(s, tokens, token_bytes, k, &nvl, &efa);
 		}
@@ -131,10 +181,20 @@ double moe_dispatch_time(const struct calibration *cal, const struct net_span *s
 		bnv = s->nvlink_Bps * cal->nvlink_a2a_bw_eff;
 		if (moe_backend_cpu_proxy(b)) {
 			befa = net_efa_Bps_leaving(s, 0) * cal->ep_proxy_bw_eff;
-			c.fixed_s = cal->ep_proxy_call_s + (n - 1) * cal->ep_proxy_peer_s;
+			c.fixed_s = call_fixed_s(cal, low_latency) + (n - 1) * cal->ep_proxy_peer_s;
 			c.time_s = c.fixed_s + fmax(nvl / bnv, efa / befa);
 			snprintf(c.algorithm, sizeof(c.algorithm), "%s/%s+cpu-proxy", moe_backend_name(b),
 				 low_latency ? "low-latency" : "normal");
+		} else if (b == MOE_BACKEND_EFA_GDA) {
+			/* GPU-initiated: the same RDMA writes as UCCL-EP's (their
+			 * throughput ep_proxy_bw_eff), posted by the GPU: no proxy
+			 * work per peer, one SRD message latency of the plugin
+			 * before the last write lands */
+			befa = net_efa_Bps_leaving(s, 0) * cal->ep_proxy_bw_eff;
+			c.fixed_s = call_fixed_s(cal, low_latency) + cal->awsefa_step_alpha_s;
+			c.time_s = s->efa_gda ? c.fixed_s + fmax(nvl / bnv, efa / befa) : INFINITY;
+			snprintf(c.algorithm, sizeof(c.algorithm), "%s/%s+gpu-initiated", moe_backend_name(b),
+				 s->efa_gda ? (low_latency ? "low-latency" : "normal") : "unavailable");
 		} else {
 			c.time_s = coll_all_to_all_split(cal, s, nvl, efa, &c.choice);
 			snprintf(c.algorithm, sizeof(c.algorithm), "%s/%s", moe_backend_name(b), c.choice.algorithm);
@@ -168,8 +228,16 @@ double moe_dispatch_flows(const struct calibration *cal, const struct net_span *
 		return coll_flows_of(cal, s, COLL_ALL_TO_ALL, tokens * token_bytes * k, out);
 	if (b == MOE_BACKEND_ALLGATHER)
 		return coll_flows_of(cal, s, COLL_ALL_GATHER, tokens * token_bytes * s->ranks, out);
-	if (!moe_backend_cpu_proxy(b) || !s->inter)
+	if (!own_call(b))
 		return coll_flows_of_a2a_split(cal, s, c.nvlink_bytes, s->inter ? c.efa_bytes : 0, out);
+	if (!s->inter) {
+		/* the NVLink exchange plus the call's fixed part (above) */
+		coll_flows_of_a2a_split(cal, s, c.nvlink_bytes, 0, out);
+		out->latency_s += c.fixed_s;
+		out->time_s = t;
+		out->choice.time_s = t;
+		return t;
+	}
 	{
 		double raw = net_efa_Bps_leaving(s, 0);
 

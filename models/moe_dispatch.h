@@ -13,13 +13,24 @@
  *              plus the proxy's per-call and per-peer costs;
  *   pplx-garden  pplx-garden fabric-lib on EFA: NVLink inside the node,
  *              one RDMA write (CPU proxy) per remote expert rank;
+ *   efa-gda    DeepEP's kernels on GPU-initiated EFA (aws-ofi-nccl >= 1.21
+ *              EFA-GDA, NCCL's GIN device API; instances whose EFA has the
+ *              hardware completion counter: p5en, p6-b200, p6-b300): the
+ *              flex volume rule, no CPU proxy: each call pays the normal
+ *              kernels' host sync (ep_proxy_call_s) and one EFA message
+ *              latency (awsefa_step_alpha_s, the plugin's per-message
+ *              network latency: net_lat 18-20 us + 3 us completion
+ *              overhead in its tuner priors), and streams the same RDMA
+ *              writes as UCCL-EP (ep_proxy_bw_eff); no per-peer proxy
+ *              work;
  *   allgather  Megatron-Core's all-gather dispatcher: every EP rank gathers
  *              all ranks' tokens (an NCCL all-gather of n x tokens) and
  *              keeps those of its experts; the combine is the matching
  *              reduce-scatter.  One copy per token, whatever top_k.
  * Low-latency kernels (128-token decode batches) send every copy
- * directly over RDMA (no NVLink forwarding): top_k copies, (n - r)/n of
- * them remote.  Sources: DeepEP README (normal vs low-latency kernels);
+ * directly to its expert's rank (no forwarding): top_k copies, the
+ * (r - 1)/n of them to the NVLink domain's peers over NVLink, the
+ * (n - r)/n remote ones over RDMA.  Sources: DeepEP README (normal vs low-latency kernels);
  * UCCL-EP README (uccl-project/uccl ep/README.md @da914a20); pplx-garden
  * docs/fabric-lib.md @24460037; validation/efa-collective-cases.json.
  * Pure; caller-owned structs.
@@ -38,13 +49,24 @@ enum moe_backend {
 	MOE_BACKEND_FLEX,
 	MOE_BACKEND_UCCL_EP,
 	MOE_BACKEND_PPLX_GARDEN,
-	MOE_BACKEND_ALLGATHER
+	MOE_BACKEND_ALLGATHER,
+	MOE_BACKEND_EFA_GDA
 };
 
-/* "alltoall", "flex", "uccl-ep", "pplx-garden", "allgather"; -1 for an unknown name
+/* "alltoall", "flex", "uccl-ep", "pplx-garden", "allgather", "efa-gda"; -1 for an unknown name
  * ("deepep" and "hybridep" are flex). */
 int moe_backend_of_name(const char *name);
 const char *moe_backend_name(enum moe_backend b);
+
+/* The busiest expert rank's tokens (and EP bytes) over the mean, the one
+ * owner of the routing rule: lay->moe_routing_imbalance where the scenario
+ * states it (1: forced balance, as Megatron-Bridge benchmarks run), else
+ * the profile's moe_router_imbalance (dropless routing); with a capacity
+ * factor cf > 0 no expert keeps more than cf x its mean (Megatron
+ * --moe-expert-capacity-factor drops the overflow; GShard, Lepikhin et
+ * al. 2020, section 2.2), so the busiest rank carries min(imbalance, cf).
+ * 1 for a dense model (top_k 0). */
+double moe_routing_imbalance(const struct layout *lay, const struct calibration *cal, int top_k);
 
 /* True when the backend drives EFA through a CPU proxy thread. */
 bool moe_backend_cpu_proxy(enum moe_backend b);

@@ -178,6 +178,7 @@ struct net_span net_span_of(const struct cluster *c, int ranks, int stride)
 	s.inter = s.domains > 1;
 	s.aws_efa = inst->efa.generation > 0;
 	s.efa_tuner = inst->efa.tuner_platform;
+	s.efa_gda = inst->efa.generation > 0 && inst->efa.hw_completion_counter;
 	s.nvls = family_has_nvls(c->gpu.family) && domain > 1;
 	s.nvlink_Bps = c->gpu.nvlink_GBps * 1e9;
 	s.efa_Bps = net_efa_Bps_per_gpu(inst);

@@ -27,6 +27,8 @@ struct net_span {
 				 EFA transport (instance efa.generation > 0): the
 				 collective model takes its awsefa_* parameters */
 	int efa_tuner;        /* enum efa_tuner_platform of the instance */
+	bool efa_gda;         /* the instance's EFA has the hardware completion
+				 counter EFA-GDA needs (efa.hw_completion_counter) */
 	bool nvls;            /* NVLink SHARP available (Hopper/Blackwell NVSwitch) */
 	bool crosses_spine;   /* has members under more than one leaf switch */
 	int leaf_domains;     /* g: the group's NVLink domains under one leaf

@@ -30,7 +30,7 @@
 	X(SPLIT_BALANCED, "balanced") X(SPLIT_UNEVEN, "uneven")
 #define SC_MOE_DISPATCHER_LIST(X) X(MOE_DISPATCH_ALLTOALL, "alltoall") X(MOE_DISPATCH_FLEX, "flex") \
 	X(MOE_DISPATCH_UCCL_EP, "uccl-ep") X(MOE_DISPATCH_PPLX_GARDEN, "pplx-garden") \
-	X(MOE_DISPATCH_ALLGATHER, "allgather")
+	X(MOE_DISPATCH_ALLGATHER, "allgather") X(MOE_DISPATCH_EFA_GDA, "efa-gda")
 
 enum sc_precision { SC_PRECISION_LIST(SC_ENUM_ID) };
 enum sc_recompute { SC_RECOMPUTE_LIST(SC_ENUM_ID) };
@@ -90,7 +90,8 @@ enum sc_layer_split { SC_LAYER_SPLIT_LIST(SC_ENUM_ID) };
  * sends a token once to each remote NVLink domain and fans it out there. */
 enum sc_moe_dispatcher { SC_MOE_DISPATCHER_LIST(SC_ENUM_ID) };
 /* (uccl-ep, pplx-garden: CPU-proxy EP over EFA; allgather: Megatron's
- * all-gather dispatcher; models/moe_dispatch.h has each one's rules) */
+ * all-gather dispatcher; efa-gda: DeepEP-style kernels on GPU-initiated EFA;
+ * models/moe_dispatch.h has each one's rules) */
 
 struct layout {
 	int tp;
@@ -111,6 +112,12 @@ struct layout {
 	bool tp_comm_overlap;
 	bool ep_comm_overlap;
 	enum sc_moe_dispatcher moe_dispatcher;
+	/* routing (models/moe_dispatch.h moe_routing_imbalance): the busiest
+	 * expert rank's tokens over the mean, 1 = forced balance, 0 = not
+	 * given (the profile's moe_router_imbalance); and the expert capacity
+	 * factor, 0 = dropless */
+	double moe_routing_imbalance;
+	double moe_capacity_factor;
 };
 
 struct training {

@@ -76,6 +76,12 @@ static enum sc_status validate(const struct scenario *sc, struct layout_info *li
 		return sc_error_set(err, SC_EINVAL, NULL, "/cluster/gpu",
 				    "gpu \"%s\" needs positive hbm_GBps and nvlink_GBps",
 				    c->gpu.name);
+	if (sc->layout.moe_dispatcher == MOE_DISPATCH_EFA_GDA &&
+	    !(c->instance.efa.generation > 0 && c->instance.efa.hw_completion_counter))
+		return sc_error_set(err, SC_EINVAL, NULL, "/layout/moe_dispatcher",
+				    "efa-gda needs an instance whose EFA has the hardware completion counter "
+				    "(aws-ofi-nccl efa_hw_comp_cntr: p5en, p6-b200, p6-b300); %s has none",
+				    c->instance.name);
 	if (m->layers < 1 || m->hidden < 1 || m->heads < 1 || m->vocab < 1)
 		return sc_error_set(err, SC_EINVAL, NULL, "/model",
 				    "model \"%s\" needs positive layers, hidden, heads and vocab",
@@ -106,6 +112,7 @@ enum moe_backend ep_backend_of(enum sc_moe_dispatcher d)
 	case MOE_DISPATCH_UCCL_EP: return MOE_BACKEND_UCCL_EP;
 	case MOE_DISPATCH_PPLX_GARDEN: return MOE_BACKEND_PPLX_GARDEN;
 	case MOE_DISPATCH_ALLGATHER: return MOE_BACKEND_ALLGATHER;
+	case MOE_DISPATCH_EFA_GDA: return MOE_BACKEND_EFA_GDA;
 	}
 	return MOE_BACKEND_ALLTOALL;
 }
@@ -488,6 +495,8 @@ static enum sc_status prepare(const struct scenario *sc, const struct layout_inf
 	p->tp_comm_overlap = lay->tp_comm_overlap;
 	p->ep_comm_overlap = lay->ep_comm_overlap;
 	p->moe_dispatcher = lay->moe_dispatcher;
+	p->moe_routing_imbalance = lay->moe_routing_imbalance;
+	p->moe_capacity_factor = lay->moe_capacity_factor;
 	memset(&x, 0, sizeof(x));
 	x.sc = sc;
 	x.gpu = &cl->gpu;
@@ -496,8 +505,7 @@ static enum sc_status prepare(const struct scenario *sc, const struct layout_inf
 	if (rc != SC_OK)
 		return rc;
 	x.sp = lay->sequence_parallel && tp > 1;
-	x.imbalance = model_is_moe(m) && cal->moe_router_imbalance > 1.0
-		      ? cal->moe_router_imbalance : 1.0;
+	x.imbalance = model_is_moe(m) ? moe_routing_imbalance(lay, cal, m->top_k) : 1.0;
 
 	/* Megatron rank order: TP innermost (stride 1), then CP (stride tp),
 	 * then DP (stride tp*cp), then PP (stride tp*cp*dp); expert layers
@@ -570,7 +578,9 @@ static bool same_shape(const struct scenario *sc, const struct step_prep *p)
 	       t->micro_batch_seqs == p->micro_batch_seqs && t->precision == p->precision &&
 	       t->recompute == p->recompute && l->sequence_parallel == p->sequence_parallel &&
 	       l->tp_comm_overlap == p->tp_comm_overlap &&
-	       l->ep_comm_overlap == p->ep_comm_overlap && l->moe_dispatcher == p->moe_dispatcher;
+	       l->ep_comm_overlap == p->ep_comm_overlap && l->moe_dispatcher == p->moe_dispatcher &&
+	       l->moe_routing_imbalance == p->moe_routing_imbalance &&
+	       l->moe_capacity_factor == p->moe_capacity_factor;
 }
 
 /* ---- the exact pipeline ------------------------------------------------------------ */

@@ -141,6 +141,7 @@ struct step_prep {
 	enum sc_recompute recompute;
 	bool sequence_parallel, tp_comm_overlap, ep_comm_overlap;
 	enum sc_moe_dispatcher moe_dispatcher;
+	double moe_routing_imbalance, moe_capacity_factor; /* the layout's routing inputs */
 	/* what the rest of the step is computed from */
 	enum gpu_dtype dtype;
 	bool sp;                   /* sequence parallel in effect (tp > 1) */

@@ -270,7 +270,7 @@ static const struct cli_opt collective_calibration_opt[] = {
 	CLI_OPT_END
 };
 
-enum { COLL_OPT_FABRIC = CLI_KEY_BASE };
+enum { COLL_OPT_FABRIC = CLI_KEY_BASE, COLL_OPT_TUNER };
 
 static const struct cli_opt collective_opts[] = {
 	{ "instance", 'i', "NAME", "instance type (catalogue)", NULL },
@@ -281,6 +281,9 @@ static const struct cli_opt collective_opts[] = {
 	{ "step-factor", 'F', "F", "size multiplication factor (default 2; -f)", NULL },
 	CLI_OPT_GROUP_AT(collective_calibration_opt, 31),
 	{ "fabric", COLL_OPT_FABRIC, "NAME", "fabric (default: ultracluster)", NULL },
+	{ "tuner", COLL_OPT_TUNER, "T", "aws-ofi-nccl (default: the plugin's regions where\n"
+	  "the instance has them) or nccl (NCCL's own tuner, as\n"
+	  "without NCCL_TUNER_PLUGIN)", NULL },
 	{ "config-dir", 'c', "DIR", "catalogue directory", NULL },
 	{ "format", 'f', "FMT", "text (default) or json", NULL },
 	CLI_OPT_GROUP(cli_opts_help),
@@ -291,6 +294,7 @@ static const struct cli_usage collective_usage = {
 	"usage: stepcast collective OP --instance NAME --nodes N [--gpus-per-node K]\n"
 	"                           [--min-bytes B] [--max-bytes B] [--step-factor F]\n"
 	"                           [--calibration NAME|FILE] [--fabric NAME]\n"
+	"                           [--tuner aws-ofi-nccl|nccl]\n"
 	"                           [--config-dir DIR] [--format text|json]\n",
 	"Predict an nccl-tests sweep of OP (all_reduce, all_gather, reduce_scatter,\n"
 	"alltoall, sendrecv, broadcast) on N instances of NAME, in nccl-tests' columns\n"
@@ -313,6 +317,7 @@ static bool parse_pos(const char *s, double *v)
 struct coll_args {
 	const char *inst_name, *calib, *dir, *fabric;
 	double nodes, gpn, lo, hi, step;
+	bool nccl_tuner; /* --tuner nccl: no aws-ofi-nccl regions */
 	enum cli_format fmt;
 	int opi; /* into coll_ops[] */
 };
@@ -353,6 +358,11 @@ static int collective_parse(int argc, char **argv, struct coll_args *o)
 				return cli_usage_error("collective", "--step-factor needs a factor > 1, got '%s'", optarg);
 			break;
 		case COLL_OPT_FABRIC: o->fabric = optarg; break;
+		case COLL_OPT_TUNER:
+			if (strcmp(optarg, "nccl") != 0 && strcmp(optarg, "aws-ofi-nccl") != 0)
+				return cli_usage_error("collective", "--tuner needs aws-ofi-nccl or nccl, got '%s'", optarg);
+			o->nccl_tuner = strcmp(optarg, "nccl") == 0;
+			break;
 		case 'f':
 			if (!cli_parse_format("collective", optarg, 1u << FMT_TEXT | 1u << FMT_JSON, &o->fmt))
 				return EXIT_USAGE;
@@ -440,6 +450,7 @@ static cJSON *collective_header(const struct coll_args *o, const struct instance
 		cJSON_AddNumberToObject(root, "ranks", ranks);
 		cJSON_AddStringToObject(root, "calibration", cal->name);
 		cJSON_AddStringToObject(root, "tier", net_tier_name(s));
+		cJSON_AddStringToObject(root, "tuner", o->nccl_tuner ? "nccl" : "aws-ofi-nccl");
 		cJSON_AddBoolToObject(root, "aws_efa_transport", s->aws_efa);
 		cJSON_AddNumberToObject(root, "efa_generation", in->efa.generation);
 		cJSON_AddNumberToObject(root, "efa_devices", in->efa_nics);
@@ -456,9 +467,10 @@ static cJSON *collective_header(const struct coll_args *o, const struct instance
 			       in->efa_nics / in->gpus_per_node > 0 ? in->efa_nics / in->gpus_per_node : 1,
 			       in->efa_nic_Gbps / 8, 1e6 * cal->awsefa_step_alpha_s,
 			       1e6 * in->efa.nccl_net_latency_s);
-		printf("# algorithm/protocol: * = chosen by the aws-ofi-nccl region tuner (TUNER_TYPE=REGION, more than\n"
-		       "# 2 nodes, a region for the size and ranks); else the fastest of the model's candidates\n"
-		       "# (NCCL's own tuner)\n");
+		printf("# algorithm/protocol (tuner %s): * = chosen by the aws-ofi-nccl region tuner (TUNER_TYPE=REGION,\n"
+		       "# more than 2 nodes, a region for the size and ranks); + = by NCCL's own tuner model (ring\n"
+		       "# all-gather/reduce-scatter protocol on EFA); else the fastest of the model's candidates\n",
+		       o->nccl_tuner ? "nccl" : "aws-ofi-nccl");
 		printf("#\n#  %12s %12s %8s %6s %6s %10s %9s %9s  %s\n", "size", "count", "type", "redop",
 		       "root", "time(us)", "algbw", "busbw", "algorithm");
 		printf("#  %12s %12s %8s %6s %6s %10s %9s %9s\n", "(B)", "(elements)", "", "", "", "",
@@ -498,6 +510,8 @@ int cmd_collective(int argc, char **argv)
 		}
 	}
 	s = net_span_of(&cl, ranks, 1);
+	if (o.nccl_tuner)
+		s.efa_tuner = EFA_TUNER_NONE; /* NCCL_TUNER_PLUGIN unset: NCCL's own choice */
 	root = collective_header(&o, in, ranks, &cal, &s, &rows);
 	for (double S = o.lo; S <= o.hi * (1 + 1e-12); S *= o.step) {
 		double bytes = floor(S / 4) * 4 > 0 ? floor(S / 4) * 4 : 4;
@@ -534,7 +548,8 @@ int cmd_collective(int argc, char **argv)
 		} else {
 			printf("   %12.0f %12lld %8s %6s %6d %10.2f %9.2f %9.2f  %s%s\n", bytes, count, "float",
 			       coll_ops[o.opi].redop, coll_ops[o.opi].root, t * 1e6, alg, bus, ch.algorithm,
-			       ch.selected_by && strncmp(ch.selected_by, "aws", 3) == 0 ? " *" : "");
+			       !ch.selected_by ? "" : strncmp(ch.selected_by, "aws", 3) == 0 ? " *" :
+			       strncmp(ch.selected_by, "nccl", 4) == 0 ? " +" : "");
 		}
 	}
 	return cli_finish(root ? cli_write_json(NULL, root, NULL, NULL) : EXIT_OK);

@@ -88,6 +88,7 @@ static const struct cfg_field cfg_efa_fields[] = {
 	CFG_F_INT_RANGE(struct efa_spec, generation, REQ | POS, 1, 9, "EFA generation (1 on p4d, 2 on p5, 3 on p5en and p6)"),
 	CFG_F_ENUM(struct efa_spec, tuner_platform, REQ, efa_tuner_platforms, "aws-ofi-nccl tuner platform (NCCL_OFI_TUNER_*): P5_P5E, P5EN, P6, P6_B300, or none (NCCL's own tuner)"),
 	CFG_F_NUM_RANGE(struct efa_spec, nccl_net_latency_s, REQ, 0, 1e-3, "NCCL network latency from the aws-ofi-nccl platform table, s"),
+	CFG_F_BOOL(struct efa_spec, hw_completion_counter, 0, "EFA hardware completion counter (aws-ofi-nccl efa_hw_comp_cntr), needed by EFA-GDA"),
 	CFG_F_STR(struct efa_spec, source, REQ, "where the EFA facts come from"),
 	CFG_END
 };

@@ -126,7 +126,9 @@ const struct cfg_field cfg_layout_fields[] = {
 	CFG_F_INT_RANGE(struct layout, last_stage_layers, POS, 1, SC_MAX_MODEL_COUNT, "decoder layers on the last pipeline rank (Megatron --decoder-last-pipeline-num-layers; implies layer_split uneven)"),
 	CFG_F_BOOL(struct layout, tp_comm_overlap, 0, "overlap TP communication with GEMMs (default false)"),
 	CFG_F_BOOL(struct layout, ep_comm_overlap, 0, "overlap EP all-to-all with computation (default false)"),
-	CFG_F_ENUM(struct layout, moe_dispatcher, 0, sc_moe_dispatcher_names, "MoE token dispatcher: alltoall (default), flex (DeepEP/HybridEP, one copy per remote NVLink domain), uccl-ep or pplx-garden (CPU-proxy EP over EFA), allgather (Megatron all-gather dispatcher)"),
+	CFG_F_ENUM(struct layout, moe_dispatcher, 0, sc_moe_dispatcher_names, "MoE token dispatcher: alltoall (default), flex (DeepEP/HybridEP, one copy per remote NVLink domain), uccl-ep or pplx-garden (CPU-proxy EP over EFA), allgather (Megatron all-gather dispatcher), efa-gda (GPU-initiated EFA, aws-ofi-nccl >= 1.21; p5en, p6-b200, p6-b300)"),
+	CFG_F_NUM_RANGE(struct layout, moe_routing_imbalance, 0, 1, 64, "MoE routing: the busiest expert rank's tokens over the mean, 1 = forced balance (default: the calibration's moe_router_imbalance)"),
+	CFG_F_NUM_RANGE(struct layout, moe_capacity_factor, 0, 0.01, 64, "MoE expert capacity factor (Megatron --moe-expert-capacity-factor): an expert keeps at most this times its mean tokens and drops the rest (default: dropless)"),
 	CFG_END
 };
 

@@ -569,7 +569,8 @@ static int build_case(const struct val_set *set, const struct catalog *cat,
 			[MOE_BACKEND_ALLTOALL] = MOE_DISPATCH_ALLTOALL, [MOE_BACKEND_FLEX] = MOE_DISPATCH_FLEX,
 			[MOE_BACKEND_UCCL_EP] = MOE_DISPATCH_UCCL_EP,
 			[MOE_BACKEND_PPLX_GARDEN] = MOE_DISPATCH_PPLX_GARDEN,
-			[MOE_BACKEND_ALLGATHER] = MOE_DISPATCH_ALLGATHER
+			[MOE_BACKEND_ALLGATHER] = MOE_DISPATCH_ALLGATHER,
+			[MOE_BACKEND_EFA_GDA] = MOE_DISPATCH_EFA_GDA
 		};
 
 		sc->layout.moe_dispatcher = of_backend[moe_backend_of_name(rc->moe_dispatcher)];

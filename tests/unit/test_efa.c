@@ -139,7 +139,10 @@ static void test_dispatch(void)
 		CHECK(one.efa_bytes == 0);
 		CHECK_REL(one.nvlink_bytes, tokens * tb * 8 * (1 - pow(7.0 / 8, 8)) * 7.0 / 8, 1e-12);
 	}
-	CHECK_REL(ll.efa_bytes, tokens * tb * 8 * 31.0 / 32, 1e-12);
+	/* low-latency: the node's own peers over NVLink, the rest by RDMA */
+	CHECK_REL(ll.efa_bytes, tokens * tb * 8 * 24.0 / 32, 1e-12);
+	CHECK_REL(ll.nvlink_bytes, tokens * tb * 8 * 7.0 / 32, 1e-12);
+	CHECK_REL(ll.fixed_s, 31 * cal->ep_proxy_peer_s, 1e-12); /* no host sync */
 	CHECK_REL(a2a.efa_bytes, tokens * tb * 8 * 24.0 / 32, 1e-12);
 	CHECK_REL(n.fixed_s, cal->ep_proxy_call_s + 31 * cal->ep_proxy_peer_s, 1e-12);
 	CHECK(strstr(n.algorithm, "cpu-proxy") != NULL);
@@ -148,6 +151,63 @@ static void test_dispatch(void)
 	CHECK(moe_low_latency_batch(128) && moe_low_latency_batch(MOE_LL_MAX_DISPATCH_TOKENS_PER_RANK));
 	CHECK(!moe_low_latency_batch(4096) && !moe_low_latency_batch(0));
 	CHECK(moe_backend_of_name("nope") == -1);
+	{
+		/* EFA-GDA: the proxy's writes without its per-peer work; only
+		 * where the EFA has the hardware completion counter */
+		struct moe_call g;
+		struct coll_flows fl;
+		struct cluster p5 = cluster_of("p5.48xlarge", 4);
+		struct net_span s5 = net_span_of(&p5, 32, 1);
+		double t = moe_dispatch_time(cal, &s, MOE_BACKEND_EFA_GDA, tokens, tb, 8, false, &g);
+
+		CHECK(s.efa_gda && !s5.efa_gda);
+		CHECK_REL(g.efa_bytes, n.efa_bytes, 1e-12);
+		CHECK_REL(g.fixed_s, cal->ep_proxy_call_s + cal->awsefa_step_alpha_s, 1e-12);
+		CHECK(t < n.time_s);
+		CHECK_REL(moe_dispatch_flows(cal, &s, MOE_BACKEND_EFA_GDA, tokens, tb, 8, false, &fl), t, 1e-12);
+		CHECK(isinf(moe_dispatch_time(cal, &s5, MOE_BACKEND_EFA_GDA, tokens, tb, 8, false, &g)));
+		CHECK(strstr(g.algorithm, "unavailable") != NULL);
+		CHECK(moe_backend_of_name("efa-gda") == MOE_BACKEND_EFA_GDA);
+	}
+	{
+		/* routing: the scenario's factor, else the profile's; a capacity
+		 * factor caps it; a dense model is balanced */
+		struct layout lay;
+		struct calibration k = *cal;
+
+		memset(&lay, 0, sizeof(lay));
+		k.moe_router_imbalance = 1.3;
+		CHECK_REL(moe_routing_imbalance(&lay, &k, 8), 1.3, 1e-12);
+		lay.moe_routing_imbalance = 1.0;
+		CHECK_REL(moe_routing_imbalance(&lay, &k, 8), 1.0, 1e-12);
+		lay.moe_routing_imbalance = 1.6;
+		lay.moe_capacity_factor = 1.25;
+		CHECK_REL(moe_routing_imbalance(&lay, &k, 8), 1.25, 1e-12);
+		lay.moe_capacity_factor = 0.5; /* below the mean: nothing above it */
+		CHECK_REL(moe_routing_imbalance(&lay, &k, 8), 1.0, 1e-12);
+		CHECK_REL(moe_routing_imbalance(&lay, &k, 0), 1.0, 1e-12);
+	}
+	{
+		/* NCCL's own tuner picks the all-gather protocol on EFA: LL
+		 * below its bandwidth cap, LL128 beyond, Simple at the largest
+		 * sizes of 2 nodes, where its Simple latency is paid once */
+		struct cluster p2 = cluster_of("p5.48xlarge", 2), p32 = cluster_of("p5.48xlarge", 32);
+		struct net_span a = net_span_of(&p2, 16, 1), b = net_span_of(&p32, 256, 1);
+		const struct calibration *h = catalog_calibration(&cat, "hopper-default");
+		struct coll_choice ch;
+
+		CHECK(h != NULL);
+		if (h) {
+			coll_time(h, &a, COLL_ALL_GATHER, 65536.0, &ch);
+			CHECK(strcmp(ch.algorithm, "ring/ll") == 0 && strcmp(ch.selected_by, "nccl tuner model") == 0);
+			coll_time(h, &a, COLL_ALL_GATHER, 33554432.0, &ch);
+			CHECK(strcmp(ch.algorithm, "ring/ll128") == 0);
+			coll_time(h, &a, COLL_ALL_GATHER, 2147483648.0, &ch);
+			CHECK(strcmp(ch.algorithm, "ring/simple") == 0);
+			coll_time(h, &b, COLL_ALL_GATHER, 1073741824.0, &ch);
+			CHECK(strcmp(ch.algorithm, "ring/ll128") == 0);
+		}
+	}
 }
 
 /* The shipped curves load; what cannot be expressed says why. */

@@ -1,0 +1,1 @@
+collective all_reduce --instance p5.48xlarge --nodes 4 --tuner nvidia

@@ -21,6 +21,13 @@ struct gpu_spec {
 	double peak_bf16_flops;
 	double peak_fp8_flops;          /* 0 = not supported */
 	double peak_fp4_flops;          /* 0 = not supported */
+	/* the part's measured maximum achievable matmul rate (mamf-finder's
+	 * best shape), FLOP/s; 0 = not measured: the family profile's
+	 * gemm_eta_max_* of the peak.  Sustained clock under the power cap
+	 * of this part (GB200 at 72.9 % of its BF16 peak, B200 at 77.6 %). */
+	double achievable_bf16_flops;
+	double achievable_fp8_flops;
+	char achievable_source[SC_SOURCE_MAX];
 	double hbm_bytes;               /* total, as nvidia-smi reports it (MiB x 2^20) */
 	double driver_reserved_bytes;   /* of hbm_bytes, kept by the driver (nvidia-smi -q "Reserved") */
 	char hbm_source[SC_SOURCE_MAX]; /* where both come from */

@@ -124,12 +124,29 @@ static void roofline_add(double compute_s, double memory_s, double kernels,
 	acc->launch_s += kernels * cal->kernel_overhead_s;
 }
 
+double gpu_gemm_plateau(const struct gpu_spec *gpu, const struct calibration *cal,
+			enum gpu_dtype dtype)
+{
+	double peak = gpu_peak_flops(gpu, dtype);
+	double got = dtype == GPU_DTYPE_BF16 ? gpu->achievable_bf16_flops
+		     : dtype == GPU_DTYPE_FP8 ? gpu->achievable_fp8_flops : 0;
+
+	/* a plateau fitted to GEMM measurements (calibrate fit on the user's
+	 * own part) wins over the published microbenchmark of the part, which
+	 * wins over the family's assumed one */
+	if (calib_is_fitted(cal, dtype == GPU_DTYPE_BF16 ? CALIB_gemm_eta_max_bf16 : CALIB_gemm_eta_max_fp8))
+		return eta_max(cal, dtype);
+	return got > 0 && peak > 0 ? got / peak : eta_max(cal, dtype);
+}
+
 void gpu_gemm_time(const struct gpu_spec *gpu, const struct calibration *cal,
 		   enum gpu_dtype dtype, double m, double n, double k,
 		   double count, struct gpu_time *acc)
 {
 	double peak = gpu_peak_flops(gpu, dtype);
-	double eta = gpu_gemm_eta(cal, dtype, m, n, k);
+	/* the shape factors of the family's curve on this part's plateau */
+	double eta = gpu_gemm_eta(cal, dtype, m, n, k) / eta_max(cal, dtype) *
+		     gpu_gemm_plateau(gpu, cal, dtype);
 	double eb = gpu_dtype_bytes(dtype);
 	double flops, bytes, tc, tm;
 
@@ -155,6 +172,23 @@ void gpu_attention_time(const struct gpu_spec *gpu,
 	if (flops <= 0 && bytes <= 0)
 		return;
 	roofline_add(tc, tm, 1.0, cal, acc);
+}
+
+/* Why d / (d + h): a flash-attention tile does 2 x block_q x block_k x d
+ * FLOPs of MMA per score block for both matmuls, but its softmax (exp,
+ * max, rescale) costs the same per score whatever d, and runs on the
+ * special-function units beside the tensor cores: the MMA share of the
+ * tile's time grows with d.  FlashAttention-3 forward BF16 on H100
+ * (Shah et al. 2024, fig. 5, read off approximately, 16k tokens, no
+ * causal mask): about 497, 648 and 756 TFLOP/s at head dimension 64, 128
+ * and 256, which this form reproduces within 3 % with h about 56. */
+double gpu_attention_head_factor(const struct calibration *cal, double d)
+{
+	double h = cal->attn_half_head_dim;
+
+	if (!(d > 0) || !(h > 0))
+		return 1.0;
+	return (d / (d + h)) / (128.0 / (128.0 + h));
 }
 
 void gpu_memory_time(const struct gpu_spec *gpu, const struct calibration *cal,

@@ -64,6 +64,15 @@ double gpu_precision_peak_flops(const struct gpu_spec *gpu,
 
 /* Fraction of the dtype's dense peak that a GEMM of shape (m, n, k) reaches:
  * eta_max(dtype) * f(m) * f(n) * f(k), f(d) = d / (d + gemm_half_dim). */
+/* The plateau of a large GEMM on this part, as a fraction of its dense
+ * peak: its measured maximum achievable rate (gpu_spec achievable_*,
+ * catalogue facts of the part: sustained clock under its power cap) where
+ * the catalogue has one and the profile's gemm_eta_max_* was not itself
+ * fitted to GEMM measurements (calibrate fit), else gemm_eta_max_*.
+ * gpu_gemm_time() runs the shape factors of gpu_gemm_eta() on it. */
+double gpu_gemm_plateau(const struct gpu_spec *gpu, const struct calibration *cal,
+			enum gpu_dtype dtype);
+
 double gpu_gemm_eta(const struct calibration *cal, enum gpu_dtype dtype,
 		    double m, double n, double k);
 
@@ -79,6 +88,12 @@ void gpu_gemm_time(const struct gpu_spec *gpu, const struct calibration *cal,
 void gpu_attention_time(const struct gpu_spec *gpu,
 			const struct calibration *cal, double eta, double flops,
 			double bytes, struct gpu_time *acc);
+
+/* Flash-attention efficiency at head dimension d relative to head
+ * dimension 128 (where attn_eta and attn_eta_portable are given):
+ * (d / (d + h)) / (128 / (128 + h)), h = attn_half_head_dim.  1 when d
+ * <= 0 (unknown). */
+double gpu_attention_head_factor(const struct calibration *cal, double d);
 
 /* Time of `kernels` memory-bound kernels moving bytes in total through HBM,
  * added into *acc. */

@@ -305,6 +305,7 @@ static void build_attention(struct tf_layer *l, const struct dims *d,
 				2.0 * x->b * x->s * kv_heads * (d->d_qk + d->d_v) +
 				4.0 * T * x->a_l;
 		l->cp_kv_bytes = 2.0 * T * kv_heads * (d->d_qk + d->d_v);
+		l->attn_head_dim = 0.5 * (d->d_qk + d->d_v);
 	}
 	add_gemm(l, "proj", T, h, x->a_l * d->d_v, 1, false, false, true);
 	add_casts(l, x, T * x->a_l * d->d_v);

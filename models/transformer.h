@@ -45,6 +45,7 @@ struct tf_layer {
 	struct tf_memop memop[TF_MAX_MEMOPS];
 	double attn_flops;        /* flash-attention core, causal, local */
 	double attn_bytes;        /* its HBM traffic */
+	double attn_head_dim;     /* mean head dimension of its two matmuls, (d_qk + d_v) / 2 */
 	double gemm_flops;        /* sum of 2 m n k count */
 	/* communication, forward, per layer per micro-batch */
 	/* Megatron's conjugate TP operators (Shoeybi et al. 2019): an "f"

@@ -69,6 +69,7 @@ enum sc_status fit_gemm(const struct cal_measurements *m, const struct cluster *
 	bool have[3] = { false, false, false };
 	int params[4], np = 0, n = 0;
 	struct gctx c;
+	struct gpu_spec part;
 	struct fit_problem prob;
 	enum sc_status st;
 	struct cal_fit_curve *cv = NULL;
@@ -109,7 +110,13 @@ enum sc_status fit_gemm(const struct cal_measurements *m, const struct cluster *
 		params[np++] = CALIB_gemm_eta_max_fp4;
 	if (n >= 3)
 		params[np++] = CALIB_gemm_half_dim;
-	c.gpu = &cl->gpu;
+	/* the sweep measures this part's plateau: the catalogue's published
+	 * achievable rate (gpu_gemm_plateau) must not stand in for the
+	 * gemm_eta_max_* being fitted */
+	part = cl->gpu;
+	part.achievable_bf16_flops = 0;
+	part.achievable_fp8_flops = 0;
+	c.gpu = &part;
 	c.pts = pts;
 	c.dt = dt;
 	c.n = n;

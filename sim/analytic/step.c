@@ -196,8 +196,14 @@ static void time_kind(const struct ctx *x, const struct tf_layer *L,
 		/* flash-attention backward recomputes the scores and does five
 		 * matmuls to the forward's two (Dao 2023, FlashAttention-2,
 		 * section 3.2): attn_bwd_flops_ratio x the forward's work */
+		/* the fused kernels (cuDNN, FlashAttention-3 class) lose with a
+		 * small head dimension (gpu_attention_head_factor); the portable
+		 * mma.sync kernels are flatter (FlashAttention-2 on H100 about
+		 * 0.88 at head dimension 64 of its rate at 128, Shah et al. 2024
+		 * fig. 5) and keep their one fitted efficiency */
 		double eta = x->sc->training.attention_kernel == ATTN_KERNEL_PORTABLE
-				     ? cal->attn_eta_portable : cal->attn_eta;
+				     ? cal->attn_eta_portable
+				     : cal->attn_eta * gpu_attention_head_factor(cal, L->attn_head_dim);
 
 		gpu_attention_time(x->gpu, cal, eta, L->attn_flops, L->attn_bytes, &attn);
 		gpu_attention_time(x->gpu, cal, eta, L->attn_flops * cal->attn_bwd_flops_ratio,

@@ -50,6 +50,9 @@ const struct cfg_field cfg_gpu_fields[] = {
 	CFG_F_NUM(struct gpu_spec, peak_bf16_flops, REQ | POS, "dense BF16 tensor-core peak, FLOP/s"),
 	CFG_F_NUM(struct gpu_spec, peak_fp8_flops, OPT_POS, "dense FP8 tensor-core peak, FLOP/s (absent: no FP8)"),
 	CFG_F_NUM(struct gpu_spec, peak_fp4_flops, OPT_POS, "dense FP4 tensor-core peak, FLOP/s (absent: no FP4)"),
+	CFG_F_NUM(struct gpu_spec, achievable_bf16_flops, OPT_POS, "measured maximum achievable BF16 matmul rate of this part, FLOP/s (absent: the profile's gemm_eta_max_bf16 of the peak)"),
+	CFG_F_NUM(struct gpu_spec, achievable_fp8_flops, OPT_POS, "measured maximum achievable FP8 matmul rate of this part, FLOP/s (absent: the profile's gemm_eta_max_fp8 of the peak)"),
+	CFG_F_STR(struct gpu_spec, achievable_source, 0, "where the achievable matmul rates come from"),
 	CFG_F_NUM(struct gpu_spec, hbm_bytes, REQ | POS, "HBM capacity as nvidia-smi reports it (memory.total MiB x 2^20), bytes"),
 	CFG_F_NUM(struct gpu_spec, driver_reserved_bytes, CFG_NONNEG, "of hbm_bytes, what the driver keeps (nvidia-smi -q FB Memory Usage Reserved), bytes"),
 	CFG_F_STR(struct gpu_spec, hbm_source, 0, "where hbm_bytes and driver_reserved_bytes come from"),
@@ -790,6 +793,19 @@ static enum sc_status read_gpu(struct cfg_reader *rd, const cJSON *o, void *d, c
 		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
 				    "FP8 peak (%g) is below the BF16 peak (%g)",
 				    g->peak_fp8_flops, g->peak_bf16_flops);
+	}
+	{
+		static const char *const key[] = { "achievable_bf16_flops", "achievable_fp8_flops" };
+		const double got[] = { g->achievable_bf16_flops, g->achievable_fp8_flops };
+		const double peak[] = { g->peak_bf16_flops, g->peak_fp8_flops };
+
+		for (int i = 0; i < 2; i++)
+			if (got[i] > 0 && !(got[i] <= peak[i])) {
+				char where[SC_ERROR_PTR_MAX];
+				cfg_pointer_key(where, sizeof(where), p, key[i]);
+				return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+						    "achievable rate (%g) is above the peak (%g)", got[i], peak[i]);
+			}
 	}
 	return SC_OK;
 }

@@ -14,6 +14,61 @@
 bool val_band_of_log_ratios(const double *x, const int *grp, int n, int n_groups_max,
 			    struct model_regime_band *b)
 {
+	return val_band_of_log_ratios_prior(x, grp, n, n_groups_max, -1, b);
+}
+
+/* A regime's own groups estimate its between-group variance with
+ * groups - 1 degrees of freedom: none with one group, one with two, where
+ * a band left one source out then sees no shift at all and covers the
+ * next source by chance (the nested coverage of short-step and
+ * multi-node-dense bands, README "Uncertainty").  The family's pooled
+ * between-group variance (all its regimes) is the prior, worth
+ * VAL_BAND_PRIOR_GROUPS groups: a source shifts the way the family's
+ * sources do until the regime's own groups say otherwise (empirical Bayes
+ * shrinkage of a variance, Gelman et al., Bayesian Data Analysis, 3rd ed.,
+ * section 5.4: an inverse-chi-square prior with nu_0 degrees of freedom
+ * adds nu_0 pseudo-observations of the prior scale). */
+#define VAL_BAND_PRIOR_GROUPS 2.0
+
+/* Between-group variance of the group means of x (one-way random
+ * effects, groups - 1 denominator); the number of groups in *groups_out. */
+static double between_var(const double *x, const int *grp, int n, int n_groups_max, int *groups_out)
+{
+	double *sum = calloc((size_t)n_groups_max + 1, sizeof(double));
+	int *cnt = calloc((size_t)n_groups_max + 1, sizeof(int));
+	double mb = 0, vb = 0;
+	int groups = 0;
+
+	*groups_out = 0;
+	if (!sum || !cnt || n <= 0) {
+		free(sum);
+		free(cnt);
+		return 0;
+	}
+	for (int i = 0; i < n; i++) {
+		sum[grp[i]] += x[i];
+		cnt[grp[i]]++;
+	}
+	for (int g = 0; g < n_groups_max; g++)
+		if (cnt[g]) {
+			groups++;
+			mb += sum[g] / cnt[g];
+		}
+	mb /= groups;
+	for (int g = 0; g < n_groups_max; g++)
+		if (cnt[g]) {
+			double d = sum[g] / cnt[g] - mb;
+			vb += d * d;
+		}
+	free(sum);
+	free(cnt);
+	*groups_out = groups;
+	return groups > 1 ? vb / (groups - 1) : 0;
+}
+
+bool val_band_of_log_ratios_prior(const double *x, const int *grp, int n, int n_groups_max,
+				  double vb_prior, struct model_regime_band *b)
+{
 	double *sum = calloc((size_t)n_groups_max + 1, sizeof(double));
 	int *cnt = calloc((size_t)n_groups_max + 1, sizeof(int));
 	double c = 0, ww = 0, mb = 0, vb = 0, sigma;
@@ -47,6 +102,9 @@ bool val_band_of_log_ratios(const double *x, const int *grp, int n, int n_groups
 			vb += d * d;
 		}
 	vb = groups > 1 ? vb / (groups - 1) : 0;
+	if (vb_prior >= 0)
+		vb = ((groups - 1) * vb + VAL_BAND_PRIOR_GROUPS * vb_prior) /
+		     (groups - 1 + VAL_BAND_PRIOR_GROUPS);
 	sigma = sqrt(ww + vb);
 	b->present = true;
 	b->cases = n;
@@ -94,6 +152,26 @@ static int residuals(const struct val_set *set, const unsigned *reg, const int *
 	return n;
 }
 
+/* The prior of every regime's between-group variance: that of the
+ * family's usable cases of all regimes, source group `skip` left out
+ * (NULL: none), so that a nested band knows nothing of the case's own
+ * source.  x and grp are scratch of n_cases entries. */
+static double pooled_between_var(const struct val_set *set, const unsigned *reg, const int *gidx,
+				 int n_groups, const char *skip, double *x, int *grp)
+{
+	int n = 0, groups;
+
+	for (int i = 0; i < set->n_cases; i++) {
+		const struct val_case *vc = &set->cases[i];
+
+		if (!reg[i] || (skip && strcmp(vc->source_group, skip) == 0))
+			continue;
+		x[n] = log(vc->measured_step_s / vc->oos_predicted_step_s);
+		grp[n++] = gidx[i];
+	}
+	return between_var(x, grp, n, n_groups, &groups);
+}
+
 void val_regime_bands(const struct val_set *set, const char *family, struct val_regime_stats *out)
 {
 	size_t n = (size_t)set->n_cases + 1;
@@ -126,9 +204,10 @@ void val_regime_bands(const struct val_set *set, const char *family, struct val_
 	}
 	for (int r = 0; r < REGIME_COUNT; r++) {
 		struct model_regime_band *b = &out->band[r];
+		double vp = pooled_between_var(set, reg, gidx, n_groups, NULL, x, grp);
 		int m = residuals(set, reg, gidx, r, NULL, x, grp), checked = 0, inside = 0;
 
-		if (!val_band_of_log_ratios(x, grp, m, n_groups, b))
+		if (!val_band_of_log_ratios_prior(x, grp, m, n_groups, vp, b))
 			continue;
 		/* nested: each case against the band of the other groups */
 		for (int i = 0; i < set->n_cases; i++) {
@@ -138,9 +217,10 @@ void val_regime_bands(const struct val_set *set, const char *family, struct val_
 
 			if (!(reg[i] & (1u << r)))
 				continue;
+			vp = pooled_between_var(set, reg, gidx, n_groups, vc->source_group, x, grp);
 			m = residuals(set, reg, gidx, r, vc->source_group, x, grp);
 			memset(&nb, 0, sizeof(nb));
-			if (!val_band_of_log_ratios(x, grp, m, n_groups, &nb))
+			if (!val_band_of_log_ratios_prior(x, grp, m, n_groups, vp, &nb))
 				continue;
 			v = vc->measured_step_s / vc->oos_predicted_step_s;
 			checked++;

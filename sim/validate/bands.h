@@ -58,6 +58,12 @@ cJSON *val_regime_bands_json(const struct val_set *set, const struct val_regime_
 bool val_band_of_log_ratios(const double *x, const int *grp, int n, int n_groups_max,
 			    struct model_regime_band *b);
 
+/* The same with a prior between-group variance vb_prior (< 0: none), worth
+ * VAL_BAND_PRIOR_GROUPS groups against the groups - 1 degrees of freedom
+ * of x's own (bands.c says why). */
+bool val_band_of_log_ratios_prior(const double *x, const int *grp, int n, int n_groups_max,
+				  double vb_prior, struct model_regime_band *b);
+
 /* The training and the serving validation each write their own regimes
  * into one bands file: copy into doc's "regimes" the entries of the file
  * at path whose names start with prefix (matching) or do not (!matching;

@@ -353,6 +353,47 @@ static void test_speed(void)
 	CHECK(acc > 0);
 }
 
+/* Fused attention at a smaller head dimension (models/gpu.c
+ * gpu_attention_head_factor) and the GEMM plateau of a part with a
+ * measured achievable rate (gpu_gemm_plateau). */
+static void test_attention_head_and_plateau(void)
+{
+	struct calibration k = hopper_cal();
+	struct gpu_spec g;
+
+	/* no half dimension: no dependence */
+	CHECK(gpu_attention_head_factor(&k, 64) == 1.0);
+	k.attn_half_head_dim = 56;
+	CHECK_REL(gpu_attention_head_factor(&k, 128), 1.0, 1e-12);
+	/* (64 / 120) / (128 / 184) = 0.7667: FlashAttention-3's 497 of 648 */
+	CHECK_REL(gpu_attention_head_factor(&k, 64), (64.0 / 120.0) / (128.0 / 184.0), 1e-12);
+	CHECK(gpu_attention_head_factor(&k, 256) > 1.15 && gpu_attention_head_factor(&k, 256) < 1.2);
+	CHECK(gpu_attention_head_factor(&k, 0) == 1.0);
+
+	memset(&g, 0, sizeof(g));
+	g.peak_bf16_flops = 2.5e15;
+	g.peak_fp8_flops = 5e15;
+	g.hbm_GBps = 8000;
+	/* not measured: the profile's plateau */
+	CHECK(gpu_gemm_plateau(&g, &k, GPU_DTYPE_BF16) == k.gemm_eta_max_bf16);
+	/* measured (mamf-finder on GB200): the part's */
+	g.achievable_bf16_flops = 1822e12;
+	CHECK_REL(gpu_gemm_plateau(&g, &k, GPU_DTYPE_BF16), 0.7288, 1e-12);
+	CHECK(gpu_gemm_plateau(&g, &k, GPU_DTYPE_FP8) == k.gemm_eta_max_fp8);
+	/* a profile whose plateau was fitted to GEMM sweeps keeps its own */
+	strcpy(k.source[CALIB_gemm_eta_max_bf16], "fitted by stepcast calibrate fit to a sweep");
+	CHECK(gpu_gemm_plateau(&g, &k, GPU_DTYPE_BF16) == k.gemm_eta_max_bf16);
+	/* and the GEMM time follows the plateau */
+	{
+		struct gpu_time t1 = { 0, 0, 0 }, t2 = { 0, 0, 0 };
+
+		gpu_gemm_time(&g, &k, GPU_DTYPE_BF16, 8192, 8192, 8192, 1, &t1);
+		k.source[CALIB_gemm_eta_max_bf16][0] = '\0';
+		gpu_gemm_time(&g, &k, GPU_DTYPE_BF16, 8192, 8192, 8192, 1, &t2);
+		CHECK_REL(t2.compute_s / t1.compute_s, k.gemm_eta_max_bf16 / 0.7288, 1e-9);
+	}
+}
+
 int main(void)
 {
 	RUN(test_llama70b);
@@ -361,5 +402,6 @@ int main(void)
 	RUN(test_deepseek);
 	RUN(test_names);
 	RUN(test_speed);
+	RUN(test_attention_head_and_plateau);
 	return sc_test_summary();
 }

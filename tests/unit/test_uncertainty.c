@@ -4,6 +4,7 @@
 
 #include "models/uncertainty.h"
 #include "sim/config/catalog_load.h"
+#include "sim/validate/bands.h"
 #include "sim/validate/validate.h"
 
 static const double PI = 3.14159265358979323846;
@@ -170,6 +171,40 @@ static void test_band_covers_validation(void)
 	catalog_free(&cat);
 }
 
+/* A regime band with one source group has no between-group spread of its
+ * own: the family's pooled one (the prior) widens it; with many groups
+ * the regime's own spread dominates (sim/validate/bands.c). */
+static void test_band_group_prior(void)
+{
+	double x[12];
+	int g[12];
+	struct model_regime_band a, b, c, d;
+
+	for (int i = 0; i < 12; i++) {
+		x[i] = 0.01 * (i % 3 - 1);   /* within-group scatter +-1 % */
+		g[i] = 0;
+	}
+	CHECK(val_band_of_log_ratios(x, g, 12, 4, &a));
+	CHECK(val_band_of_log_ratios_prior(x, g, 12, 4, 0.0, &b));
+	CHECK(val_band_of_log_ratios_prior(x, g, 12, 4, 0.04, &c));
+	/* no prior and a zero prior: the band of the group's own scatter */
+	CHECK_REL(a.p90, b.p90, 1e-12);
+	/* one group: its own variance has no degree of freedom, the prior's
+	 * 0.04 (sigma 0.2) is all: P90 / P50 = exp(1.2816 sqrt(0.04 + ww)) */
+	CHECK(c.p90 / c.p50 > 1.25 && c.p90 / c.p50 < 1.30);
+	CHECK(c.p10 < a.p10 && c.p90 > a.p90);
+	/* four groups shifted by -+10 %: the regime's own spread (var 0.0133)
+	 * outweighs a small prior, 3 degrees of freedom against 2 */
+	for (int i = 0; i < 12; i++) {
+		g[i] = i % 4;
+		x[i] = 0.1 * (g[i] < 2 ? -1 : 1) + 0.01 * (i % 3 - 1);
+	}
+	CHECK(val_band_of_log_ratios_prior(x, g, 12, 4, 0.0, &d));
+	CHECK(val_band_of_log_ratios(x, g, 12, 4, &a));
+	CHECK(d.p90 < a.p90);   /* a zero prior pulls the spread down, not to zero */
+	CHECK(d.p90 / d.p50 > 1.05);
+}
+
 int main(void)
 {
 	RUN(test_from_mape);
@@ -178,5 +213,6 @@ int main(void)
 	RUN(test_ties);
 	RUN(test_order);
 	RUN(test_band_covers_validation);
+	RUN(test_band_group_prior);
 	return sc_test_summary();
 }

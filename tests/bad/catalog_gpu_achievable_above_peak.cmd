@@ -1,0 +1,1 @@
+catalog --config-dir @TMP@/cfg

@@ -793,6 +793,24 @@ static void stage_content_of(const struct scenario *sc, const struct step_prep *
 	}
 }
 
+/* Activation bytes one micro-batch keeps through what a pipeline piece c
+ * holds: its layers' stored activations, the embedding's output (sbh_rep
+ * elements) on the first, the MTP layers on the last (their logits are
+ * held apart, once). */
+static double stage_act_bytes(const struct scenario *sc, const struct step_prep *p,
+			      const struct stage_content *c, double sbh_rep)
+{
+	const struct model_arch *m = &sc->model;
+	double act = c->dense * p->act_dense.stored_bytes + c->moe * p->act_moe.stored_bytes;
+
+	if (c->first)
+		act += 2.0 * sbh_rep;
+	if (c->last)
+		act += m->mtp_layers * (p->ops.mtp_layer_is_moe ? p->act_moe.stored_bytes
+								  : p->act_dense.stored_bytes);
+	return act;
+}
+
 /* Memory of the first and the last pipeline stage (models/memory), the
  * worse one reported.  Computed before the step time, so that a search can
  * stop when the layout does not fit. */
@@ -812,41 +830,74 @@ static void stage_memory(const struct scenario *sc, const struct step_prep *p,
 	double unit = fmax(ops->dense.params_dense_local,
 			   model_is_moe(m) ? ops->moe.params_dense_local + ops->moe.params_expert_local
 					   : 0.0);
-	int worst = 0;
+	int worst = 0, rank1 = pp - 1;
+	bool dualpipe = sc->layout.schedule == SCHED_DUALPIPE && pp > 1;
+	/* the ranks to look at: the first and the last stage, where 1F1B-like
+	 * schedules keep the most (the first: the most micro-batches in
+	 * flight; the last: the loss); DualPipe's end ranks hold both ends,
+	 * its middle ranks as many micro-batches and more layers, so each
+	 * rank of one half (the other mirrors it) */
+	int nranks = dualpipe ? (pp / 2 > 1 ? pp / 2 : 2) : 2;
 
 	unit = fmax(unit, fmax(ops->embed.params_dense_local, ops->logits.params_dense_local));
 	memset(out->mem_stage, 0, sizeof(out->mem_stage));
-	for (int pass = 0; pass < 2; pass++) {
-		int s = pass == 0 ? 0 : pp - 1;
+	for (int pass = 0; pass < nranks; pass++) {
+		int s = pass == 0 ? 0 : dualpipe ? (pp / 2 > 1 ? pass : 1) : pp - 1;
 		struct stage_content c;
 		struct mem_in mi;
-		struct mem_out *mo = &out->mem_stage[pass];
-		double act, extra, logits = 0;
+		struct mem_out tmp, *mo = pass == 0 ? &out->mem_stage[0] : &tmp;
+		double act, extra, logits = 0, inflight, copies;
 
 		if (pass == 1 && pp == 1) {
 			out->mem_stage[1] = out->mem_stage[0];
 			break;
 		}
 		stage_content_of(sc, p, li, s, &c);
-		act = c.dense * a_dense.stored_bytes + c.moe * a_moe.stored_bytes;
+		act = stage_act_bytes(sc, p, &c, sb * m->hidden * rep);
+		inflight = pp > 1 ? sched_inflight(sc->layout.schedule, pp, li->vpp, li->micro_batches, s)
+				  : 1.0;
+		copies = sched_param_copies(sc->layout.schedule);
+		if (sc->layout.schedule == SCHED_DUALPIPE && pp > 1) {
+			/* DualPipe's rank s holds stage s (the direction fed at
+			 * rank 0) and stage pp - 1 - s (the one fed at the last
+			 * rank): deepseek-ai/DualPipe example.py loads
+			 * full_modules[rank] and full_modules[pp - 1 - rank], and
+			 * DeepSeek-V3 (arXiv 2412.19437, section 3.2.3) puts the
+			 * embedding and the output head on the same rank that
+			 * way.  Its activations: each chunk's micro-batches in
+			 * flight, from the rank's op order */
+			struct stage_content c1;
+			double cb[2], pk;
+
+			stage_content_of(sc, p, li, pp - 1 - s, &c1);
+			cb[0] = act;
+			cb[1] = stage_act_bytes(sc, p, &c1, sb * m->hidden * rep);
+			pk = sched_peak_bytes(SCHED_DUALPIPE, pp, li->vpp, li->micro_batches, s, cb);
+			if (pk >= 0) {
+				act = pk;
+				inflight = 1.0;
+				copies = 1.0;
+				c.dense += c1.dense;
+				c.moe += c1.moe;
+				c.first |= c1.first;
+				c.last |= c1.last;
+				c.params_dense += c1.params_dense;
+				c.params_expert += c1.params_expert;
+			}
+		}
 		extra = tr->recompute == RECOMPUTE_FULL
 			? fmax(a_dense.working_bytes, model_is_moe(m) ? a_moe.working_bytes : 0)
 			: 0;
-		if (c.first)
-			act += 2.0 * sb * m->hidden * rep;
-		if (c.last) {
-			/* the loss's logits of one micro-batch, held between the
-			 * last stage's forward and backward (models/memory has
-			 * the bytes per element of each framework); each MTP
-			 * depth computes its own */
+		/* the loss's logits of one micro-batch, held between the last
+		 * stage's forward and backward (models/memory has the bytes per
+		 * element of each framework); each MTP depth computes its own */
+		if (c.last)
 			logits = sb * m->vocab / tp * (1 + m->mtp_layers);
-			act += m->mtp_layers * (ops->mtp_layer_is_moe ? a_moe.stored_bytes
-								  : a_dense.stored_bytes);
-		}
 		mi.framework = tr->framework;
-		/* DualPipe keeps both directions' stages */
-		mi.params_dense = c.params_dense * sched_param_copies(sc->layout.schedule);
-		mi.params_expert = c.params_expert * sched_param_copies(sc->layout.schedule);
+		/* a schedule that keeps both directions' stages without a
+		 * rank-order model keeps two copies */
+		mi.params_dense = c.params_dense * copies;
+		mi.params_expert = c.params_expert * copies;
 		mi.unit_params = unit;
 		mi.dense_shard = li->dense_shard;
 		mi.expert_shard = li->edp;
@@ -859,21 +910,31 @@ static void stage_memory(const struct scenario *sc, const struct step_prep *p,
 		mi.compile = tr->compile;
 		mi.no_lp_weight_cache = tr->no_lp_weight_cache;
 		mi.act_per_microbatch_bytes = act;
-		mi.inflight_microbatches = pp > 1 ? sched_inflight(sc->layout.schedule, pp, li->vpp,
-								  li->micro_batches, s)
-						  : 1.0;
+		mi.inflight_microbatches = inflight;
 		mi.act_extra_bytes = extra;
 		mi.logits_elements = logits;
 		mi.capacity_bytes = cl->gpu.hbm_bytes;
 		mi.driver_reserved_bytes = cl->gpu.driver_reserved_bytes;
 		mem_estimate(&mi, &sc->calibration, mo);
-		if (pass == 1 && mo->total_bytes > out->mem_stage[0].total_bytes)
-			worst = 1;
+		if (pass >= 1 && (pass == 1 || mo->total_bytes > out->mem_stage[1].total_bytes)) {
+			out->mem_stage[1] = *mo;
+			rank1 = s;
+		}
 	}
+	if (pp > 1 && out->mem_stage[1].total_bytes > out->mem_stage[0].total_bytes)
+		worst = 1;
 	{
 		const struct mem_out *w = &out->mem_stage[worst];
 
 		out->mem_worst_stage = worst;
+		if (dualpipe && worst == 0)
+			snprintf(out->mem_where, sizeof(out->mem_where), "first and last pipeline stage");
+		else if (dualpipe)
+			snprintf(out->mem_where, sizeof(out->mem_where), "pipeline rank %d, stages %d and %d",
+				 rank1, rank1, pp - 1 - rank1);
+		else
+			snprintf(out->mem_where, sizeof(out->mem_where), "%s pipeline stage",
+				 worst ? "last" : "first");
 		out->mem_bytes[MEM_WEIGHTS] = w->weights_bytes;
 		out->mem_bytes[MEM_GRADIENTS] = w->gradients_bytes;
 		out->mem_bytes[MEM_OPTIMIZER] = w->optimizer_bytes;

@@ -90,6 +90,7 @@ struct step_result {
 	bool oom;
 	struct mem_out mem_stage[2];        /* first and last pipeline stage (the same when pp = 1) */
 	int mem_worst_stage;                /* which of the two mem_bytes describes */
+	char mem_where[48];                 /* that rank in words ("first pipeline stage") */
 	enum bottleneck bottleneck;
 	double uncertainty_rel;             /* +- fraction (from calibration residuals) */
 	int micro_batches;                  /* per step per pipeline */

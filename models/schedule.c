@@ -550,6 +550,14 @@ double sched_peak_bytes(enum sc_schedule s, int p, int v, int m, int stage,
 
 	if (m <= 0 || !sched_check(s, p, v, m, NULL, 0))
 		return -1;
+	/* DualPipe's steady phase (F0 B1 F1 B0) holds as much after each
+	 * round as before it, so every m past the least (2 p) peaks as that
+	 * one does (checked in tests/unit/test_schedule.c): a search's many
+	 * micro-batches do not make this dearer */
+	if (s == SCHED_DUALPIPE && m > 2 * p) {
+		m = 2 * p;
+		cap = sched_max_ops(s, p, v, m);
+	}
 	ops = malloc(sizeof(*ops) * (size_t)cap);
 	if (!ops)
 		return -1;

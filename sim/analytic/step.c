@@ -868,8 +868,11 @@ static void stage_memory(const struct scenario *sc, const struct step_prep *p,
 			 * flight, from the rank's op order */
 			struct stage_content c1;
 			double cb[2], pk;
+			int pipe, j1;
 
-			stage_content_of(sc, p, li, pp - 1 - s, &c1);
+			/* chunk 1 of rank s: the stage models/schedule places it at */
+			sched_place(SCHED_DUALPIPE, pp, li->vpp, s, 1, &pipe, &j1);
+			stage_content_of(sc, p, li, j1, &c1);
 			cb[0] = act;
 			cb[1] = stage_act_bytes(sc, p, &c1, sb * m->hidden * rep);
 			pk = sched_peak_bytes(SCHED_DUALPIPE, pp, li->vpp, li->micro_batches, s, cb);
@@ -893,6 +896,8 @@ static void stage_memory(const struct scenario *sc, const struct step_prep *p,
 		 * element of each framework); each MTP depth computes its own */
 		if (c.last)
 			logits = sb * m->vocab / tp * (1 + m->mtp_layers);
+		mi.loss_chunks = tr->loss_chunks;
+		mi.loss_hidden_elements = c.last ? sb * m->hidden : 0;
 		mi.framework = tr->framework;
 		/* a schedule that keeps both directions' stages without a
 		 * rank-order model keeps two copies */

@@ -14,6 +14,8 @@
  *     those modules; dropout on unless --attention-dropout and --hidden-dropout
  *     are both 0 (Megatron's defaults are 0.1); flag eager_attention ->
  *     unfused attention;
+ *   notes naming torchtitan's ChunkedLossWrapper -> loss_chunks its
+ *     default (MEM_TORCHTITAN_LOSS_CHUNKS);
  *   measured_rank "last global rank..." -> the last pipeline stage, else
  *     the first (rank 0);
  *   the peak in GiB (peak_memory_GiB); a case without one (the unit is
@@ -192,6 +194,14 @@ static enum sc_status apply_memory_keys(const char *path, const char *where, con
 				at += n;
 			}
 		}
+	}
+	{
+		/* the loss the case names: torchtitan's ChunkedLossWrapper
+		 * (its default chunks, models/memory.h) */
+		const char *notes = string_of(item, "notes");
+
+		if (tr->framework == FW_TORCHTITAN && notes && strstr(notes, "ChunkedLossWrapper"))
+			tr->loss_chunks = MEM_TORCHTITAN_LOSS_CHUNKS;
 	}
 	if (tr->framework == FW_MEGATRON_CORE)
 		tr->dropout = !(arg_zero(args, "--attention-dropout") && arg_zero(args, "--hidden-dropout"));

@@ -151,6 +151,18 @@ static double ep_a2a(const struct ctx *x, double bytes, struct coll_choice *out)
 	return t;
 }
 
+/* Share of a layer's forward rerun in its backward: all of it under full
+ * recompute, 1 / N under torchtitan's layer-selective checkpointing (one
+ * layer in N wrapped whole), none otherwise. */
+static double full_recompute_share(const struct training *tr)
+{
+	if (tr->recompute == RECOMPUTE_FULL)
+		return 1.0;
+	if (tr->recompute == RECOMPUTE_SELECTIVE && tr->recompute_layer_interval > 0)
+		return 1.0 / tr->recompute_layer_interval;
+	return 0.0;
+}
+
 /* TP-style communication of one layer (f and g operators), one direction.
  * With SP: forward f = all-gather, g = reduce-scatter; backward f =
  * reduce-scatter plus the re-all-gather of the saved SP-sharded input for
@@ -261,12 +273,14 @@ static void time_kind(const struct ctx *x, const struct tf_layer *L,
 	/* recompute: full re-runs the whole forward (and its communication)
 	 * before the backward; selective re-runs the attention core
 	 * (Korthikanti et al. 2022, section 5) */
-	if (rc == RECOMPUTE_FULL) {
-		gpu_time_add(&bwd, &fwd, 1.0);
-		gemm_b += gemm_f;
-		tp_b += tp_f;
-		ep_b += ep_f;
-		cp_b += cp_f;
+	if (full_recompute_share(&x->sc->training) > 0) {
+		double f = full_recompute_share(&x->sc->training);
+
+		gpu_time_add(&bwd, &fwd, f);
+		gemm_b += f * gemm_f;
+		tp_b += f * tp_f;
+		ep_b += f * ep_f;
+		cp_b += f * cp_f;
 	} else if (rc == RECOMPUTE_SELECTIVE && L->attn_flops > 0) {
 		gpu_time_add(&bwd, &attn, 1.0);
 		cp_b += cp_f;
@@ -486,6 +500,30 @@ struct stage {
 	double params_dense, params_expert;
 };
 
+/* One layer's activations (models/memory); under layer-selective
+ * checkpointing the mean layer: one in N keeps only its input, the others
+ * everything (torchtitan activation_checkpoint.py, _apply_layer_sac: every
+ * N-th block gets the checkpoint wrapper). */
+static void layer_activations(const struct model_arch *m, struct mem_act_opts *ao,
+			      const struct training *tr, bool moe, struct mem_act *out)
+{
+	double f = full_recompute_share(tr);
+
+	if (tr->recompute == RECOMPUTE_SELECTIVE && tr->recompute_layer_interval > 0) {
+		struct mem_act none, full;
+
+		ao->recompute = RECOMPUTE_NONE;
+		mem_layer_activations(m, ao, moe, &none);
+		ao->recompute = RECOMPUTE_FULL;
+		mem_layer_activations(m, ao, moe, &full);
+		ao->recompute = tr->recompute;
+		out->working_bytes = none.working_bytes;
+		out->stored_bytes = f * full.stored_bytes + (1.0 - f) * none.stored_bytes;
+		return;
+	}
+	mem_layer_activations(m, ao, moe, out);
+}
+
 /* The shape part of a step (see struct step_prep): the op list of one
  * micro-batch on one GPU, each layer kind's time, the model FLOPs and the
  * activations of one layer.  sc has passed validate(). */
@@ -511,6 +549,7 @@ static enum sc_status prepare(const struct scenario *sc, const struct layout_inf
 	p->micro_batch_seqs = tr->micro_batch_seqs;
 	p->precision = tr->precision;
 	p->recompute = tr->recompute;
+	p->recompute_layer_interval = tr->recompute_layer_interval;
 	p->sequence_parallel = lay->sequence_parallel;
 	p->tp_comm_overlap = lay->tp_comm_overlap;
 	p->ep_comm_overlap = lay->ep_comm_overlap;
@@ -570,9 +609,9 @@ static enum sc_status prepare(const struct scenario *sc, const struct layout_inf
 		ao.precision = tr->precision;
 		ao.linear_input_bytes = mem_linear_input_bytes(tr->framework, tr->precision);
 		ao.gated_input_bytes = tr->activation_input_fp8 ? MEM_FP8_TILE_BYTES : 2.0;
-		mem_layer_activations(m, &ao, false, &p->act_dense);
+		layer_activations(m, &ao, tr, false, &p->act_dense);
 		if (model_is_moe(m))
-			mem_layer_activations(m, &ao, true, &p->act_moe);
+			layer_activations(m, &ao, tr, true, &p->act_moe);
 		else
 			p->act_moe = p->act_dense;
 	}
@@ -595,7 +634,8 @@ static bool same_shape(const struct scenario *sc, const struct step_prep *p)
 	return l->tp == p->tp && l->cp == p->cp && l->ep == p->ep &&
 	       (l->etp > 0 ? l->etp : l->tp) == p->etp && t->seq_len == p->seq_len &&
 	       t->micro_batch_seqs == p->micro_batch_seqs && t->precision == p->precision &&
-	       t->recompute == p->recompute && l->sequence_parallel == p->sequence_parallel &&
+	       t->recompute == p->recompute &&
+	       t->recompute_layer_interval == p->recompute_layer_interval && l->sequence_parallel == p->sequence_parallel &&
 	       l->tp_comm_overlap == p->tp_comm_overlap &&
 	       l->ep_comm_overlap == p->ep_comm_overlap && l->moe_dispatcher == p->moe_dispatcher;
 }
@@ -888,7 +928,7 @@ static void stage_memory(const struct scenario *sc, const struct step_prep *p,
 				c.params_expert += c1.params_expert;
 			}
 		}
-		extra = tr->recompute == RECOMPUTE_FULL
+		extra = full_recompute_share(tr) > 0
 			? fmax(a_dense.working_bytes, model_is_moe(m) ? a_moe.working_bytes : 0)
 			: 0;
 		/* the loss's logits of one micro-batch, held between the last
@@ -1218,8 +1258,9 @@ static void rates(const struct scenario *sc, const struct step_prep *p,
 	/* model FLOPs: forward + backward (2x forward), no recompute */
 	out->model_flops_per_step = 3.0 * fl->total * tokens_per_step;
 	out->hardware_flops_per_step = out->model_flops_per_step;
-	if (tr->recompute == RECOMPUTE_FULL)
-		out->hardware_flops_per_step += (fl->layers_gemm + fl->layers_attn +
+	if (full_recompute_share(tr) > 0)
+		out->hardware_flops_per_step += full_recompute_share(tr) *
+						(fl->layers_gemm + fl->layers_attn +
 						 fl->mtp - (m->mtp_layers > 0 ? m->mtp_layers * fl->logits : 0)) *
 						tokens_per_step;
 	else if (tr->recompute == RECOMPUTE_SELECTIVE)

@@ -145,6 +145,7 @@ struct step_prep {
 	int tp, cp, ep, etp, seq_len, micro_batch_seqs;
 	enum sc_precision precision;
 	enum sc_recompute recompute;
+	int recompute_layer_interval;
 	bool sequence_parallel, tp_comm_overlap, ep_comm_overlap;
 	enum sc_moe_dispatcher moe_dispatcher;
 	/* what the rest of the step is computed from */

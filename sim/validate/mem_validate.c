@@ -15,7 +15,9 @@
  *     are both 0 (Megatron's defaults are 0.1); flag eager_attention ->
  *     unfused attention;
  *   notes naming torchtitan's ChunkedLossWrapper -> loss_chunks its
- *     default (MEM_TORCHTITAN_LOSS_CHUNKS);
+ *     default (MEM_TORCHTITAN_LOSS_CHUNKS); notes giving a numeric
+ *     selective_ac_option "N" (torchtitan, recompute selective) ->
+ *     recompute_layer_interval N;
  *   measured_rank "last global rank..." -> the last pipeline stage, else
  *     the first (rank 0);
  *   the peak in GiB (peak_memory_GiB); a case without one (the unit is
@@ -200,8 +202,18 @@ static enum sc_status apply_memory_keys(const char *path, const char *where, con
 		 * (its default chunks, models/memory.h) */
 		const char *notes = string_of(item, "notes");
 
+		const char *ac = notes ? strstr(notes, "selective_ac_option") : NULL;
+
 		if (tr->framework == FW_TORCHTITAN && notes && strstr(notes, "ChunkedLossWrapper"))
 			tr->loss_chunks = MEM_TORCHTITAN_LOSS_CHUNKS;
+		/* torchtitan's layer-selective option: selective_ac_option "N"
+		 * (a number; "op" is the op-level policy) */
+		if (tr->framework == FW_TORCHTITAN && tr->recompute == RECOMPUTE_SELECTIVE && ac) {
+			ac += strlen("selective_ac_option");
+			ac += strspn(ac, " =\\\"");
+			if (*ac >= '1' && *ac <= '9')
+				tr->recompute_layer_interval = atoi(ac);
+		}
 	}
 	if (tr->framework == FW_MEGATRON_CORE)
 		tr->dropout = !(arg_zero(args, "--attention-dropout") && arg_zero(args, "--hidden-dropout"));

@@ -9,7 +9,8 @@
  *   optimizer: Muon is not modelled (not expressed); "bf16 master weights",
  *     "bf16 moments" / "bf16 Adam moments", "bf16 main grads" /
  *     "bf16 gradients" set those dtypes, FP32 otherwise;
- *   framework_args (Megatron): --attention-backend unfused or
+ *   framework_args (Megatron): without --use-distributed-optimizer (nor
+ *     --use-megatron-fsdp) -> ZeRO stage 0; --attention-backend unfused or
  *     --transformer-impl local -> unfused attention; --recompute-modules ->
  *     those modules; dropout on unless --attention-dropout and --hidden-dropout
  *     are both 0 (Megatron's defaults are 0.1); flag eager_attention ->
@@ -215,6 +216,17 @@ static enum sc_status apply_memory_keys(const char *path, const char *where, con
 				tr->recompute_layer_interval = atoi(ac);
 		}
 	}
+	/* Megatron's optimizer is not distributed unless
+	 * --use-distributed-optimizer is given (megatron/training/arguments.py,
+	 * default False): a case whose argument list lacks it (and is not
+	 * Megatron-FSDP) keeps the whole optimizer state, ZeRO stage 0; the
+	 * training cases' fsdp false stands for the recipes' distributed
+	 * optimizer (validate.c), the argument list says what ran */
+	if (tr->framework == FW_MEGATRON_CORE && cJSON_IsObject(args) &&
+	    !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(args, "--use-distributed-optimizer")) &&
+	    !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(args, "--use-megatron-fsdp")) &&
+	    !mc->vc.scenario->layout.fsdp)
+		mc->vc.scenario->layout.zero_stage = 0;
 	if (tr->framework == FW_MEGATRON_CORE)
 		tr->dropout = !(arg_zero(args, "--attention-dropout") && arg_zero(args, "--hidden-dropout"));
 	return SC_OK;

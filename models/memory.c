@@ -312,7 +312,10 @@ void mem_estimate(const struct mem_in *in, const struct calibration *cal,
 		break;
 	}
 	out->buffers_bytes += MEM_WORKSPACE_BYTES +
-			      loss_bytes_per_logit(in->framework, in->compile) * in->logits_elements;
+			      loss_bytes_per_logit(in->framework, in->compile) * in->logits_elements /
+			      (in->loss_chunks > 1 ? in->loss_chunks : 1);
+	if (in->loss_chunks > 1)
+		out->buffers_bytes += MEM_CHUNKED_LOSS_GRAD_BYTES * in->loss_hidden_elements;
 	out->activations_bytes = in->act_per_microbatch_bytes * in->inflight_microbatches +
 				 in->act_extra_bytes;
 	out->allocated_bytes = out->weights_bytes + out->gradients_bytes + out->optimizer_bytes +

@@ -77,6 +77,8 @@ struct mem_in {
 	double inflight_microbatches;    /* from the pipeline schedule */
 	double act_extra_bytes;          /* held once (recompute working set) */
 	double logits_elements;          /* last stage: logits of one micro-batch on this GPU */
+	int loss_chunks;                 /* the loss in chunks (0, 1: all logits at once) */
+	double loss_hidden_elements;     /* last stage: the loss head's input, one micro-batch */
 	double capacity_bytes;           /* GPU HBM, as nvidia-smi reports it */
 	double driver_reserved_bytes;    /* of it, what the driver keeps */
 };
@@ -134,6 +136,14 @@ double mem_linear_input_bytes(enum sc_framework f, enum sc_precision p);
  * about 40 GB reserved against 35.9-36.6 GB allocated: 9-11 %; one value
  * for every framework (all use the same allocator). */
 #define MEM_ALLOCATOR_SLACK 0.10
+
+/* torchtitan's ChunkedLossWrapper (torchtitan/components/loss.py,
+ * ChunkedLossWrapper.Config num_chunks = 8): the loss head and the loss run
+ * on one sequence chunk at a time, forward and backward, so one chunk's
+ * logits are held; the hidden states' gradient is assembled in an FP32
+ * [T, D] buffer (GradAccumulator, dtype torch.float32). */
+#define MEM_TORCHTITAN_LOSS_CHUNKS 8
+#define MEM_CHUNKED_LOSS_GRAD_BYTES 4.0
 
 void mem_estimate(const struct mem_in *in, const struct calibration *cal,
 		  struct mem_out *out);

@@ -140,6 +140,12 @@ struct training {
 				    weight copies cast per GEMM, not kept across micro-batches */
 	bool activation_input_fp8; /* the MLP activation's (SwiGLU) input kept in FP8 with
 				      1 x 128 tile scales (DeepSeek-V3 report 3.3.4) */
+	int recompute_layer_interval; /* with selective: one decoder layer in this many fully
+				    recomputed, the others keep everything (torchtitan's
+				    layer-selective AC, selective_ac_option "N"); 0 = off */
+	int loss_chunks;         /* loss computed in this many sequence chunks, each's logits
+				    and backward before the next (torchtitan ChunkedLossWrapper);
+				    0 or 1 = the full logits at once */
 	double tokens_to_train;  /* 0 = not given */
 };
 

@@ -541,6 +541,40 @@ int sched_order(enum sc_schedule s, int p, int v, int m, int stage, struct sched
 	return sched_get(s)->order(p, v, m, stage, ops);
 }
 
+double sched_peak_bytes(enum sc_schedule s, int p, int v, int m, int stage,
+			const double *chunk_bytes)
+{
+	int cap = sched_max_ops(s, p, v, m), n, C = sched_chunks(s, v);
+	struct sched_op *ops;
+	double held = 0, peak = 0;
+
+	if (m <= 0 || !sched_check(s, p, v, m, NULL, 0))
+		return -1;
+	/* DualPipe's steady phase (F0 B1 F1 B0) holds as much after each
+	 * round as before it, so every m past the least (2 p) peaks as that
+	 * one does (checked in tests/unit/test_schedule.c): a search's many
+	 * micro-batches do not make this dearer */
+	if (s == SCHED_DUALPIPE && m > 2 * p) {
+		m = 2 * p;
+		cap = sched_max_ops(s, p, v, m);
+	}
+	ops = malloc(sizeof(*ops) * (size_t)cap);
+	if (!ops)
+		return -1;
+	n = sched_order(s, p, v, m, stage, ops);
+	for (int i = 0; i < n; i++) {
+		int c = ops[i].chunk >= 0 && ops[i].chunk < C ? ops[i].chunk : 0;
+
+		if (ops[i].kind == SCHED_OP_F)
+			held += chunk_bytes[c];
+		else if (ops[i].kind != SCHED_OP_B)
+			held -= chunk_bytes[c];
+		peak = fmax(peak, held);
+	}
+	free(ops);
+	return n < 0 ? -1 : peak;
+}
+
 /* ---- replay ----------------------------------------------------------------------- */
 
 struct replay {

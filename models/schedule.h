@@ -99,6 +99,15 @@ void sched_step(enum sc_schedule s, const struct sched_in *in,
 double sched_inflight(enum sc_schedule s, int p, int v, int m, int stage);
 double sched_param_copies(enum sc_schedule s);
 
+/* The most activation bytes rank `stage` holds at once under s's op order
+ * when one micro-batch through chunk c keeps chunk_bytes[c]
+ * (sched_chunks() entries): held from its F until its W or whole backward,
+ * the replay's rule.  For ranks whose chunks differ (DualPipe's rank holds
+ * stage r and stage p - 1 - r).  Returns -1 when the order cannot be
+ * built (no memory, or m not valid for s). */
+double sched_peak_bytes(enum sc_schedule s, int p, int v, int m, int stage,
+			const double *chunk_bytes);
+
 /* How much shorter than the closed form (sched_step) the exact replay of s
  * can be, as a fraction of the step: 0 for equal chunks; with unequal
  * chunks the closed forms' fill and drain are approximations.  Measured

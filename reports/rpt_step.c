@@ -95,8 +95,8 @@ void rpt_step_text(FILE *out, const struct scenario *sc, const struct step_resul
 				r->part_s[i], r->step_time_s > 0 ? 100 * r->part_s[i] / r->step_time_s : 0);
 	fprintf(out, "  %-16s %10.4f\n\n", "total", r->step_time_s);
 
-	fprintf(out, "memory per GPU        GiB   (%s pipeline stage, %s)\n",
-		r->mem_worst_stage ? "last" : "first", framework_name(sc->training.framework));
+	fprintf(out, "memory per GPU        GiB   (%s, %s)\n",
+		r->mem_where, framework_name(sc->training.framework));
 	for (int i = 0; i < MEM_COUNT; i++)
 		fprintf(out, "  %-16s %8.2f\n", mem_part_name((enum mem_part)i), r->mem_bytes[i] / GiB);
 	fprintf(out, "  %-16s %8.2f of %.2f  %s\n", "total", r->mem_total_bytes / GiB,

@@ -131,6 +131,18 @@ static double ep_a2a(const struct ctx *x, double bytes, struct coll_choice *out)
 	return t;
 }
 
+/* Share of a layer's forward rerun in its backward: all of it under full
+ * recompute, 1 / N under torchtitan's layer-selective checkpointing (one
+ * layer in N wrapped whole), none otherwise. */
+static double full_recompute_share(const struct training *tr)
+{
+	if (tr->recompute == RECOMPUTE_FULL)
+		return 1.0;
+	if (tr->recompute == RECOMPUTE_SELECTIVE && tr->recompute_layer_interval > 0)
+		return 1.0 / tr->recompute_layer_interval;
+	return 0.0;
+}
+
 /* TP-style communication of one layer (f and g operators), one direction.
  * With SP: forward f = all-gather, g = reduce-scatter; backward f =
  * reduce-scatter plus the re-all-gather of the saved SP-sharded input for
@@ -247,12 +259,14 @@ static void time_kind(const struct ctx *x, const struct tf_layer *L,
 	/* recompute: full re-runs the whole forward (and its communication)
 	 * before the backward; selective re-runs the attention core
 	 * (Korthikanti et al. 2022, section 5) */
-	if (rc == RECOMPUTE_FULL) {
-		gpu_time_add(&bwd, &fwd, 1.0);
-		gemm_b += gemm_f;
-		tp_b += tp_f;
-		ep_b += ep_f;
-		cp_b += cp_f;
+	if (full_recompute_share(&x->sc->training) > 0) {
+		double f = full_recompute_share(&x->sc->training);
+
+		gpu_time_add(&bwd, &fwd, f);
+		gemm_b += f * gemm_f;
+		tp_b += f * tp_f;
+		ep_b += f * ep_f;
+		cp_b += f * cp_f;
 	} else if (rc == RECOMPUTE_SELECTIVE && L->attn_flops > 0) {
 		gpu_time_add(&bwd, &attn, 1.0);
 		cp_b += cp_f;
@@ -472,6 +486,30 @@ struct stage {
 	double params_dense, params_expert;
 };
 
+/* One layer's activations (models/memory); under layer-selective
+ * checkpointing the mean layer: one in N keeps only its input, the others
+ * everything (torchtitan activation_checkpoint.py, _apply_layer_sac: every
+ * N-th block gets the checkpoint wrapper). */
+static void layer_activations(const struct model_arch *m, struct mem_act_opts *ao,
+			      const struct training *tr, bool moe, struct mem_act *out)
+{
+	double f = full_recompute_share(tr);
+
+	if (tr->recompute == RECOMPUTE_SELECTIVE && tr->recompute_layer_interval > 0) {
+		struct mem_act none, full;
+
+		ao->recompute = RECOMPUTE_NONE;
+		mem_layer_activations(m, ao, moe, &none);
+		ao->recompute = RECOMPUTE_FULL;
+		mem_layer_activations(m, ao, moe, &full);
+		ao->recompute = tr->recompute;
+		out->working_bytes = none.working_bytes;
+		out->stored_bytes = f * full.stored_bytes + (1.0 - f) * none.stored_bytes;
+		return;
+	}
+	mem_layer_activations(m, ao, moe, out);
+}
+
 /* The shape part of a step (see struct step_prep): the op list of one
  * micro-batch on one GPU, each layer kind's time, the model FLOPs and the
  * activations of one layer.  sc has passed validate(). */
@@ -497,6 +535,7 @@ static enum sc_status prepare(const struct scenario *sc, const struct layout_inf
 	p->micro_batch_seqs = tr->micro_batch_seqs;
 	p->precision = tr->precision;
 	p->recompute = tr->recompute;
+	p->recompute_layer_interval = tr->recompute_layer_interval;
 	p->sequence_parallel = lay->sequence_parallel;
 	p->tp_comm_overlap = lay->tp_comm_overlap;
 	p->ep_comm_overlap = lay->ep_comm_overlap;
@@ -557,9 +596,9 @@ static enum sc_status prepare(const struct scenario *sc, const struct layout_inf
 		ao.precision = tr->precision;
 		ao.linear_input_bytes = mem_linear_input_bytes(tr->framework, tr->precision);
 		ao.gated_input_bytes = tr->activation_input_fp8 ? MEM_FP8_TILE_BYTES : 2.0;
-		mem_layer_activations(m, &ao, false, &p->act_dense);
+		layer_activations(m, &ao, tr, false, &p->act_dense);
 		if (model_is_moe(m))
-			mem_layer_activations(m, &ao, true, &p->act_moe);
+			layer_activations(m, &ao, tr, true, &p->act_moe);
 		else
 			p->act_moe = p->act_dense;
 	}
@@ -582,7 +621,8 @@ static bool same_shape(const struct scenario *sc, const struct step_prep *p)
 	return l->tp == p->tp && l->cp == p->cp && l->ep == p->ep &&
 	       (l->etp > 0 ? l->etp : l->tp) == p->etp && t->seq_len == p->seq_len &&
 	       t->micro_batch_seqs == p->micro_batch_seqs && t->precision == p->precision &&
-	       t->recompute == p->recompute && l->sequence_parallel == p->sequence_parallel &&
+	       t->recompute == p->recompute &&
+	       t->recompute_layer_interval == p->recompute_layer_interval && l->sequence_parallel == p->sequence_parallel &&
 	       l->tp_comm_overlap == p->tp_comm_overlap &&
 	       l->ep_comm_overlap == p->ep_comm_overlap && l->moe_dispatcher == p->moe_dispatcher &&
 	       l->moe_routing_imbalance == p->moe_routing_imbalance &&
@@ -782,6 +822,24 @@ static void stage_content_of(const struct scenario *sc, const struct step_prep *
 	}
 }
 
+/* Activation bytes one micro-batch keeps through what a pipeline piece c
+ * holds: its layers' stored activations, the embedding's output (sbh_rep
+ * elements) on the first, the MTP layers on the last (their logits are
+ * held apart, once). */
+static double stage_act_bytes(const struct scenario *sc, const struct step_prep *p,
+			      const struct stage_content *c, double sbh_rep)
+{
+	const struct model_arch *m = &sc->model;
+	double act = c->dense * p->act_dense.stored_bytes + c->moe * p->act_moe.stored_bytes;
+
+	if (c->first)
+		act += 2.0 * sbh_rep;
+	if (c->last)
+		act += m->mtp_layers * (p->ops.mtp_layer_is_moe ? p->act_moe.stored_bytes
+								  : p->act_dense.stored_bytes);
+	return act;
+}
+
 /* Memory of the first and the last pipeline stage (models/memory), the
  * worse one reported.  Computed before the step time, so that a search can
  * stop when the layout does not fit. */
@@ -801,41 +859,79 @@ static void stage_memory(const struct scenario *sc, const struct step_prep *p,
 	double unit = fmax(ops->dense.params_dense_local,
 			   model_is_moe(m) ? ops->moe.params_dense_local + ops->moe.params_expert_local
 					   : 0.0);
-	int worst = 0;
+	int worst = 0, rank1 = pp - 1;
+	bool dualpipe = sc->layout.schedule == SCHED_DUALPIPE && pp > 1;
+	/* the ranks to look at: the first and the last stage, where 1F1B-like
+	 * schedules keep the most (the first: the most micro-batches in
+	 * flight; the last: the loss); DualPipe's end ranks hold both ends,
+	 * its middle ranks as many micro-batches and more layers, so each
+	 * rank of one half (the other mirrors it) */
+	int nranks = dualpipe ? (pp / 2 > 1 ? pp / 2 : 2) : 2;
 
 	unit = fmax(unit, fmax(ops->embed.params_dense_local, ops->logits.params_dense_local));
 	memset(out->mem_stage, 0, sizeof(out->mem_stage));
-	for (int pass = 0; pass < 2; pass++) {
-		int s = pass == 0 ? 0 : pp - 1;
+	for (int pass = 0; pass < nranks; pass++) {
+		int s = pass == 0 ? 0 : dualpipe ? (pp / 2 > 1 ? pass : 1) : pp - 1;
 		struct stage_content c;
 		struct mem_in mi;
-		struct mem_out *mo = &out->mem_stage[pass];
-		double act, extra, logits = 0;
+		struct mem_out tmp, *mo = pass == 0 ? &out->mem_stage[0] : &tmp;
+		double act, extra, logits = 0, inflight, copies;
 
 		if (pass == 1 && pp == 1) {
 			out->mem_stage[1] = out->mem_stage[0];
 			break;
 		}
 		stage_content_of(sc, p, li, s, &c);
-		act = c.dense * a_dense.stored_bytes + c.moe * a_moe.stored_bytes;
-		extra = tr->recompute == RECOMPUTE_FULL
+		act = stage_act_bytes(sc, p, &c, sb * m->hidden * rep);
+		inflight = pp > 1 ? sched_inflight(sc->layout.schedule, pp, li->vpp, li->micro_batches, s)
+				  : 1.0;
+		copies = sched_param_copies(sc->layout.schedule);
+		if (sc->layout.schedule == SCHED_DUALPIPE && pp > 1) {
+			/* DualPipe's rank s holds stage s (the direction fed at
+			 * rank 0) and stage pp - 1 - s (the one fed at the last
+			 * rank): deepseek-ai/DualPipe example.py loads
+			 * full_modules[rank] and full_modules[pp - 1 - rank], and
+			 * DeepSeek-V3 (arXiv 2412.19437, section 3.2.3) puts the
+			 * embedding and the output head on the same rank that
+			 * way.  Its activations: each chunk's micro-batches in
+			 * flight, from the rank's op order */
+			struct stage_content c1;
+			double cb[2], pk;
+			int pipe, j1;
+
+			/* chunk 1 of rank s: the stage models/schedule places it at */
+			sched_place(SCHED_DUALPIPE, pp, li->vpp, s, 1, &pipe, &j1);
+			stage_content_of(sc, p, li, j1, &c1);
+			cb[0] = act;
+			cb[1] = stage_act_bytes(sc, p, &c1, sb * m->hidden * rep);
+			pk = sched_peak_bytes(SCHED_DUALPIPE, pp, li->vpp, li->micro_batches, s, cb);
+			if (pk >= 0) {
+				act = pk;
+				inflight = 1.0;
+				copies = 1.0;
+				c.dense += c1.dense;
+				c.moe += c1.moe;
+				c.first |= c1.first;
+				c.last |= c1.last;
+				c.params_dense += c1.params_dense;
+				c.params_expert += c1.params_expert;
+			}
+		}
+		extra = full_recompute_share(tr) > 0
 			? fmax(a_dense.working_bytes, model_is_moe(m) ? a_moe.working_bytes : 0)
 			: 0;
-		if (c.first)
-			act += 2.0 * sb * m->hidden * rep;
-		if (c.last) {
-			/* the loss's logits of one micro-batch, held between the
-			 * last stage's forward and backward (models/memory has
-			 * the bytes per element of each framework); each MTP
-			 * depth computes its own */
+		/* the loss's logits of one micro-batch, held between the last
+		 * stage's forward and backward (models/memory has the bytes per
+		 * element of each framework); each MTP depth computes its own */
+		if (c.last)
 			logits = sb * m->vocab / tp * (1 + m->mtp_layers);
-			act += m->mtp_layers * (ops->mtp_layer_is_moe ? a_moe.stored_bytes
-								  : a_dense.stored_bytes);
-		}
+		mi.loss_chunks = tr->loss_chunks;
+		mi.loss_hidden_elements = c.last ? sb * m->hidden : 0;
 		mi.framework = tr->framework;
-		/* DualPipe keeps both directions' stages */
-		mi.params_dense = c.params_dense * sched_param_copies(sc->layout.schedule);
-		mi.params_expert = c.params_expert * sched_param_copies(sc->layout.schedule);
+		/* a schedule that keeps both directions' stages without a
+		 * rank-order model keeps two copies */
+		mi.params_dense = c.params_dense * copies;
+		mi.params_expert = c.params_expert * copies;
 		mi.unit_params = unit;
 		mi.dense_shard = li->dense_shard;
 		mi.expert_shard = li->edp;
@@ -848,21 +944,31 @@ static void stage_memory(const struct scenario *sc, const struct step_prep *p,
 		mi.compile = tr->compile;
 		mi.no_lp_weight_cache = tr->no_lp_weight_cache;
 		mi.act_per_microbatch_bytes = act;
-		mi.inflight_microbatches = pp > 1 ? sched_inflight(sc->layout.schedule, pp, li->vpp,
-								  li->micro_batches, s)
-						  : 1.0;
+		mi.inflight_microbatches = inflight;
 		mi.act_extra_bytes = extra;
 		mi.logits_elements = logits;
 		mi.capacity_bytes = cl->gpu.hbm_bytes;
 		mi.driver_reserved_bytes = cl->gpu.driver_reserved_bytes;
 		mem_estimate(&mi, &sc->calibration, mo);
-		if (pass == 1 && mo->total_bytes > out->mem_stage[0].total_bytes)
-			worst = 1;
+		if (pass >= 1 && (pass == 1 || mo->total_bytes > out->mem_stage[1].total_bytes)) {
+			out->mem_stage[1] = *mo;
+			rank1 = s;
+		}
 	}
+	if (pp > 1 && out->mem_stage[1].total_bytes > out->mem_stage[0].total_bytes)
+		worst = 1;
 	{
 		const struct mem_out *w = &out->mem_stage[worst];
 
 		out->mem_worst_stage = worst;
+		if (dualpipe && worst == 0)
+			snprintf(out->mem_where, sizeof(out->mem_where), "first and last pipeline stage");
+		else if (dualpipe)
+			snprintf(out->mem_where, sizeof(out->mem_where), "pipeline rank %d, stages %d and %d",
+				 rank1, rank1, pp - 1 - rank1);
+		else
+			snprintf(out->mem_where, sizeof(out->mem_where), "%s pipeline stage",
+				 worst ? "last" : "first");
 		out->mem_bytes[MEM_WEIGHTS] = w->weights_bytes;
 		out->mem_bytes[MEM_GRADIENTS] = w->gradients_bytes;
 		out->mem_bytes[MEM_OPTIMIZER] = w->optimizer_bytes;
@@ -1141,8 +1247,9 @@ static void rates(const struct scenario *sc, const struct step_prep *p,
 	/* model FLOPs: forward + backward (2x forward), no recompute */
 	out->model_flops_per_step = 3.0 * fl->total * tokens_per_step;
 	out->hardware_flops_per_step = out->model_flops_per_step;
-	if (tr->recompute == RECOMPUTE_FULL)
-		out->hardware_flops_per_step += (fl->layers_gemm + fl->layers_attn +
+	if (full_recompute_share(tr) > 0)
+		out->hardware_flops_per_step += full_recompute_share(tr) *
+						(fl->layers_gemm + fl->layers_attn +
 						 fl->mtp - (m->mtp_layers > 0 ? m->mtp_layers * fl->logits : 0)) *
 						tokens_per_step;
 	else if (tr->recompute == RECOMPUTE_SELECTIVE)

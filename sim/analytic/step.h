@@ -85,6 +85,7 @@ struct step_result {
 	bool oom;
 	struct mem_out mem_stage[2];        /* first and last pipeline stage (the same when pp = 1) */
 	int mem_worst_stage;                /* which of the two mem_bytes describes */
+	char mem_where[48];                 /* that rank in words ("first pipeline stage") */
 	enum bottleneck bottleneck;
 	double uncertainty_rel;             /* +- fraction (from calibration residuals) */
 	int micro_batches;                  /* per step per pipeline */
@@ -139,6 +140,7 @@ struct step_prep {
 	int tp, cp, ep, etp, seq_len, micro_batch_seqs;
 	enum sc_precision precision;
 	enum sc_recompute recompute;
+	int recompute_layer_interval;
 	bool sequence_parallel, tp_comm_overlap, ep_comm_overlap;
 	enum sc_moe_dispatcher moe_dispatcher;
 	double moe_routing_imbalance, moe_capacity_factor; /* the layout's routing inputs */

@@ -299,8 +299,8 @@ static void oom_advice(const char *path, const struct scenario *sc, const struct
 	int shown = 0, closest = -1;
 
 	fprintf(stderr, "stepcast: predict: %s does not fit in GPU memory: %.2f GiB per GPU "
-		"(%s pipeline stage) of %.2f GiB usable, %.2f GiB over (step %.3f s); one change each:\n",
-		path, r->mem_total_bytes / 1073741824.0, r->mem_worst_stage ? "last" : "first",
+		"(%s) of %.2f GiB usable, %.2f GiB over (step %.3f s); one change each:\n",
+		path, r->mem_total_bytes / 1073741824.0, r->mem_where,
 		r->mem_capacity_bytes / 1073741824.0,
 		(r->mem_total_bytes - r->mem_capacity_bytes) / 1073741824.0, r->step_time_s);
 	sc_error_clear(&xerr);

@@ -9,11 +9,16 @@
  *   optimizer: Muon is not modelled (not expressed); "bf16 master weights",
  *     "bf16 moments" / "bf16 Adam moments", "bf16 main grads" /
  *     "bf16 gradients" set those dtypes, FP32 otherwise;
- *   framework_args (Megatron): --attention-backend unfused or
+ *   framework_args (Megatron): without --use-distributed-optimizer (nor
+ *     --use-megatron-fsdp) -> ZeRO stage 0; --attention-backend unfused or
  *     --transformer-impl local -> unfused attention; --recompute-modules ->
  *     those modules; dropout on unless --attention-dropout and --hidden-dropout
  *     are both 0 (Megatron's defaults are 0.1); flag eager_attention ->
  *     unfused attention;
+ *   notes naming torchtitan's ChunkedLossWrapper -> loss_chunks its
+ *     default (MEM_TORCHTITAN_LOSS_CHUNKS); notes giving a numeric
+ *     selective_ac_option "N" (torchtitan, recompute selective) ->
+ *     recompute_layer_interval N;
  *   measured_rank "last global rank..." -> the last pipeline stage, else
  *     the first (rank 0);
  *   the peak in GiB (peak_memory_GiB); a case without one (the unit is
@@ -193,6 +198,35 @@ static enum sc_status apply_memory_keys(const char *path, const char *where, con
 			}
 		}
 	}
+	{
+		/* the loss the case names: torchtitan's ChunkedLossWrapper
+		 * (its default chunks, models/memory.h) */
+		const char *notes = string_of(item, "notes");
+
+		const char *ac = notes ? strstr(notes, "selective_ac_option") : NULL;
+
+		if (tr->framework == FW_TORCHTITAN && notes && strstr(notes, "ChunkedLossWrapper"))
+			tr->loss_chunks = MEM_TORCHTITAN_LOSS_CHUNKS;
+		/* torchtitan's layer-selective option: selective_ac_option "N"
+		 * (a number; "op" is the op-level policy) */
+		if (tr->framework == FW_TORCHTITAN && tr->recompute == RECOMPUTE_SELECTIVE && ac) {
+			ac += strlen("selective_ac_option");
+			ac += strspn(ac, " =\\\"");
+			if (*ac >= '1' && *ac <= '9')
+				tr->recompute_layer_interval = atoi(ac);
+		}
+	}
+	/* Megatron's optimizer is not distributed unless
+	 * --use-distributed-optimizer is given (megatron/training/arguments.py,
+	 * default False): a case whose argument list lacks it (and is not
+	 * Megatron-FSDP) keeps the whole optimizer state, ZeRO stage 0; the
+	 * training cases' fsdp false stands for the recipes' distributed
+	 * optimizer (validate.c), the argument list says what ran */
+	if (tr->framework == FW_MEGATRON_CORE && cJSON_IsObject(args) &&
+	    !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(args, "--use-distributed-optimizer")) &&
+	    !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(args, "--use-megatron-fsdp")) &&
+	    !mc->vc.scenario->layout.fsdp)
+		mc->vc.scenario->layout.zero_stage = 0;
 	if (tr->framework == FW_MEGATRON_CORE)
 		tr->dropout = !(arg_zero(args, "--attention-dropout") && arg_zero(args, "--hidden-dropout"));
 	return SC_OK;

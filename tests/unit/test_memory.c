@@ -269,6 +269,35 @@ static void test_frameworks(void)
 	CHECK_REL(o.buffers_bytes, ws, 1e-12);
 }
 
+/* torchtitan's ChunkedLossWrapper: one chunk's logits (compiled loss, 4
+ * bytes each) and the FP32 gradient of the loss head's input, in place of
+ * the full logits. */
+static void test_chunked_loss(void)
+{
+	struct calibration cal;
+	struct mem_in in;
+	struct mem_out full, chunked;
+	double V = 65536.0 * 128256.0, H = 65536.0 * 4096.0;
+
+	memset(&cal, 0, sizeof(cal));
+	memset(&in, 0, sizeof(in));
+	in.framework = FW_TORCHTITAN;
+	in.compile = true;
+	in.precision = PREC_BF16;
+	in.optimizer = OPT_ADAM;
+	in.capacity_bytes = 192e9;
+	in.logits_elements = V;
+	in.loss_hidden_elements = H;
+	mem_estimate(&in, &cal, &full);
+	in.loss_chunks = MEM_TORCHTITAN_LOSS_CHUNKS;
+	mem_estimate(&in, &cal, &chunked);
+	CHECK_REL(full.buffers_bytes - chunked.buffers_bytes,
+		  4.0 * V * (1.0 - 1.0 / MEM_TORCHTITAN_LOSS_CHUNKS) - MEM_CHUNKED_LOSS_GRAD_BYTES * H, 1e-9);
+	in.loss_chunks = 1;   /* one chunk: the full logits, no extra buffer */
+	mem_estimate(&in, &cal, &chunked);
+	CHECK_REL(chunked.buffers_bytes, full.buffers_bytes, 1e-12);
+}
+
 static void test_schedules(void)
 {
 	struct sched_in in = { 4, 1, 16, 1.0, 4.0 };
@@ -309,5 +338,6 @@ int main(void)
 	RUN(test_zero_bytes);
 	RUN(test_frameworks);
 	RUN(test_schedules);
+	RUN(test_chunked_loss);
 	return sc_test_summary();
 }

@@ -396,8 +396,52 @@ static void test_placement(void)
 	}
 }
 
+/* sched_peak_bytes: equal chunks give the table's in-flight count; on a
+ * DualPipe rank h of the first half, the chunk it reaches first (chunk 0)
+ * holds p - h micro-batches, the other h + 1 (DualPipe.step's phases 1, 2
+ * and 4's first forward). */
+static void test_peak_bytes(void)
+{
+	const double one[2] = { 1.0, 1.0 }, c0[2] = { 1.0, 0.0 }, c1[2] = { 0.0, 1.0 };
+	int p = 8, m = 32;
+
+	for (int r = 0; r < p; r++) {
+		int h = r < p - 1 - r ? r : p - 1 - r;
+
+		CHECK_REL(sched_peak_bytes(SCHED_DUALPIPE, p, 1, m, r, one),
+			  sched_inflight(SCHED_DUALPIPE, p, 1, m, r), 1e-9);
+		if (r < p / 2) {
+			CHECK_REL(sched_peak_bytes(SCHED_DUALPIPE, p, 1, m, r, c0), p - h, 1e-9);
+			CHECK_REL(sched_peak_bytes(SCHED_DUALPIPE, p, 1, m, r, c1), h + 1, 1e-9);
+		}
+		CHECK_REL(sched_peak_bytes(SCHED_1F1B, p, 1, m, r, one),
+			  sched_inflight(SCHED_1F1B, p, 1, m, r), 1e-9);
+	}
+	CHECK(sched_peak_bytes(SCHED_DUALPIPE, p, 1, 3, 0, one) < 0); /* m not valid */
+	/* DualPipe's peak past m = 2p is that of 2p: the full order's */
+	for (int r = 0; r < p; r++) {
+		const double w[2] = { 1.0, 2.5 };
+		int big = 40 * p, cap = sched_max_ops(SCHED_DUALPIPE, p, 1, big), n;
+		struct sched_op *ops = malloc(sizeof(*ops) * (size_t)cap);
+		double held = 0, peak = 0;
+
+		CHECK(ops != NULL);
+		if (!ops)
+			return;
+		n = sched_order(SCHED_DUALPIPE, p, 1, big, r, ops);
+		for (int i = 0; i < n; i++) {
+			held += ops[i].kind == SCHED_OP_F ? w[ops[i].chunk]
+				: ops[i].kind != SCHED_OP_B ? -w[ops[i].chunk] : 0.0;
+			peak = held > peak ? held : peak;
+		}
+		free(ops);
+		CHECK_REL(sched_peak_bytes(SCHED_DUALPIPE, p, 1, big, r, w), peak, 1e-9);
+	}
+}
+
 int main(void)
 {
+	RUN(test_peak_bytes);
 	RUN(test_check_rules);
 	RUN(test_placement);
 	RUN(test_orders_complete);

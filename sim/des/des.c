@@ -306,7 +306,10 @@ enum sc_status des_predict_together(const struct scenario *const *sc, int n, con
 		/* one folding for all: a folded GPU stands for tp GPUs on every
 		 * shared uplink, so the jobs must agree (else none folds) */
 		for (; built < n; built++) {
-			rc = des_program_build(sc[built], &o, &prog[built], err);
+			struct des_options ok = o;
+
+			ok.checkpoint_step = o.checkpoint_step || (built < 32 && (o.checkpoint_jobs >> built & 1u));
+			rc = des_program_build(sc[built], &ok, &prog[built], err);
 			if (rc != SC_OK)
 				goto out;
 			pp[built] = &prog[built];

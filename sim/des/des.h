@@ -52,6 +52,27 @@ struct des_options {
 	bool trace;           /* record the timeline for des_trace_write() */
 	bool no_fold;         /* simulate every TP replica even where they are
 				 symmetric (tests) */
+	bool checkpoint_step; /* simulate the step that writes a checkpoint (the
+				 scenario's storage object; des_io.c) */
+	unsigned checkpoint_jobs; /* des_predict_together: bit k, job k's step writes one */
+};
+
+/* The storage traffic of the simulated step (a scenario's "storage"
+ * object, sim/des/des_io.c): data reads from the data tier and, in a
+ * checkpoint step, the checkpoint written to its tier, as flows between
+ * the GPUs and the storage hosts of the fabric. */
+struct des_storage_use {
+	bool data;                /* data reads simulated */
+	bool checkpoint;          /* a checkpoint written in this step */
+	bool async;               /* ... drained in the background */
+	int readers, writers;     /* simulated ranks that read or write */
+	double read_bytes;        /* per reader per step */
+	double write_bytes;       /* per GPU */
+	double read_s;            /* slowest reader: latency + its batch's flow */
+	double write_s;           /* slowest writer: its share written (sync: the
+				     stall's write; async: the drain) */
+	double analytic_read_s;   /* the analytical fetch (goodput's data model) */
+	double analytic_write_s;  /* the analytical write (sync) or drain (async) */
 };
 
 #define DES_NAME_MAX 40
@@ -118,6 +139,7 @@ struct des_result {
 	struct step_result step;      /* the simulated step (analytical structure) */
 	struct step_result analytic;  /* the analytical engine on the same scenario */
 	struct des_stats stats;
+	struct des_storage_use storage;
 	int n_links;
 	struct des_link_use links[DES_TOP_LINKS]; /* busiest first */
 	long long n_events;

@@ -23,9 +23,11 @@ static void cluster_usage(FILE *out)
 		"usage: stepcast cluster CLUSTER [--format text|json] [--config-dir DIR]\n"
 		"\n"
 		"Simulate the jobs of CLUSTER (a JSON file: \"name\", \"jobs\": [{\"scenario\"(,\n"
-		"\"name\")}], an optional \"placement\" over all their nodes) together on one\n"
-		"fabric with the discrete-event engine, and each one alone on the same nodes:\n"
-		"its step time both ways and its slowdown from sharing the fabric's links.\n"
+		"\"name\", \"kind\")}], an optional \"placement\" over all their nodes) together on\n"
+		"one fabric with the discrete-event engine, and each one alone on the same nodes:\n"
+		"its step time both ways and its slowdown from sharing the fabric's links and\n"
+		"storage.  A job's kind: training (one step) or checkpoint (the step that writes\n"
+		"a checkpoint to its scenario's storage tier; several: a checkpoint storm).\n"
 		"\n"
 		"options:\n"
 		"  -f, --format FMT        text (default) or json\n"
@@ -47,6 +49,7 @@ int cmd_cluster(int argc, char **argv)
 	static struct des_result alone[CLUSTER_MAX_JOBS], together[CLUSTER_MAX_JOBS];
 	static struct step_result an[CLUSTER_MAX_JOBS];
 	const struct scenario *scs[CLUSTER_MAX_JOBS];
+	struct des_options ck, all;
 	enum cli_format fmt = FMT_TEXT;
 	const char *dir = NULL, *path;
 	struct catalog cat;
@@ -90,14 +93,21 @@ int cmd_cluster(int argc, char **argv)
 	if (st != SC_OK)
 		return cli_fail(&err);
 	cli_progress_begin("cluster");
+	memset(&ck, 0, sizeof(ck));
+	memset(&all, 0, sizeof(all));
+	ck.checkpoint_step = true;
 	for (int k = 0; st == SC_OK && k < cj.n; k++) {
+		bool ckpt = cj.kind[k] == CLUSTER_JOB_CHECKPOINT;
+
 		scs[k] = &cj.sc[k];
+		if (ckpt)
+			all.checkpoint_jobs |= 1u << k;
 		st = sim_step_predict(&cj.sc[k], &an[k], &err);
 		if (st == SC_OK)
-			st = des_predict(&cj.sc[k], NULL, &alone[k], &err);
+			st = des_predict(&cj.sc[k], ckpt ? &ck : NULL, &alone[k], &err);
 	}
 	if (st == SC_OK)
-		st = des_predict_together(scs, cj.n, &cj.fabric, NULL, together, &err);
+		st = des_predict_together(scs, cj.n, &cj.fabric, &all, together, &err);
 	cli_progress_end();
 	if (st != SC_OK) {
 		cluster_jobs_free(&cj);
@@ -120,12 +130,22 @@ int cmd_cluster(int argc, char **argv)
 				if (!o || !cJSON_AddItemToArray(a, o))
 					break;
 				cJSON_AddStringToObject(o, "name", cj.job_name[k]);
+				cJSON_AddStringToObject(o, "kind", cj.kind[k] == CLUSTER_JOB_CHECKPOINT ? "checkpoint" : "training");
 				cJSON_AddNumberToObject(o, "nodes", cj.sc[k].cluster.nodes);
 				cJSON_AddNumberToObject(o, "first_node", cj.first_node[k]);
 				rpt_json_add_number(o, "analytic_step_time_s", an[k].step_time_s);
 				rpt_json_add_number(o, "alone_step_time_s", alone[k].step.step_time_s);
 				rpt_json_add_number(o, "together_step_time_s", together[k].step.step_time_s);
 				rpt_json_add_number(o, "slowdown", together[k].step.step_time_s / alone[k].step.step_time_s);
+				if (alone[k].storage.data) {
+					rpt_json_add_number(o, "alone_data_read_s", alone[k].storage.read_s);
+					rpt_json_add_number(o, "together_data_read_s", together[k].storage.read_s);
+				}
+				if (alone[k].storage.checkpoint) {
+					rpt_json_add_number(o, "alone_checkpoint_write_s", alone[k].storage.write_s);
+					rpt_json_add_number(o, "together_checkpoint_write_s", together[k].storage.write_s);
+					cJSON_AddBoolToObject(o, "checkpoint_async", alone[k].storage.async);
+				}
 			}
 			text = cJSON_Print(root);
 		} else if (!root || !cJSON_IsArray(a)) {
@@ -146,12 +166,24 @@ int cmd_cluster(int argc, char **argv)
 		       cj.fabric.fabric.leaf_spine_oversubscription > 1 ? cj.fabric.fabric.leaf_spine_oversubscription
 									 : 1.0);
 		printf("placement   %s\n\n", cj.fabric.placement ? cj.fabric.placement->source : "packed");
-		printf("%-24s %6s %12s %12s %12s %9s\n", "job", "nodes", "analytic s", "des alone s", "des shared s",
-		       "slowdown");
+		printf("%-24s %-10s %6s %12s %12s %12s %9s\n", "job", "kind", "nodes", "analytic s", "des alone s",
+		       "des shared s", "slowdown");
 		for (int k = 0; k < cj.n; k++)
-			printf("%-24.24s %6d %12.4f %12.4f %12.4f %8.3fx\n", cj.job_name[k], cj.sc[k].cluster.nodes,
+			printf("%-24.24s %-10s %6d %12.4f %12.4f %12.4f %8.3fx\n", cj.job_name[k],
+			       cj.kind[k] == CLUSTER_JOB_CHECKPOINT ? "checkpoint" : "training", cj.sc[k].cluster.nodes,
 			       an[k].step_time_s, alone[k].step.step_time_s, together[k].step.step_time_s,
 			       together[k].step.step_time_s / alone[k].step.step_time_s);
+		for (int k = 0; k < cj.n; k++) {
+			if (alone[k].storage.checkpoint)
+				printf("%-24.24s checkpoint %s write %.4f s alone, %.4f s shared (%.4g GB per GPU)\n",
+				       cj.job_name[k], alone[k].storage.async ? "async drain" : "sync",
+				       alone[k].storage.write_s, together[k].storage.write_s,
+				       alone[k].storage.write_bytes / 1e9);
+			if (alone[k].storage.data)
+				printf("%-24.24s data batch read %.4f s alone, %.4f s shared (%.4g MB per reader)\n",
+				       cj.job_name[k], alone[k].storage.read_s, together[k].storage.read_s,
+				       alone[k].storage.read_bytes / 1e6);
+		}
 	}
 	cluster_jobs_free(&cj);
 	return cli_finish(EXIT_OK);

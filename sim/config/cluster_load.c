@@ -9,6 +9,29 @@
 #include "placement_load.h"
 #include "scenario_load.h"
 
+/* A job's "kind" (absent: training); a checkpoint job needs somewhere to
+ * write its checkpoint. */
+static enum sc_status job_kind(const char *path, int k, const cJSON *kd, const struct scenario *sc,
+			       enum cluster_job_kind *out, struct sc_error *err)
+{
+	char at[64];
+
+	snprintf(at, sizeof(at), "/jobs/%d/kind", k);
+	*out = CLUSTER_JOB_TRAINING;
+	if (!kd)
+		return SC_OK;
+	if (!cJSON_IsString(kd) ||
+	    (strcmp(kd->valuestring, "training") != 0 && strcmp(kd->valuestring, "checkpoint") != 0))
+		return sc_error_set(err, SC_EINVAL, path, at, "expected \"training\" or \"checkpoint\"");
+	if (strcmp(kd->valuestring, "checkpoint") == 0) {
+		if (!sc->storage.enabled)
+			return sc_error_set(err, SC_EINVAL, path, at,
+					    "a checkpoint job needs its scenario's \"storage\" object (the tier it writes to)");
+		*out = CLUSTER_JOB_CHECKPOINT;
+	}
+	return SC_OK;
+}
+
 void cluster_jobs_free(struct cluster_jobs *c)
 {
 	free(c->sc);
@@ -20,7 +43,7 @@ enum sc_status cluster_jobs_load(const char *path, const struct catalog *cat, st
 				 struct sc_error *err)
 {
 	static const char *const keys[] = { "name", "jobs", "placement", NULL };
-	static const char *const job_keys[] = { "scenario", "name", NULL };
+	static const char *const job_keys[] = { "scenario", "name", "kind", NULL };
 	cJSON *root = cfg_parse_file(path, err);
 	const cJSON *jobs, *nm, *pl, *j;
 	struct cfg_reader rd = { path, err, NULL };
@@ -59,7 +82,7 @@ enum sc_status cluster_jobs_load(const char *path, const struct catalog *cat, st
 	}
 	cJSON_ArrayForEach(j, jobs) {
 		char at[64], file[SC_ERROR_FILE_MAX];
-		const cJSON *s, *n;
+		const cJSON *s, *n, *kd;
 
 		snprintf(at, sizeof(at), "/jobs/%d", k);
 		if (!cJSON_IsObject(j)) {
@@ -70,6 +93,7 @@ enum sc_status cluster_jobs_load(const char *path, const struct catalog *cat, st
 			goto done;
 		s = cJSON_GetObjectItemCaseSensitive(j, "scenario");
 		n = cJSON_GetObjectItemCaseSensitive(j, "name");
+		kd = cJSON_GetObjectItemCaseSensitive(j, "kind");
 		if (!cJSON_IsString(s) || !s->valuestring[0]) {
 			snprintf(at, sizeof(at), "/jobs/%d/scenario", k);
 			st = sc_error_set(err, SC_EINVAL, path, at, "expected a scenario file name");
@@ -83,6 +107,8 @@ enum sc_status cluster_jobs_load(const char *path, const struct catalog *cat, st
 			goto done;
 		snprintf(out->job_name[k], sizeof(out->job_name[k]), "%s",
 			 cJSON_IsString(n) ? n->valuestring : s->valuestring);
+		if ((st = job_kind(path, k, kd, &out->sc[k], &out->kind[k], err)) != SC_OK)
+			goto done;
 		if (k > 0 && (strcmp(out->sc[k].cluster.instance.name, out->sc[0].cluster.instance.name) != 0 ||
 			      strcmp(out->sc[k].cluster.fabric.name, out->sc[0].cluster.fabric.name) != 0)) {
 			snprintf(at, sizeof(at), "/jobs/%d/scenario", k);

@@ -183,6 +183,42 @@ enum sc_status des_predict_many(const struct scenario *const *sc, int n,
 enum sc_status des_predict_together(const struct scenario *const *sc, int n, const struct cluster *fabric,
 				    const struct des_options *opt, struct des_result *out, struct sc_error *err);
 
+/* Traffic on the fabric that is not a training step (a serving
+ * deployment's KV-cache transfers, sim/cluster): flows between GPUs of
+ * the fabric, each issued at its time and sent after the previous flow
+ * of the same source GPU ended (one transfer at a time per GPU, as a
+ * prefill replica's KV sender).  Where the training jobs fold TP
+ * replicas, a flow whose source or destination is not a simulated GPU
+ * (index not a multiple of the fold) is represented by the one that is. */
+struct des_flow {
+	int src, dst;             /* global GPU indices of the fabric */
+	double t_s;               /* issued */
+	double bytes;
+	double latency_s;         /* slept before it is sent (its alpha) */
+};
+
+struct des_stream {
+	const struct des_flow *flows; /* by t_s within each source */
+	int n_flows;
+};
+
+struct des_stream_result {
+	int flows;                /* simulated (after folding) */
+	double mean_s;            /* mean flow time, latency + transfer */
+	double max_s;
+	double mean_wait_s;       /* mean time queued behind the source's previous flow */
+	double bytes;             /* simulated */
+	double end_s;             /* when the last one arrived */
+};
+
+/* Simulate training jobs sc[0..n) (n may be 0) and streams[0..n_streams)
+ * together on fabric, as des_predict_together; the streams' GPUs must be
+ * on nodes after every job's.  stream_out[i] receives stream i's flows. */
+enum sc_status des_predict_shared(const struct scenario *const *sc, int n, const struct des_stream *streams,
+				  int n_streams, const struct cluster *fabric, const struct des_options *opt,
+				  struct des_result *out, struct des_stream_result *stream_out,
+				  struct sc_error *err);
+
 void des_result_free(struct des_result *r);
 
 /* Write r's timeline as Chrome trace-event JSON (loads in ui.perfetto.dev):

@@ -1261,6 +1261,18 @@ enum sc_status des_engine_run_jobs(const struct des_program *const *ps, int n_jo
 				   const struct net_topo *fabric, const struct des_options *opt,
 				   struct des_result *res, struct sc_error *err)
 {
+	return des_engine_run_shared(ps, n_jobs, NULL, 0, fabric, opt, res, NULL, err);
+}
+
+enum sc_status des_engine_run_shared(const struct des_program *const *ps, int n_jobs,
+				     const struct des_stream *streams, int n_streams,
+				     const struct net_topo *fabric, const struct des_options *opt,
+				     struct des_result *res, struct des_stream_result *stream_out,
+				     struct sc_error *err)
+{
+	int fold = n_jobs > 0 ? ps[0]->fold : 1, n_sg = 0;
+	double flops = n_jobs > 0 ? ps[0]->gpu_flops : 1e15;
+	struct des_streams_run *srun = NULL;
 	struct sim *S = calloc((size_t)(n_jobs > 0 ? n_jobs : 1), sizeof(*S));
 	struct des_platform_spec spec;
 	int *gpus = NULL, total = 0, idx = 0, node_off = 0;
@@ -1278,7 +1290,7 @@ enum sc_status des_engine_run_jobs(const struct des_program *const *ps, int n_jo
 		struct sim *s = &S[k];
 
 		memset(&res[k], 0, sizeof(res[k]));
-		if (p->fold != ps[0]->fold || p->topo.gpus_per_node != fabric->gpus_per_node) {
+		if (p->fold != fold || p->topo.gpus_per_node != fabric->gpus_per_node) {
 			rc = sc_error_set(err, SC_EUNSUPPORTED, NULL, NULL,
 					  "des: jobs on one fabric need the same instance and TP folding");
 			goto out;
@@ -1299,8 +1311,9 @@ enum sc_status des_engine_run_jobs(const struct des_program *const *ps, int n_jo
 		}
 		total += s->n;
 	}
-	gpus = calloc((size_t)total, sizeof(int));
-	hosts = calloc((size_t)total, sizeof(void *));
+	n_sg = des_streams_gpus(streams, n_streams, fold, NULL);
+	gpus = calloc((size_t)total + n_sg + 1, sizeof(int));
+	hosts = calloc((size_t)total + n_sg + 1, sizeof(void *));
 	if (!gpus || !hosts) {
 		rc = sc_error_set(err, SC_ENOMEM, NULL, NULL, "des: out of memory");
 		goto out;
@@ -1311,6 +1324,15 @@ enum sc_status des_engine_run_jobs(const struct des_program *const *ps, int n_jo
 		for (int i = 0; i < S[k].n; i++)
 			gpus[idx++] = node_off * fabric->gpus_per_node + i * ps[k]->fold;
 		node_off += ps[k]->topo.nodes;
+	}
+	/* the streams' GPUs, after the jobs' */
+	if (n_sg > 0) {
+		n_sg = des_streams_gpus(streams, n_streams, fold, gpus + total);
+		if (n_sg > 0 && gpus[total] < node_off * fabric->gpus_per_node) {
+			rc = sc_error_set(err, SC_EINVAL, NULL, NULL,
+					  "des: a stream's GPUs must be on nodes after the training jobs'");
+			goto out;
+		}
 	}
 	/* the storage hosts: one per tier the jobs name (jobs naming the same
 	 * tier share its file system or bucket) */
@@ -1326,7 +1348,7 @@ enum sc_status des_engine_run_jobs(const struct des_program *const *ps, int n_jo
 		if (io->data)
 			rd_of[k] = store_of(sname, s_rd, s_wr, &ns, io->data_tier, io->read_Bps, 0);
 		if (io->ckpt && !io->ckpt_nvme)
-			wr_of[k] = store_of(sname, s_rd, s_wr, &ns, io->ckpt_tier, 0, io->write_Bps / ps[k]->fold);
+			wr_of[k] = store_of(sname, s_rd, s_wr, &ns, io->ckpt_tier, 0, io->write_Bps / fold);
 		if ((io->data && rd_of[k] < 0) || (io->ckpt && !io->ckpt_nvme && wr_of[k] < 0)) {
 			rc = sc_error_set(err, SC_EUNSUPPORTED, NULL, NULL, "des: more than %d storage tiers on one fabric",
 					  DES_STORAGE_MAX);
@@ -1341,8 +1363,8 @@ enum sc_status des_engine_run_jobs(const struct des_program *const *ps, int n_jo
 		if (!(s_wr[h] > 0))
 			s_wr[h] = s_rd[h];
 	}
-	des_sim_init(total * 4);
-	des_platform_spec_of(fabric, ps[0]->fold, ps[0]->gpu_flops, gpus, total, &spec);
+	des_sim_init(total * 4 + n_sg);
+	des_platform_spec_of(fabric, fold, flops, gpus, total + n_sg, &spec);
 	spec.n_storage = ns;
 	spec.storage_read_Bps = s_rd;
 	spec.storage_write_Bps = s_wr;
@@ -1387,8 +1409,13 @@ enum sc_status des_engine_run_jobs(const struct des_program *const *ps, int n_jo
 				spawn(s, r, "f", flow_actor);
 		}
 	}
+	if (n_streams > 0 &&
+	    (rc = des_streams_start(streams, n_streams, fold, gpus, hosts, total + n_sg, &srun, err)) != SC_OK)
+		goto out;
 	w1 = now_s();
 	simgrid_run();
+	if (srun && (rc = des_streams_finish(srun, stream_out, err)) != SC_OK)
+		goto out;
 	for (int k = 0; k < n_jobs; k++) {
 		struct sim *s = &S[k];
 
@@ -1418,6 +1445,7 @@ enum sc_status des_engine_run_jobs(const struct des_program *const *ps, int n_jo
 out:
 	for (int k = 0; k < n_jobs; k++)
 		sim_free(&S[k]);
+	des_streams_free(srun);
 	free(S);
 	free(gpus);
 	free(hosts);

@@ -227,6 +227,28 @@ enum sc_status des_engine_run_jobs(const struct des_program *const *ps, int n_jo
 				   const struct net_topo *fabric, const struct des_options *opt,
 				   struct des_result *res, struct sc_error *err);
 
+/* des_engine_run_jobs with streams[0..n_streams) beside the jobs (n_jobs
+ * may be 0); stream_out[i] receives stream i's result. */
+enum sc_status des_engine_run_shared(const struct des_program *const *ps, int n_jobs,
+				     const struct des_stream *streams, int n_streams,
+				     const struct net_topo *fabric, const struct des_options *opt,
+				     struct des_result *res, struct des_stream_result *stream_out,
+				     struct sc_error *err);
+
+/* ---- streams (des_stream.c) ---------------------------------------------------------- */
+
+struct des_streams_run;
+/* The GPUs the streams need hosts for (folded, unique, increasing) into
+ * gpus (may be NULL: only counted, with repeats); returns how many. */
+int des_streams_gpus(const struct des_stream *st, int n, int fold, int *gpus);
+/* Spawn the streams' actors on the platform's hosts (hosts[i] is gpus[i]'s). */
+enum sc_status des_streams_start(const struct des_stream *st, int n, int fold, const int *gpus,
+				 void *const *hosts, int n_hosts, struct des_streams_run **out,
+				 struct sc_error *err);
+enum sc_status des_streams_finish(const struct des_streams_run *run, struct des_stream_result *out,
+				  struct sc_error *err);
+void des_streams_free(struct des_streams_run *run);
+
 /* One member's part of a ring-pattern collective (see struct coll_flows):
  * K macro-steps, each sleeping 1/K of the latency, then sending 1/K of the
  * NVLink and EFA bytes to out[0] and out[1] and receiving as much on in[0]

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../config/placement_load.h"
 #include "../plan/plan.h"
 #include "../../reports/rpt_prom.h"
 #include "cli.h"
@@ -40,6 +41,7 @@ static const struct cli_opt plan_opts[] = {
 	{ "config-dir", 'c', "DIR", "catalogue directory (default: $STEPCAST_CONFIG_DIR, else the\n"
 				    "configs/ of the data directory)", NULL },
 	CLI_OPT_GROUP_AT(cli_opts_set, 26),
+	CLI_OPT_GROUP_AT(cli_opts_placement, 26),
 	CLI_OPT_GROUP_AT(cli_opts_quiet, 26),
 	CLI_OPT_GROUP(cli_opts_help),
 	CLI_OPT_END
@@ -48,7 +50,8 @@ static const struct cli_opt plan_opts[] = {
 static const struct cli_usage plan_usage = {
 	"usage: stepcast plan SCENARIO [--tokens N] [--deadline D | --nodes N]\n"
 	"                     [--instance NAME] [--pricing P] [--max-nodes N] [--sweep LIST]\n"
-	"                     [--confidence P] [--format FMT] [--output FILE]\n",
+	"                     [--confidence P] [--format FMT] [--output FILE]\n"
+	"                     [--placement FILE]\n",
 	"Plan training SCENARIO's model on a budget of tokens: at each node count of a\n"
 	"sweep, search the layouts and keep the one that trains the budget soonest; then\n"
 	"choose the node count: the one given with --nodes, or the cheapest that meets\n"
@@ -64,7 +67,9 @@ static const struct cli_usage plan_usage = {
 	"(goodput) when the scenario has a \"storage\" object, else every step (goodput 100 %).\n"
 	"An instance sold only as whole UltraServers (p6e-gb200.36xlarge: u-p6e-gb200x72,\n"
 	"18 instances) is planned and priced in whole UltraServers: the sweep visits only\n"
-	"their multiples, and --nodes or --sweep must be multiples (else exit 3).\n",
+	"their multiples, and --nodes or --sweep must be multiples (else exit 3).\n"
+	"With --placement each node count N is planned on the file's first N instances\n"
+	"(in its order, as a scheduler hands them out); counts beyond the file are not.\n",
 	23
 };
 
@@ -183,6 +188,24 @@ int cmd_plan(int argc, char **argv)
 				       "in the scenario");
 	if (po.deadline_s <= 0 && po.nodes <= 0)
 		po.nodes = target.cluster.nodes;
+	if (a.placement) {
+		struct placement pool;
+		int npl = target.cluster.fabric.nodes_per_leaf > 0 ? target.cluster.fabric.nodes_per_leaf : 0;
+
+		if (placement_load_file(PLACEMENT_FMT_EC2, a.placement, NULL, 0, 0, npl, &pool, &err) != SC_OK)
+			return cli_fail(&err);
+		if (po.nodes > pool.nodes) {
+			sc_error_set(&err, SC_EINVAL, a.placement, "/Instances",
+				     "the placement holds %d instances; a plan at %d nodes needs as many", pool.nodes,
+				     po.nodes);
+			placement_free(&pool);
+			return cli_fail(&err);
+		}
+		if (!(po.pool = placement_keep(&pool))) {
+			sc_error_set(&err, SC_ENOMEM, a.placement, NULL, "out of memory");
+			return cli_fail(&err);
+		}
+	}
 	if (!pricing_given)
 		po.pricing = purchase_default_pricing(&target.cluster.instance);
 	if (po.nodes > 0 && !cli_check_cluster("plan", "--nodes", po.nodes, &target.cluster.instance))

@@ -25,7 +25,7 @@
 #include "cli_output.h"
 #include "cli_set.h"
 
-enum { OPT_ENGINE = CLI_KEY_BASE, OPT_FIDELITY, OPT_TRACE, OPT_PLACEMENT };
+enum { OPT_ENGINE = CLI_KEY_BASE, OPT_FIDELITY, OPT_TRACE };
 
 static const struct cli_opt predict_opts[] = {
 	{ "format", 'f', "FMT", "text (default), json, csv or prom (Prometheus text\n"
@@ -40,7 +40,7 @@ static const struct cli_opt predict_opts[] = {
 					     "'exact' merges nothing", NULL },
 	{ "trace", OPT_TRACE, "FILE", "des: write the simulated timeline as Chrome/Perfetto\n"
 				      "trace JSON (open it in ui.perfetto.dev)", NULL },
-	{ "placement", OPT_PLACEMENT, "FILE", "place the nodes as this `aws ec2 describe-instance-\n"
+	{ "placement", CLI_OPT_PLACEMENT, "FILE", "place the nodes as this `aws ec2 describe-instance-\n"
 					      "topology` JSON says (its first nodes, in its order;\n"
 					      "overrides cluster.placement); with one, predict adds\n"
 					      "its cost against packed and the groups that pay it", NULL },
@@ -98,7 +98,6 @@ struct predict_opts {
 	enum cli_format fmt;
 	bool des;
 	const char *trace;
-	const char *placement;   /* --placement: an EC2 instance-topology file */
 	struct des_options dopt;
 };
 
@@ -139,9 +138,6 @@ static int parse_options(struct cli_args *a, struct predict_opts *o)
 		}
 		case OPT_TRACE:
 			o->trace = a->arg;
-			break;
-		case OPT_PLACEMENT:
-			o->placement = a->arg;
 			break;
 		case 'f':
 			if (!cli_parse_format("predict", a->arg,
@@ -342,10 +338,6 @@ int cmd_predict(int argc, char **argv)
 	if (!cli_setup(&a, &sc))
 		return a.code;
 	sc_error_clear(&err);
-	if (o.placement && placement_use_ec2_file(o.placement, &sc, &err) != SC_OK) {
-		cli_args_free(&a);
-		return cli_fail(&err);
-	}
 	if (sc.storage.enabled)
 		n_tiers = compare_tiers(&a.cat, &sc, tiers);
 	cli_args_free(&a);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../../reports/rpt_search.h"
+#include "../config/placement_load.h"
 #include "../config/scenario_load.h"
 #include "../des/des.h"
 #include "../search/part.h"
@@ -78,6 +79,7 @@ static const struct cli_opt search_opts[] = {
 	CLI_OPT_GROUP(cli_opts_calibration),
 	CLI_OPT_GROUP(cli_opts_config_dir),
 	CLI_OPT_GROUP(cli_opts_set_instance),
+	CLI_OPT_GROUP(cli_opts_placement),
 	CLI_OPT_GROUP(cli_opts_quiet),
 	CLI_OPT_GROUP(cli_opts_help),
 	CLI_OPT_END
@@ -87,7 +89,7 @@ static const struct cli_usage search_usage = {
 	"usage: stepcast search SCENARIO [--objective OBJ] [--top K] [--format FMT]\n"
 	"                       [--gpus N | --nodes N] [--tokens N] [--pricing P]\n"
 	"                       [--shard K/N] [--output FILE] [--confidence P]\n"
-	"                       [space options]\n",
+	"                       [--placement FILE] [space options]\n",
 	"Enumerate every valid parallel layout of SCENARIO's model on its cluster: TP inside\n"
 	"the NVLink domain, CP, PP with VPP where the layers divide, DP, EP and expert TP for\n"
 	"MoE, micro-batch sizes that divide the global batch, recompute modes and ZeRO\n"
@@ -101,7 +103,9 @@ static const struct cli_usage search_usage = {
 	"'stepcast predict' would predict it with that layout (with --rerank, the best K as\n"
 	"'stepcast predict --engine des' would).  Rows that the one decision rule\n"
 	"(compare, plan, explain, diff) cannot tell from rank 1 at --confidence are\n"
-	"marked as a tie with it; the order stays by the point prediction.\n"
+	"marked as a tie with it; the order stays by the point prediction.  With\n"
+	"--placement every layout is ranked on those nodes (the groups each one crosses\n"
+	"on them: see 'stepcast placement').\n"
 };
 
 static double now_s(void)
@@ -318,6 +322,10 @@ int cmd_search(int argc, char **argv)
 			return EXIT_USAGE;
 		sc.cluster.nodes = nodes;
 	}
+	/* --placement on the count searched: the file's first nodes */
+	sc_error_clear(&err);
+	if (a.placement && (gpus || nodes) && placement_use_ec2_file(a.placement, &sc, &err) != SC_OK)
+		return cli_fail(&err);
 	if (!pricing_given)
 		so.pricing = purchase_default_pricing(&sc.cluster.instance);
 	if (!(so.tokens > 0))

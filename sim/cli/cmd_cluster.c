@@ -152,9 +152,9 @@ static void cluster_text(const struct cluster_run *r)
 			       s->requests, s->rate_rps, s->alone.kv_transfer_bytes_per_request / 1e6,
 			       s->flows_alone.mean_s, s->flows_shared.mean_s, s->flow_slowdown);
 		printf("  %-14s %12s %12s\n", "", "alone", "shared");
-		printf("  %-14s %12.2f %12.2f\n", "TTFT p50 ms", s->alone.ttft_s.p50 * 1e3, s->shared.ttft_s.p50 * 1e3);
-		printf("  %-14s %12.2f %12.2f\n", "TTFT p99 ms", s->alone.ttft_s.p99 * 1e3, s->shared.ttft_s.p99 * 1e3);
-		printf("  %-14s %12.2f %12.2f\n", "TPOT p50 ms", s->alone.tpot_s.p50 * 1e3, s->shared.tpot_s.p50 * 1e3);
+		printf("  %-14s %12.3f %12.3f\n", "TTFT p50 ms", s->alone.ttft_s.p50 * 1e3, s->shared.ttft_s.p50 * 1e3);
+		printf("  %-14s %12.3f %12.3f\n", "TTFT p99 ms", s->alone.ttft_s.p99 * 1e3, s->shared.ttft_s.p99 * 1e3);
+		printf("  %-14s %12.4f %12.4f\n", "TPOT p50 ms", s->alone.tpot_s.p50 * 1e3, s->shared.tpot_s.p50 * 1e3);
 		printf("  %-14s %12.1f %12.1f\n", "output tok/s", s->alone.output_tokens_per_s,
 		       s->shared.output_tokens_per_s);
 	}

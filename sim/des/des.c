@@ -310,6 +310,11 @@ enum sc_status des_predict_shared(const struct scenario *const *sc, int n, const
 	if (opt)
 		o = *opt;
 	o.trace = false;
+	/* a stream's flows are not symmetric over a TP group's GPUs: with
+	 * streams nothing folds (a folded GPU would carry its replicas' flows
+	 * on its own NIC) */
+	if (n_streams > 0)
+		o.no_fold = true;
 	if (!prog || !pp) {
 		rc = sc_error_set(err, SC_ENOMEM, NULL, NULL, "des: out of memory");
 		goto out;

@@ -187,9 +187,8 @@ enum sc_status des_predict_together(const struct scenario *const *sc, int n, con
  * deployment's KV-cache transfers, sim/cluster): flows between GPUs of
  * the fabric, each issued at its time and sent after the previous flow
  * of the same source GPU ended (one transfer at a time per GPU, as a
- * prefill replica's KV sender).  Where the training jobs fold TP
- * replicas, a flow whose source or destination is not a simulated GPU
- * (index not a multiple of the fold) is represented by the one that is. */
+ * prefill replica's KV sender).  With streams no job folds its TP
+ * replicas (des_predict_shared): every GPU is simulated. */
 struct des_flow {
 	int src, dst;             /* global GPU indices of the fabric */
 	double t_s;               /* issued */

@@ -1193,13 +1193,17 @@ static void fill_result(struct sim *s, struct des_result *res)
 		for (int i = 0; i < PART_COUNT; i++)
 			sum += o->part_s[i];
 		o->part_s[PART_BUBBLE] += o->step_time_s - sum;
-		for (int i = PART_DATA_STALL; o->part_s[PART_BUBBLE] < 0 && i <= PART_CHECKPOINT;
-		     i += PART_CHECKPOINT - PART_DATA_STALL) {
-			double take = fmin(o->part_s[i], -o->part_s[PART_BUBBLE]);
+		/* a simulated stall that hid behind the critical GPU's work
+		 * (another rank's) leaves the breakdown */
+		const enum step_part stalls[2] = { PART_DATA_STALL, PART_CHECKPOINT };
+		const bool simulated[2] = { p->io.data, p->io.ckpt };
 
-			if ((i == PART_DATA_STALL && !p->io.data) || (i == PART_CHECKPOINT && !p->io.ckpt))
+		for (int k = 0; k < 2 && o->part_s[PART_BUBBLE] < 0; k++) {
+			double take = fmin(o->part_s[stalls[k]], -o->part_s[PART_BUBBLE]);
+
+			if (!simulated[k])
 				continue;
-			o->part_s[i] -= take;
+			o->part_s[stalls[k]] -= take;
 			o->part_s[PART_BUBBLE] += take;
 		}
 		if (o->part_s[PART_BUBBLE] < 0 && o->part_s[PART_BUBBLE] > -1e-9 * o->step_time_s)

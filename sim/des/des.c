@@ -348,6 +348,9 @@ enum sc_status des_predict_shared(const struct scenario *const *sc, int n, const
 		sum.flows_fixed += prog[k].est.flows_fixed;
 		sum.memory_bytes += prog[k].est.memory_bytes;
 	}
+	/* the streams' flows count against the same flow budget */
+	for (int i = 0; i < n_streams; i++)
+		sum.flows += streams[i].n_flows;
 	if ((rc = des_estimate_check(&sum, &o, err)) != SC_OK)
 		goto out;
 	net_topo_of(fabric, &topo);

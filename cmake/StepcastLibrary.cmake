@@ -29,8 +29,9 @@ stepcast_layer(calibrate DIRS calibrate calibrate/ingest calibrate/fit DEPS anal
 # validate --collectives fits with calibrate's one least-squares core
 stepcast_layer(validate  DIRS sim/validate             DEPS analytic serve calibrate)
 stepcast_layer(api       DIRS sim/api include/stepcast DEPS analytic)
-# placement: what a placement costs (both engines) and which free nodes to pick
-stepcast_layer(placement DIRS sim/placement            DEPS des)
+# placement: what a placement costs (both engines) and which free nodes to
+# pick; sim/cluster: several jobs on one fabric (training in the DES, serving)
+stepcast_layer(placement DIRS sim/placement sim/cluster DEPS des serve)
 stepcast_layer(reports   DIRS reports                  DEPS search validate des calibrate serve placement)
 stepcast_layer(cli       DIRS sim/cli                  DEPS reports api NO_TARGET)
 # calibrate/bench: the GPU microbenchmarks, built by calibrate/CMakeLists.txt.

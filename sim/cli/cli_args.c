@@ -9,6 +9,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "../config/placement_load.h"
 #include "cli_output.h"
 #include "cli_progress.h"
 
@@ -54,6 +55,13 @@ const struct cli_opt cli_opts_set_cluster[] = {
 const struct cli_opt cli_opts_quiet[] = {
 	{ "quiet", CLI_OPT_QUIET, NULL, "no progress line on stderr (it is shown only on a\n"
 					"terminal, for runs over a second)", NULL },
+	CLI_OPT_END
+};
+
+const struct cli_opt cli_opts_placement[] = {
+	{ "placement", CLI_OPT_PLACEMENT, "FILE", "place the nodes as this `aws ec2 describe-instance-\n"
+						  "topology` JSON says (its first nodes, in its order;\n"
+						  "overrides cluster.placement)", NULL },
 	CLI_OPT_END
 };
 
@@ -217,6 +225,9 @@ int cli_next_option(struct cli_args *a)
 		case CLI_OPT_QUIET:
 			cli_quiet = true;
 			continue;
+		case CLI_OPT_PLACEMENT:
+			a->placement = optarg;
+			continue;
 		case ':':
 			cli_args_error(a, "option '%s' needs a value", a->argv[optind - 1]);
 			return CLI_STOP;
@@ -277,7 +288,8 @@ bool cli_setup(struct cli_args *a, struct scenario *sc)
 	sc_error_clear(&err);
 	if (cli_scenario_load(a->scenario_path, &a->cat, sc, &err) != SC_OK ||
 	    (a->calibration && calibration_select(&a->cat, &sc->cluster.gpu, a->calibration, NULL,
-						  "--calibration", NULL, &sc->calibration, &err) != SC_OK)) {
+						  "--calibration", NULL, &sc->calibration, &err) != SC_OK) ||
+	    (a->placement && placement_use_ec2_file(a->placement, sc, &err) != SC_OK)) {
 		cli_args_free(a);
 		a->code = cli_fail(&err);
 		return false;

@@ -47,6 +47,8 @@ extern const struct cli_opt cli_opts_set[];         /* --set PATH=VALUE */
 extern const struct cli_opt cli_opts_set_instance[]; /* --set, --instance (cluster.instance) */
 extern const struct cli_opt cli_opts_set_cluster[]; /* --set, --instance, --nodes (cluster.nodes) */
 extern const struct cli_opt cli_opts_quiet[];       /* --quiet */
+extern const struct cli_opt cli_opts_placement[];   /* --placement FILE (an EC2 topology file; cli_setup
+						       applies it: key CLI_OPT_PLACEMENT, whatever the help) */
 extern const struct cli_opt cli_opts_help[];        /* -h, --help */
 
 /* What `stepcast CMD --help` prints: synopsis, a blank line, about, a
@@ -82,6 +84,8 @@ struct cli_args {
 	const char *config_dir;     /* --config-dir, NULL: the default */
 	const char *calibration;    /* --calibration, NULL: the scenario's */
 	const char *scenario_path;  /* the scenario cli_setup loads */
+	const char *placement;      /* --placement: an EC2 instance-topology file (cli_setup
+				     * makes it the scenario's cluster.placement) */
 	int code;                   /* the exit code when cli_next_option returned CLI_STOP */
 	bool pass_shared;           /* return -c and -k too, after recording them (a command
 				     * whose verbs do not all take them) */

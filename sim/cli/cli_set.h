@@ -14,7 +14,7 @@
 #include "../serve/serve_config.h"
 
 /* getopt_long values, outside every command's short letters */
-enum { CLI_OPT_SET = 0x5e70, CLI_OPT_INSTANCE, CLI_OPT_NODES, CLI_OPT_QUIET };
+enum { CLI_OPT_SET = 0x5e70, CLI_OPT_INSTANCE, CLI_OPT_NODES, CLI_OPT_QUIET, CLI_OPT_PLACEMENT };
 
 /* Each command lists them in its own option table, by name, so the docs
  * test sees them: { "set", required_argument, NULL, CLI_OPT_SET }, ... */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../config/placement_load.h"
 #include "../plan/plan.h"
 #include "../../reports/rpt_prom.h"
 #include "cli.h"
@@ -40,6 +41,7 @@ static const struct cli_opt plan_opts[] = {
 	{ "config-dir", 'c', "DIR", "catalogue directory (default: $STEPCAST_CONFIG_DIR, else the\n"
 				    "configs/ of the data directory)", NULL },
 	CLI_OPT_GROUP_AT(cli_opts_set, 26),
+	CLI_OPT_GROUP_AT(cli_opts_placement, 26),
 	CLI_OPT_GROUP_AT(cli_opts_quiet, 26),
 	CLI_OPT_GROUP(cli_opts_help),
 	CLI_OPT_END
@@ -48,7 +50,8 @@ static const struct cli_opt plan_opts[] = {
 static const struct cli_usage plan_usage = {
 	"usage: stepcast plan SCENARIO [--tokens N] [--deadline D | --nodes N]\n"
 	"                     [--instance NAME] [--pricing P] [--max-nodes N] [--sweep LIST]\n"
-	"                     [--confidence P] [--format FMT] [--output FILE]\n",
+	"                     [--confidence P] [--format FMT] [--output FILE]\n"
+	"                     [--placement FILE]\n",
 	"Plan training SCENARIO's model on a budget of tokens: at each node count of a\n"
 	"sweep, search the layouts and keep the one that trains the budget soonest; then\n"
 	"choose the node count: the one given with --nodes, or the cheapest that meets\n"
@@ -64,7 +67,9 @@ static const struct cli_usage plan_usage = {
 	"(goodput) when the scenario has a \"storage\" object, else every step (goodput 100 %).\n"
 	"An instance sold only as whole UltraServers (p6e-gb200.36xlarge: u-p6e-gb200x72,\n"
 	"18 instances) is planned and priced in whole UltraServers: the sweep visits only\n"
-	"their multiples, and --nodes or --sweep must be multiples (else exit 3).\n",
+	"their multiples, and --nodes or --sweep must be multiples (else exit 3).\n"
+	"With --placement each node count N is planned on the file's first N instances\n"
+	"(in its order, as a scheduler hands them out); counts beyond the file are not.\n",
 	23
 };
 
@@ -161,16 +166,45 @@ static int plan_target(const struct cli_args *a, const struct plan_request *rq, 
 	return err.message[0] ? cli_fail(&err) : EXIT_OK;
 }
 
+/* --placement: the instances a plan may use, the file's first N at each
+ * node count; a plan at more nodes than the file holds is refused. */
+static int plan_pool(struct plan_request *rq, const char *placement, const struct scenario *target)
+{
+	struct placement pool;
+	struct sc_error err;
+	int npl = target->cluster.fabric.nodes_per_leaf > 0 ? target->cluster.fabric.nodes_per_leaf : 0;
+
+	sc_error_clear(&err);
+	if (placement_load_file(PLACEMENT_FMT_EC2, placement, NULL, 0, 0, npl, &pool, &err) != SC_OK)
+		return cli_fail(&err);
+	if (rq->po.nodes > pool.nodes) {
+		sc_error_set(&err, SC_EINVAL, placement, "/Instances",
+			     "the placement holds %d instances; a plan at %d nodes needs as many", pool.nodes,
+			     rq->po.nodes);
+		placement_free(&pool);
+		return cli_fail(&err);
+	}
+	if (!(rq->po.pool = placement_keep(&pool))) {
+		sc_error_set(&err, SC_ENOMEM, placement, NULL, "out of memory");
+		return cli_fail(&err);
+	}
+	return EXIT_OK;
+}
+
 /* What the options leave to the scenario: the token budget, the node
  * count, the pricing; and the node counts checked against the cluster. */
-static int plan_defaults(struct plan_request *rq, const struct scenario *sc, const struct scenario *target)
+static int plan_defaults(struct plan_request *rq, const char *placement, const struct scenario *sc,
+			 const struct scenario *target)
 {
 	const struct instance_spec *inst = &target->cluster.instance;
+	int code;
 
 	if (!cli_plan_tokens("plan", &rq->po, sc))
 		return EXIT_USAGE;
 	if (rq->po.deadline_s <= 0 && rq->po.nodes <= 0)
 		rq->po.nodes = target->cluster.nodes;
+	if (placement && (code = plan_pool(rq, placement, target)) != EXIT_OK)
+		return code;
 	if (!rq->pricing_given)
 		rq->po.pricing = purchase_default_pricing(inst);
 	if (rq->po.nodes > 0 && !cli_check_cluster("plan", "--nodes", rq->po.nodes, inst))
@@ -238,7 +272,7 @@ int cmd_plan(int argc, char **argv)
 
 	if (!plan_parse(argc, argv, &a, &rq, &code) ||
 	    (code = plan_target(&a, &rq, &sc, &target, &entry)) != EXIT_OK ||
-	    (code = plan_defaults(&rq, &sc, &target)) != EXIT_OK)
+	    (code = plan_defaults(&rq, a.placement, &sc, &target)) != EXIT_OK)
 		return code;
 	sc_error_clear(&err);
 	cli_progress_begin("plan");

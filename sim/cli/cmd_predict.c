@@ -25,7 +25,7 @@
 #include "cli_output.h"
 #include "cli_set.h"
 
-enum { OPT_ENGINE = CLI_KEY_BASE, OPT_FIDELITY, OPT_TRACE, OPT_PLACEMENT };
+enum { OPT_ENGINE = CLI_KEY_BASE, OPT_FIDELITY, OPT_TRACE, OPT_CKPT_STEP };
 
 static const struct cli_opt predict_opts[] = {
 	{ "format", 'f', "FMT", "text (default), json, csv or prom (Prometheus text\n"
@@ -40,7 +40,10 @@ static const struct cli_opt predict_opts[] = {
 					     "'exact' merges nothing", NULL },
 	{ "trace", OPT_TRACE, "FILE", "des: write the simulated timeline as Chrome/Perfetto\n"
 				      "trace JSON (open it in ui.perfetto.dev)", NULL },
-	{ "placement", OPT_PLACEMENT, "FILE", "place the nodes as this `aws ec2 describe-instance-\n"
+	{ "checkpoint-step", OPT_CKPT_STEP, NULL, "des: simulate the step that writes a checkpoint to the\n"
+						  "scenario's storage tier (its blocking part in the step,\n"
+						  "an async drain beside its collectives)", NULL },
+	{ "placement", CLI_OPT_PLACEMENT, "FILE", "place the nodes as this `aws ec2 describe-instance-\n"
 					      "topology` JSON says (its first nodes, in its order;\n"
 					      "overrides cluster.placement); with one, predict adds\n"
 					      "its cost against packed and the groups that pay it", NULL },
@@ -56,7 +59,7 @@ static const struct cli_usage predict_usage = {
 	"                        [--calibration NAME|FILE] [--config-dir DIR]\n"
 	"                        [--engine analytic|des] [--fidelity FLOWS|exact]\n"
 	"                        [--trace FILE] [--max-flows N] [--max-memory SIZE]\n"
-	"                        [--max-events N] [--placement FILE]\n",
+	"                        [--max-events N] [--placement FILE] [--checkpoint-step]\n",
 	"Predict one training step of SCENARIO (a JSON file, see scenarios/): step time,\n"
 	"throughput, MFU, a breakdown that sums to the step time, memory per GPU with an\n"
 	"out-of-memory verdict, the bottleneck and the collectives with their algorithms.\n",
@@ -98,7 +101,6 @@ struct predict_opts {
 	enum cli_format fmt;
 	bool des;
 	const char *trace;
-	const char *placement;   /* --placement: an EC2 instance-topology file */
 	struct des_options dopt;
 };
 
@@ -140,8 +142,8 @@ static int parse_options(struct cli_args *a, struct predict_opts *o)
 		case OPT_TRACE:
 			o->trace = a->arg;
 			break;
-		case OPT_PLACEMENT:
-			o->placement = a->arg;
+		case OPT_CKPT_STEP:
+			o->dopt.checkpoint_step = true;
 			break;
 		case 'f':
 			if (!cli_parse_format("predict", a->arg,
@@ -154,9 +156,11 @@ static int parse_options(struct cli_args *a, struct predict_opts *o)
 	if (c == CLI_STOP || !cli_operand(a, &a->scenario_path, "missing SCENARIO file") ||
 	    !cli_operands_end(a))
 		return a->code;
-	if ((o->trace || o->dopt.fidelity != 0 || cli_des_budget_given(&o->dopt)) && !o->des)
+	if ((o->trace || o->dopt.fidelity != 0 || o->dopt.checkpoint_step || cli_des_budget_given(&o->dopt)) &&
+	    !o->des)
 		return cli_usage_error("predict", "%s needs --engine des",
-				       o->trace ? "--trace" : o->dopt.fidelity != 0 ? "--fidelity"
+				       o->trace ? "--trace" : o->dopt.checkpoint_step ? "--checkpoint-step"
+				       : o->dopt.fidelity != 0 ? "--fidelity"
 				       : o->dopt.max_flows > 0 ? "--max-flows"
 				       : o->dopt.max_memory_bytes > 0 ? "--max-memory" : "--max-events");
 	if (o->dopt.max_events > 0 && !o->trace)
@@ -342,10 +346,6 @@ int cmd_predict(int argc, char **argv)
 	if (!cli_setup(&a, &sc))
 		return a.code;
 	sc_error_clear(&err);
-	if (o.placement && placement_use_ec2_file(o.placement, &sc, &err) != SC_OK) {
-		cli_args_free(&a);
-		return cli_fail(&err);
-	}
 	if (sc.storage.enabled)
 		n_tiers = compare_tiers(&a.cat, &sc, tiers);
 	cli_args_free(&a);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../../reports/rpt_search.h"
+#include "../config/placement_load.h"
 #include "../config/scenario_load.h"
 #include "../des/des.h"
 #include "../search/part.h"
@@ -78,6 +79,7 @@ static const struct cli_opt search_opts[] = {
 	CLI_OPT_GROUP(cli_opts_calibration),
 	CLI_OPT_GROUP(cli_opts_config_dir),
 	CLI_OPT_GROUP(cli_opts_set_instance),
+	CLI_OPT_GROUP(cli_opts_placement),
 	CLI_OPT_GROUP(cli_opts_quiet),
 	CLI_OPT_GROUP(cli_opts_help),
 	CLI_OPT_END
@@ -87,7 +89,7 @@ static const struct cli_usage search_usage = {
 	"usage: stepcast search SCENARIO [--objective OBJ] [--top K] [--format FMT]\n"
 	"                       [--gpus N | --nodes N] [--tokens N] [--pricing P]\n"
 	"                       [--shard K/N] [--output FILE] [--confidence P]\n"
-	"                       [space options]\n",
+	"                       [--placement FILE] [space options]\n",
 	"Enumerate every valid parallel layout of SCENARIO's model on its cluster: TP inside\n"
 	"the NVLink domain, CP, PP with VPP where the layers divide, DP, EP and expert TP for\n"
 	"MoE, micro-batch sizes that divide the global batch, recompute modes and ZeRO\n"
@@ -101,7 +103,9 @@ static const struct cli_usage search_usage = {
 	"'stepcast predict' would predict it with that layout (with --rerank, the best K as\n"
 	"'stepcast predict --engine des' would).  Rows that the one decision rule\n"
 	"(compare, plan, explain, diff) cannot tell from rank 1 at --confidence are\n"
-	"marked as a tie with it; the order stays by the point prediction.\n"
+	"marked as a tie with it; the order stays by the point prediction.  With\n"
+	"--placement every layout is ranked on those nodes (the groups each one crosses\n"
+	"on them: see 'stepcast placement').\n"
 };
 
 static double now_s(void)
@@ -324,11 +328,13 @@ static bool search_parse(int argc, char **argv, struct cli_args *a, struct searc
 	return *code == EXIT_OK;
 }
 
-/* --gpus and --nodes resize the scenario's cluster; the pricing and the
- * token budget default to the instance's and the scenario's. */
-static int search_cluster(struct search_request *rq, struct scenario *sc)
+/* --gpus and --nodes resize the scenario's cluster (on --placement's
+ * first nodes when given); the pricing and the token budget default to
+ * the instance's and the scenario's. */
+static int search_cluster(struct search_request *rq, const char *placement, struct scenario *sc)
 {
 	const struct instance_spec *inst = &sc->cluster.instance;
+	struct sc_error err;
 
 	if (rq->gpus) {
 		if (rq->gpus % inst->gpus_per_node != 0)
@@ -341,6 +347,9 @@ static int search_cluster(struct search_request *rq, struct scenario *sc)
 			return EXIT_USAGE;
 		sc->cluster.nodes = rq->nodes;
 	}
+	sc_error_clear(&err);
+	if (placement && (rq->gpus || rq->nodes) && placement_use_ec2_file(placement, sc, &err) != SC_OK)
+		return cli_fail(&err);
 	if (!rq->pricing_given)
 		rq->so.pricing = purchase_default_pricing(inst);
 	if (!(rq->so.tokens > 0))
@@ -411,7 +420,7 @@ int cmd_search(int argc, char **argv)
 	if (!cli_setup(&a, &sc))
 		return a.code;
 	cli_args_free(&a);
-	if ((code = search_cluster(&rq, &sc)) != EXIT_OK)
+	if ((code = search_cluster(&rq, a.placement, &sc)) != EXIT_OK)
 		return code;
 	if ((code = search_layouts(a.scenario_path, &rq, &sc, &res)) == EXIT_OK)
 		code = search_report(&rq, &sc, &res);

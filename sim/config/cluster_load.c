@@ -9,6 +9,25 @@
 #include "placement_load.h"
 #include "scenario_load.h"
 
+/* A job's "kind" (absent: training). */
+static enum sc_status job_kind(const char *path, int k, const cJSON *kd, enum cluster_job_kind *out,
+			       struct sc_error *err)
+{
+	static const char *const names[] = { "training", "checkpoint", "serving" };
+	char at[64];
+
+	snprintf(at, sizeof(at), "/jobs/%d/kind", k);
+	*out = CLUSTER_JOB_TRAINING;
+	if (!kd)
+		return SC_OK;
+	for (int i = 0; cJSON_IsString(kd) && i < 3; i++)
+		if (strcmp(kd->valuestring, names[i]) == 0) {
+			*out = (enum cluster_job_kind)i;
+			return SC_OK;
+		}
+	return sc_error_set(err, SC_EINVAL, path, at, "expected \"training\", \"checkpoint\" or \"serving\"");
+}
+
 void cluster_jobs_free(struct cluster_jobs *c)
 {
 	free(c->sc);
@@ -16,11 +35,12 @@ void cluster_jobs_free(struct cluster_jobs *c)
 	c->n = 0;
 }
 
-enum sc_status cluster_jobs_load(const char *path, const struct catalog *cat, struct cluster_jobs *out,
+enum sc_status cluster_jobs_load(const char *path, const struct catalog *cat,
+				 const struct cluster_serving_hook *serving, struct cluster_jobs *out,
 				 struct sc_error *err)
 {
 	static const char *const keys[] = { "name", "jobs", "placement", NULL };
-	static const char *const job_keys[] = { "scenario", "name", NULL };
+	static const char *const job_keys[] = { "scenario", "name", "kind", NULL };
 	cJSON *root = cfg_parse_file(path, err);
 	const cJSON *jobs, *nm, *pl, *j;
 	struct cfg_reader rd = { path, err, NULL };
@@ -28,7 +48,7 @@ enum sc_status cluster_jobs_load(const char *path, const struct catalog *cat, st
 	const struct placement *kept;
 	enum sc_status st = SC_OK;
 	const char *slash = strrchr(path, '/');
-	int k = 0, npl;
+	int k = 0, npl, t0 = -1;
 
 	memset(out, 0, sizeof(*out));
 	memset(&whole, 0, sizeof(whole));
@@ -58,8 +78,9 @@ enum sc_status cluster_jobs_load(const char *path, const struct catalog *cat, st
 		goto done;
 	}
 	cJSON_ArrayForEach(j, jobs) {
-		char at[64], file[SC_ERROR_FILE_MAX];
-		const cJSON *s, *n;
+		char at[64];
+		char *file = out->file[k];
+		const cJSON *s, *n, *kd;
 
 		snprintf(at, sizeof(at), "/jobs/%d", k);
 		if (!cJSON_IsObject(j)) {
@@ -70,46 +91,91 @@ enum sc_status cluster_jobs_load(const char *path, const struct catalog *cat, st
 			goto done;
 		s = cJSON_GetObjectItemCaseSensitive(j, "scenario");
 		n = cJSON_GetObjectItemCaseSensitive(j, "name");
+		kd = cJSON_GetObjectItemCaseSensitive(j, "kind");
 		if (!cJSON_IsString(s) || !s->valuestring[0]) {
 			snprintf(at, sizeof(at), "/jobs/%d/scenario", k);
 			st = sc_error_set(err, SC_EINVAL, path, at, "expected a scenario file name");
 			goto done;
 		}
 		if (s->valuestring[0] == '/' || !slash)
-			snprintf(file, sizeof(file), "%s", s->valuestring);
+			snprintf(file, SC_ERROR_FILE_MAX, "%s", s->valuestring);
 		else
-			snprintf(file, sizeof(file), "%.*s/%s", (int)(slash - path), path, s->valuestring);
-		if ((st = scenario_load(file, cat, &out->sc[k], err)) != SC_OK)
-			goto done;
+			snprintf(file, SC_ERROR_FILE_MAX, "%.*s/%s", (int)(slash - path), path, s->valuestring);
 		snprintf(out->job_name[k], sizeof(out->job_name[k]), "%s",
 			 cJSON_IsString(n) ? n->valuestring : s->valuestring);
-		if (k > 0 && (strcmp(out->sc[k].cluster.instance.name, out->sc[0].cluster.instance.name) != 0 ||
-			      strcmp(out->sc[k].cluster.fabric.name, out->sc[0].cluster.fabric.name) != 0)) {
-			snprintf(at, sizeof(at), "/jobs/%d/scenario", k);
+		if ((st = job_kind(path, k, kd, &out->kind[k], err)) != SC_OK)
+			goto done;
+		if (out->kind[k] == CLUSTER_JOB_SERVING) {
+			k++;
+			continue;
+		}
+		if ((st = scenario_load(file, cat, &out->sc[k], err)) != SC_OK)
+			goto done;
+		if (out->kind[k] == CLUSTER_JOB_CHECKPOINT && !out->sc[k].storage.enabled) {
+			snprintf(at, sizeof(at), "/jobs/%d/kind", k);
 			st = sc_error_set(err, SC_EINVAL, path, at,
-					  "job \"%s\" runs on %s / %s; the cluster's jobs share job 0's %s / %s",
-					  out->job_name[k], out->sc[k].cluster.instance.name, out->sc[k].cluster.fabric.name,
-					  out->sc[0].cluster.instance.name, out->sc[0].cluster.fabric.name);
+					  "a checkpoint job needs its scenario's \"storage\" object (the tier it writes to)");
 			goto done;
 		}
-		out->first_node[k] = out->nodes;
-		out->nodes += out->sc[k].cluster.nodes;
+		if (t0 >= 0 && (strcmp(out->sc[k].cluster.instance.name, out->sc[t0].cluster.instance.name) != 0 ||
+				strcmp(out->sc[k].cluster.fabric.name, out->sc[t0].cluster.fabric.name) != 0)) {
+			snprintf(at, sizeof(at), "/jobs/%d/scenario", k);
+			st = sc_error_set(err, SC_EINVAL, path, at,
+					  "job \"%s\" runs on %s / %s; the cluster's jobs share job %d's %s / %s",
+					  out->job_name[k], out->sc[k].cluster.instance.name, out->sc[k].cluster.fabric.name,
+					  t0, out->sc[t0].cluster.instance.name, out->sc[t0].cluster.fabric.name);
+			goto done;
+		}
+		if (t0 < 0)
+			t0 = k;
+		out->job_nodes[k] = out->sc[k].cluster.nodes;
 		k++;
 	}
 	out->n = k;
-	npl = out->sc[0].cluster.fabric.nodes_per_leaf > 0 ? out->sc[0].cluster.fabric.nodes_per_leaf : 0;
+	if (t0 < 0) {
+		st = sc_error_set(err, SC_EINVAL, path, "/jobs",
+				  "expected at least one training or checkpoint job (the fabric is its cluster)");
+		goto done;
+	}
+	/* serving jobs: their nodes from the hook; every training job's
+	 * nodes first, in file order, then the serving jobs' */
+	for (int i = 0; i < out->n; i++) {
+		char at[64];
+
+		if (out->kind[i] != CLUSTER_JOB_SERVING)
+			continue;
+		snprintf(at, sizeof(at), "/jobs/%d/kind", i);
+		if (!serving || !serving->nodes) {
+			st = sc_error_set(err, SC_EUNSUPPORTED, path, at, "serving jobs are not simulated here");
+			goto done;
+		}
+		if ((st = serving->nodes(serving->ctx, i, out->file[i], &out->sc[t0].cluster, &out->job_nodes[i],
+					 err)) != SC_OK)
+			goto done;
+	}
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < out->n; i++)
+			if ((out->kind[i] == CLUSTER_JOB_SERVING) == (pass == 1)) {
+				out->first_node[i] = out->nodes;
+				out->nodes += out->job_nodes[i];
+			}
+	npl = out->sc[t0].cluster.fabric.nodes_per_leaf > 0 ? out->sc[t0].cluster.fabric.nodes_per_leaf : 0;
 	if (pl)
 		st = placement_read(path, pl, "/placement", out->nodes, npl, &whole, err);
 	else
 		st = placement_generate(&whole, PLACEMENT_GEN_PACKED, out->nodes, 0, npl > 0 ? npl : out->nodes, 1, err);
 	if (st != SC_OK)
 		goto done;
-	out->fabric = out->sc[0].cluster;
+	out->fabric = out->sc[t0].cluster;
 	out->fabric.nodes = out->nodes;
+	out->fabric_job = t0;
 	for (k = 0; k < out->n; k++) {
-		int *idx = malloc((size_t)out->sc[k].cluster.nodes * sizeof(*idx));
+		int *idx;
 		char src[PLACEMENT_SOURCE_MAX];
 
+		if (out->kind[k] == CLUSTER_JOB_SERVING)
+			continue;
+		idx = malloc((size_t)out->sc[k].cluster.nodes * sizeof(*idx));
 		if (!idx) {
 			st = sc_error_set(err, SC_ENOMEM, path, NULL, "out of memory");
 			goto done;

@@ -250,29 +250,33 @@ struct together_arg {
 	int n;
 	const struct net_topo *fabric;
 	const struct des_options *opt;
+	const struct des_stream *streams;
+	int n_streams;
 };
 
 /* In the child: the jobs together; n struct des_result (no timelines). */
 static int together_run(void *argp, int fd)
 {
 	const struct together_arg *a = argp;
-	struct des_result *r = calloc((size_t)a->n, sizeof(*r));
+	struct des_result *r = calloc((size_t)(a->n > 0 ? a->n : 1), sizeof(*r));
+	struct des_stream_result *sr = calloc((size_t)(a->n_streams > 0 ? a->n_streams : 1), sizeof(*sr));
 	struct sc_error err;
 	enum sc_status rc;
 	unsigned magic = WIRE_MAGIC;
 
-	if (!r) {
+	if (!r || !sr) {
 		fprintf(stderr, "\ndes: out of memory\n");
 		return DES_CHILD_EXIT_BASE + SC_ENOMEM;
 	}
 	sc_error_clear(&err);
-	rc = des_engine_run_jobs(a->progs, a->n, a->fabric, a->opt, r, &err);
+	rc = des_engine_run_shared(a->progs, a->n, a->streams, a->n_streams, a->fabric, a->opt, r, sr, &err);
 	if (rc != SC_OK) {
 		fprintf(stderr, "\n%s\n", err.message[0] ? err.message : sc_status_str(rc));
 		return DES_CHILD_EXIT_BASE + (int)rc;
 	}
 	if (des_write_all(fd, &magic, sizeof(magic)) != 0 ||
-	    des_write_all(fd, r, (size_t)a->n * sizeof(*r)) != 0) {
+	    des_write_all(fd, r, (size_t)a->n * sizeof(*r)) != 0 ||
+	    des_write_all(fd, sr, (size_t)a->n_streams * sizeof(*sr)) != 0) {
 		fprintf(stderr, "\ndes: could not send the result to the parent process\n");
 		return DES_CHILD_EXIT_BASE + SC_EINTERNAL;
 	}
@@ -281,6 +285,14 @@ static int together_run(void *argp, int fd)
 
 enum sc_status des_predict_together(const struct scenario *const *sc, int n, const struct cluster *fabric,
 				    const struct des_options *opt, struct des_result *out, struct sc_error *err)
+{
+	return des_predict_shared(sc, n, NULL, 0, fabric, opt, out, NULL, err);
+}
+
+enum sc_status des_predict_shared(const struct scenario *const *sc, int n, const struct des_stream *streams,
+				  int n_streams, const struct cluster *fabric, const struct des_options *opt,
+				  struct des_result *out, struct des_stream_result *stream_out,
+				  struct sc_error *err)
 {
 	struct des_options o;
 	struct des_program *prog = calloc((size_t)(n > 0 ? n : 1), sizeof(*prog));
@@ -298,6 +310,11 @@ enum sc_status des_predict_together(const struct scenario *const *sc, int n, con
 	if (opt)
 		o = *opt;
 	o.trace = false;
+	/* a stream's flows are not symmetric over a TP group's GPUs: with
+	 * streams nothing folds (a folded GPU would carry its replicas' flows
+	 * on its own NIC) */
+	if (n_streams > 0)
+		o.no_fold = true;
 	if (!prog || !pp) {
 		rc = sc_error_set(err, SC_ENOMEM, NULL, NULL, "des: out of memory");
 		goto out;
@@ -306,7 +323,10 @@ enum sc_status des_predict_together(const struct scenario *const *sc, int n, con
 		/* one folding for all: a folded GPU stands for tp GPUs on every
 		 * shared uplink, so the jobs must agree (else none folds) */
 		for (; built < n; built++) {
-			rc = des_program_build(sc[built], &o, &prog[built], err);
+			struct des_options ok = o;
+
+			ok.checkpoint_step = o.checkpoint_step || (built < 32 && (o.checkpoint_jobs >> built & 1u));
+			rc = des_program_build(sc[built], &ok, &prog[built], err);
 			if (rc != SC_OK)
 				goto out;
 			pp[built] = &prog[built];
@@ -328,6 +348,9 @@ enum sc_status des_predict_together(const struct scenario *const *sc, int n, con
 		sum.flows_fixed += prog[k].est.flows_fixed;
 		sum.memory_bytes += prog[k].est.memory_bytes;
 	}
+	/* the streams' flows count against the same flow budget */
+	for (int i = 0; i < n_streams; i++)
+		sum.flows += streams[i].n_flows;
 	if ((rc = des_estimate_check(&sum, &o, err)) != SC_OK)
 		goto out;
 	net_topo_of(fabric, &topo);
@@ -335,17 +358,23 @@ enum sc_status des_predict_together(const struct scenario *const *sc, int n, con
 	arg.n = n;
 	arg.fabric = &topo;
 	arg.opt = &o;
+	arg.streams = streams;
+	arg.n_streams = n_streams;
 	fn.run = together_run;
 	fn.arg = &arg;
 	memset(&co, 0, sizeof(co));
 	rc = des_fork_run(&fn, 1, 1, o.time_limit_s > 0 ? o.time_limit_s : DES_DEFAULT_TIME_LIMIT_S, &co);
 	if (rc != SC_OK || co.status != SC_OK) {
 		rc = sc_error_set(err, co.status != SC_OK ? co.status : rc, NULL, NULL, "%s", co.message);
-	} else if (co.len != sizeof(unsigned) + (size_t)n * sizeof(*out)) {
+	} else if (co.len != sizeof(unsigned) + (size_t)n * sizeof(*out) + (size_t)n_streams * sizeof(*stream_out)) {
 		rc = sc_error_set(err, SC_EINTERNAL, NULL, NULL,
 				  "des: the simulation process sent a malformed result (%zu bytes)", co.len);
 	} else {
-		memcpy(out, co.data + sizeof(unsigned), (size_t)n * sizeof(*out));
+		if (n > 0)
+			memcpy(out, co.data + sizeof(unsigned), (size_t)n * sizeof(*out));
+		if (n_streams > 0)
+			memcpy(stream_out, co.data + sizeof(unsigned) + (size_t)n * sizeof(*out),
+			       (size_t)n_streams * sizeof(*stream_out));
 		for (int k = 0; k < n; k++) {
 			out[k].events = NULL;
 			out[k].n_events = 0;

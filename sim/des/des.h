@@ -52,6 +52,27 @@ struct des_options {
 	bool trace;           /* record the timeline for des_trace_write() */
 	bool no_fold;         /* simulate every TP replica even where they are
 				 symmetric (tests) */
+	bool checkpoint_step; /* simulate the step that writes a checkpoint (the
+				 scenario's storage object; des_io.c) */
+	unsigned checkpoint_jobs; /* des_predict_together: bit k, job k's step writes one */
+};
+
+/* The storage traffic of the simulated step (a scenario's "storage"
+ * object, sim/des/des_io.c): data reads from the data tier and, in a
+ * checkpoint step, the checkpoint written to its tier, as flows between
+ * the GPUs and the storage hosts of the fabric. */
+struct des_storage_use {
+	bool data;                /* data reads simulated */
+	bool checkpoint;          /* a checkpoint written in this step */
+	bool async;               /* ... drained in the background */
+	int readers, writers;     /* simulated ranks that read or write */
+	double read_bytes;        /* per reader per step */
+	double write_bytes;       /* per GPU */
+	double read_s;            /* slowest reader: latency + its batch's flow */
+	double write_s;           /* slowest writer: its share written (sync: the
+				     stall's write; async: the drain) */
+	double analytic_read_s;   /* the analytical fetch (goodput's data model) */
+	double analytic_write_s;  /* the analytical write (sync) or drain (async) */
 };
 
 #define DES_NAME_MAX 40
@@ -118,6 +139,7 @@ struct des_result {
 	struct step_result step;      /* the simulated step (analytical structure) */
 	struct step_result analytic;  /* the analytical engine on the same scenario */
 	struct des_stats stats;
+	struct des_storage_use storage;
 	int n_links;
 	struct des_link_use links[DES_TOP_LINKS]; /* busiest first */
 	long long n_events;
@@ -160,6 +182,41 @@ enum sc_status des_predict_many(const struct scenario *const *sc, int n,
  * TP folding differs, none is folded. */
 enum sc_status des_predict_together(const struct scenario *const *sc, int n, const struct cluster *fabric,
 				    const struct des_options *opt, struct des_result *out, struct sc_error *err);
+
+/* Traffic on the fabric that is not a training step (a serving
+ * deployment's KV-cache transfers, sim/cluster): flows between GPUs of
+ * the fabric, each issued at its time and sent after the previous flow
+ * of the same source GPU ended (one transfer at a time per GPU, as a
+ * prefill replica's KV sender).  With streams no job folds its TP
+ * replicas (des_predict_shared): every GPU is simulated. */
+struct des_flow {
+	int src, dst;             /* global GPU indices of the fabric */
+	double t_s;               /* issued */
+	double bytes;
+	double latency_s;         /* slept before it is sent (its alpha) */
+};
+
+struct des_stream {
+	const struct des_flow *flows; /* by t_s within each source */
+	int n_flows;
+};
+
+struct des_stream_result {
+	int flows;                /* simulated (after folding) */
+	double mean_s;            /* mean flow time, latency + transfer */
+	double max_s;
+	double mean_wait_s;       /* mean time queued behind the source's previous flow */
+	double bytes;             /* simulated */
+	double end_s;             /* when the last one arrived */
+};
+
+/* Simulate training jobs sc[0..n) (n may be 0) and streams[0..n_streams)
+ * together on fabric, as des_predict_together; the streams' GPUs must be
+ * on nodes after every job's.  stream_out[i] receives stream i's flows. */
+enum sc_status des_predict_shared(const struct scenario *const *sc, int n, const struct des_stream *streams,
+				  int n_streams, const struct cluster *fabric, const struct des_options *opt,
+				  struct des_result *out, struct des_stream_result *stream_out,
+				  struct sc_error *err);
 
 void des_result_free(struct des_result *r);
 

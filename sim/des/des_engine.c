@@ -102,7 +102,17 @@ struct rank {
 	double share[BOTTLENECK_COUNT];
 	double t_end;
 	int done;
+	/* storage (des_io.c): this rank's batch read and checkpoint share */
+	bool reads, writes;
+	int store_rd, store_wr;    /* storage host of the data and checkpoint tiers */
+	sg_mailbox_t io_rd, io_wr; /* the read arrives on io_rd, the write leaves on io_wr */
+	sg_sem_t io_read_done, io_write_go, io_write_done;
+	double t_read_end, t_write0, t_write_end;
 };
+
+/* Storage hosts of one fabric: one per tier the jobs name. */
+#define CLUSTER_JOBS_MAX_DES 8
+#define DES_STORAGE_MAX (2 * CLUSTER_JOBS_MAX_DES)
 
 struct sim {
 	const struct des_program *p;
@@ -121,6 +131,12 @@ struct sim {
 	struct des_event *ev;
 	long long n_ev, cap_ev;
 	bool ev_oom;
+	/* storage hosts (shared by the jobs): bytes read from / written to
+	 * each, this job's; their links' capacities */
+	sg_host_t *store;
+	int n_store;
+	double store_bytes[DES_STORAGE_MAX][2];
+	const double *store_rd_Bps, *store_wr_Bps;
 };
 
 
@@ -309,6 +325,116 @@ static void pp_actor(int argc, char **argv)
 		sg_mailbox_put(to->pp_in[m->box], m, (long)bytes);
 		event(r, DES_EV_PP_SEND, 2, m->chunk, m->mb, m->t_post, simgrid_get_clock());
 	}
+	r->done++;
+	s->actors_done++;
+}
+
+/* ---- storage (des_io.c) ---------------------------------------------------------------- */
+
+/* bytes of rank r to (write) or from (read) its storage host: on its NIC
+ * link, its leaf's uplink (the storage hosts are off the spine) and the
+ * storage link */
+static void account_storage(struct sim *s, const struct rank *r, int host, bool write, double bytes)
+{
+	const struct net_topo *t = &s->p->topo;
+	int d = write ? 0 : 1;
+
+	if (t->nic_links > 0)
+		s->nic[2 * ((r->rank / t->gpus_per_node) * t->nic_links + net_topo_nic_link_of(t, r->rank)) + d] +=
+			bytes;
+	if (t->leaves > 1 && t->oversubscription > 1.0)
+		s->up[2 * net_topo_leaf_of(t, r->rank) + d] += bytes;
+	if (host >= 0)
+		s->store_bytes[host][write] += bytes;
+}
+
+/* On the rank's host: its next batch, after the latency its loader does
+ * not hide (the feeder on the storage host sends it). */
+static void io_read_actor(int argc, char **argv)
+{
+	struct rank *r = sg_actor_self_get_data();
+	struct sim *s = r->sim;
+
+	(void)argc;
+	(void)argv;
+	if (s->p->io.read_lat_s > 0)
+		sg_actor_sleep_for(s->p->io.read_lat_s);
+	if (sg_mailbox_get(r->io_rd) != r)
+		sim_fail(s, "des: a data batch reached the wrong rank (internal error)");
+	r->t_read_end = simgrid_get_clock();
+	sg_sem_release(r->io_read_done);
+	r->done++;
+	s->actors_done++;
+}
+
+static void io_feed_actor(int argc, char **argv)
+{
+	struct rank *r = sg_actor_self_get_data();
+	struct sim *s = r->sim;
+
+	(void)argc;
+	(void)argv;
+	account_storage(s, r, r->store_rd, false, s->p->io.read_bytes);
+	s->messages++;
+	sg_mailbox_put(r->io_rd, r, (long)s->p->io.read_bytes);
+	r->done++;
+	s->actors_done++;
+}
+
+/* On the rank's host: its checkpoint share, once the compute stream says
+ * (sync: after the update; async: after the snapshot), no sooner than its
+ * node's ceiling allows (FSx's per-client cap, NVMe's drives). */
+static void io_write_actor(int argc, char **argv)
+{
+	struct rank *r = sg_actor_self_get_data();
+	struct sim *s = r->sim;
+	const struct des_io *io = &s->p->io;
+	double t0, floor_s;
+
+	(void)argc;
+	(void)argv;
+	sg_sem_acquire(r->io_write_go);
+	t0 = r->t_write0 = simgrid_get_clock();
+	if (io->ckpt_nvme) {
+		/* the share to the same GPU of the next node (the peer copy) */
+		int gpn = s->p->topo.gpus_per_node, peer = (r->rank + gpn) % s->p->gpus;
+		struct rank *q = &s->r[peer / s->p->fold];
+
+		if (q != r) {
+			sg_comm_t c[2];
+			void *slot = NULL;
+
+			account_storage(s, r, -1, true, io->write_bytes);
+			account_storage(s, q, -1, false, io->write_bytes);
+			s->messages++;
+			c[0] = sg_mailbox_put_async(q->io_wr, r, (long)io->write_bytes);
+			c[1] = sg_mailbox_get_async(r->io_wr, &slot);
+			sg_comm_wait_all(c, 2);
+		}
+		floor_s = io->drive_s;
+	} else {
+		account_storage(s, r, r->store_wr, true, io->write_bytes);
+		s->messages++;
+		sg_mailbox_put(r->io_wr, r, (long)io->write_bytes);
+		floor_s = io->gpu_write_Bps > 0 ? io->write_bytes / io->gpu_write_Bps : 0;
+	}
+	if (simgrid_get_clock() < t0 + floor_s)
+		sg_actor_sleep_until(t0 + floor_s);
+	r->t_write_end = simgrid_get_clock();
+	sg_sem_release(r->io_write_done);
+	r->done++;
+	s->actors_done++;
+}
+
+static void io_sink_actor(int argc, char **argv)
+{
+	struct rank *r = sg_actor_self_get_data();
+	struct sim *s = r->sim;
+
+	(void)argc;
+	(void)argv;
+	if (sg_mailbox_get(r->io_wr) != r)
+		sim_fail(s, "des: a checkpoint share reached the wrong storage host (internal error)");
 	r->done++;
 	s->actors_done++;
 }
@@ -601,6 +727,21 @@ static void compute_actor(int argc, char **argv)
 	for (int d = 0; d < 4; d++)
 		if (r->pp_in[d])
 			sg_mailbox_set_receiver(r->pp_name[d]);
+	/* an async checkpoint of the previous step's state: the snapshot
+	 * blocks, the drain runs alongside this step */
+	if (r->writes && p->io.ckpt_async) {
+		t = simgrid_get_clock();
+		if (p->io.snapshot_s > 0)
+			sg_actor_sleep_for(p->io.snapshot_s);
+		add(r, PART_CHECKPOINT, simgrid_get_clock() - t, false);
+		sg_sem_release(r->io_write_go);
+	}
+	/* no prefetch: the step waits for its own batch */
+	if (r->reads && p->io.prefetch == 0) {
+		t = simgrid_get_clock();
+		sg_sem_acquire(r->io_read_done);
+		add(r, PART_DATA_STALL, simgrid_get_clock() - t, false);
+	}
 	/* the parameter all-gathers (the previous step's update) start at once */
 	for (int k = 0; k < st->head_count; k++)
 		release_job(r);
@@ -677,11 +818,29 @@ static void compute_actor(int argc, char **argv)
 	add(r, PART_OPTIMIZER, p->optimizer_s, false);
 	r->share[BOTTLENECK_HBM] += p->optimizer_s;
 	event(r, DES_EV_OPTIMIZER, 0, -1, -1, t, simgrid_get_clock());
+	/* a synchronous checkpoint of the updated state: max(snapshot,
+	 * write) + latency (storage_ckpt_io's rule, on the simulated write) */
+	if (r->writes && !p->io.ckpt_async) {
+		double target;
+
+		t = simgrid_get_clock();
+		sg_sem_release(r->io_write_go);
+		sg_sem_acquire(r->io_write_done);
+		target = fmax(t + p->io.snapshot_s, r->t_write_end) + p->io.write_lat_s;
+		sg_actor_sleep_until(target);
+		add(r, PART_CHECKPOINT, target - t, false);
+	}
 	t = simgrid_get_clock();
 	if (p->overhead_s + p->tail_s > 0)
 		sg_actor_sleep_for(p->overhead_s + p->tail_s);
 	add(r, PART_OVERHEAD, p->overhead_s, false);
 	event(r, DES_EV_OVERHEAD, 0, -1, -1, t, simgrid_get_clock());
+	/* prefetched: the next batch must be in before the next step */
+	if (r->reads && p->io.prefetch > 0) {
+		t = simgrid_get_clock();
+		sg_sem_acquire(r->io_read_done);
+		add(r, PART_DATA_STALL, simgrid_get_clock() - t, false);
+	}
 	r->t_end = simgrid_get_clock();
 	r->done++;
 	s->actors_done++;
@@ -841,6 +1000,17 @@ static enum sc_status setup_ranks(struct sim *s, struct sc_error *err)
 				for (int k = 0; k < 2; k++)
 					r->flow_in[fl][k] = mbox(s, "f%d-%d-%d", i, fl, k);
 		}
+		r->reads = des_io_reader(p, rank);
+		r->writes = p->io.ckpt;
+		if (r->reads) {
+			r->io_rd = mbox(s, "ir%d-%d-%d", i, 0, 0);
+			r->io_read_done = sg_sem_init(0);
+		}
+		if (r->writes) {
+			r->io_wr = mbox(s, "iw%d-%d-%d", i, 0, 0);
+			r->io_write_go = sg_sem_init(0);
+			r->io_write_done = sg_sem_init(0);
+		}
 		r->cm = calloc((size_t)4 + 2 * (size_t)r->n_ep_efa, sizeof(*r->cm));
 		r->cls = calloc((size_t)4 + 2 * (size_t)r->n_ep_efa, sizeof(*r->cls));
 		r->slot = calloc((size_t)4 + 2 * (size_t)r->n_ep_efa, sizeof(*r->slot));
@@ -850,16 +1020,43 @@ static enum sc_status setup_ranks(struct sim *s, struct sc_error *err)
 	return SC_OK;
 }
 
-static void spawn(struct sim *s, struct rank *r, const char *what, void (*fn)(int, char **))
+static void spawn_on(struct sim *s, struct rank *r, const char *what, void (*fn)(int, char **), sg_host_t host)
 {
 	char name[32];
 	sg_actor_t a;
 
-	snprintf(name, sizeof(name), "%s%d", what, r->rank);
-	a = sg_actor_init(name, r->host);
+	snprintf(name, sizeof(name), "%s%s%d", s->pre, what, r->rank);
+	a = sg_actor_init(name, host);
 	sg_actor_set_data(a, r);
 	sg_actor_start_(a, fn, 0, NULL);
 	s->actors++;
+}
+
+static void spawn(struct sim *s, struct rank *r, const char *what, void (*fn)(int, char **))
+{
+	spawn_on(s, r, what, fn, r->host);
+}
+
+/* Storage host of tier `name` on the fabric (added when new, with its
+ * read and write capacities: the first job that names it gives them; -1
+ * when the fabric has no room for it). */
+static int store_of(char names[][SC_NAME_MAX], double *rd, double *wr, int *n, const char *name, double rBps,
+		    double wBps)
+{
+	for (int k = 0; k < *n; k++)
+		if (strcmp(names[k], name) == 0) {
+			if (!(rd[k] > 0) && rBps > 0)
+				rd[k] = rBps;
+			if (!(wr[k] > 0) && wBps > 0)
+				wr[k] = wBps;
+			return k;
+		}
+	if (*n >= DES_STORAGE_MAX)
+		return -1;
+	snprintf(names[*n], SC_NAME_MAX, "%s", name);
+	rd[*n] = rBps;
+	wr[*n] = wBps;
+	return (*n)++;
 }
 
 static double now_s(void)
@@ -915,6 +1112,10 @@ static void top_links(struct sim *s, struct des_result *res)
 		for (int d = 0; d < 2; d++)
 			CONSIDER(s->up[2 * k + d], t->leaf_uplink_Bps / p->fold, "uplink",
 				 "leaf%d uplink %s", k, d ? "down" : "up");
+	for (int h = 0; h < s->n_store; h++)
+		for (int d = 0; d < 2; d++)
+			CONSIDER(s->store_bytes[h][d], d ? s->store_wr_Bps[h] : s->store_rd_Bps[h], "storage",
+				 "storage%d %s", h, d ? "write" : "read");
 #undef CONSIDER
 }
 
@@ -957,6 +1158,33 @@ static void fill_result(struct sim *s, struct des_result *res)
 			break;
 		}
 	}
+	/* simulated storage stalls: the longest any rank waited (what of
+	 * it hid behind the critical GPU's work leaves it below) */
+	if (p->io.data)
+		o->part_s[PART_DATA_STALL] = 0;
+	if (p->io.ckpt)
+		o->part_s[PART_CHECKPOINT] = 0;
+	for (int i = 0; i < s->n; i++) {
+		const struct rank *q = &s->r[i];
+
+		res->storage.read_s = fmax(res->storage.read_s, q->reads ? q->t_read_end : 0);
+		res->storage.write_s = fmax(res->storage.write_s, q->writes ? q->t_write_end - q->t_write0 : 0);
+		if (p->io.data)
+			o->part_s[PART_DATA_STALL] = fmax(o->part_s[PART_DATA_STALL], q->acc[PART_DATA_STALL]);
+		if (p->io.ckpt)
+			o->part_s[PART_CHECKPOINT] = fmax(o->part_s[PART_CHECKPOINT], q->acc[PART_CHECKPOINT]);
+	}
+	res->storage.data = p->io.data;
+	res->storage.checkpoint = p->io.ckpt;
+	res->storage.async = p->io.ckpt_async;
+	res->storage.readers = p->io.readers;
+	res->storage.writers = p->io.writers;
+	res->storage.read_bytes = p->io.read_bytes;
+	res->storage.write_bytes = p->io.write_bytes;
+	res->storage.analytic_read_s = p->io.analytic_read_s;
+	res->storage.analytic_write_s = p->io.analytic_write_s;
+	if (p->io.ckpt_async)
+		res->storage.write_s += p->io.write_lat_s;
 	{
 		/* every moment of the critical GPU's compute stream is in one
 		 * part; what floating point leaves over goes to the bubble */
@@ -965,6 +1193,19 @@ static void fill_result(struct sim *s, struct des_result *res)
 		for (int i = 0; i < PART_COUNT; i++)
 			sum += o->part_s[i];
 		o->part_s[PART_BUBBLE] += o->step_time_s - sum;
+		/* a simulated stall that hid behind the critical GPU's work
+		 * (another rank's) leaves the breakdown */
+		const enum step_part stalls[2] = { PART_DATA_STALL, PART_CHECKPOINT };
+		const bool simulated[2] = { p->io.data, p->io.ckpt };
+
+		for (int k = 0; k < 2 && o->part_s[PART_BUBBLE] < 0; k++) {
+			double take = fmin(o->part_s[stalls[k]], -o->part_s[PART_BUBBLE]);
+
+			if (!simulated[k])
+				continue;
+			o->part_s[stalls[k]] -= take;
+			o->part_s[PART_BUBBLE] += take;
+		}
 		if (o->part_s[PART_BUBBLE] < 0 && o->part_s[PART_BUBBLE] > -1e-9 * o->step_time_s)
 			o->part_s[PART_BUBBLE] = 0;
 	}
@@ -1024,11 +1265,25 @@ enum sc_status des_engine_run_jobs(const struct des_program *const *ps, int n_jo
 				   const struct net_topo *fabric, const struct des_options *opt,
 				   struct des_result *res, struct sc_error *err)
 {
+	return des_engine_run_shared(ps, n_jobs, NULL, 0, fabric, opt, res, NULL, err);
+}
+
+enum sc_status des_engine_run_shared(const struct des_program *const *ps, int n_jobs,
+				     const struct des_stream *streams, int n_streams,
+				     const struct net_topo *fabric, const struct des_options *opt,
+				     struct des_result *res, struct des_stream_result *stream_out,
+				     struct sc_error *err)
+{
+	int fold = n_jobs > 0 ? ps[0]->fold : 1, n_sg = 0;
+	double flops = n_jobs > 0 ? ps[0]->gpu_flops : 1e15;
+	struct des_streams_run *srun = NULL;
 	struct sim *S = calloc((size_t)(n_jobs > 0 ? n_jobs : 1), sizeof(*S));
 	struct des_platform_spec spec;
 	int *gpus = NULL, total = 0, idx = 0, node_off = 0;
-	void **hosts = NULL, *storage[1];
-	char errbuf[256];
+	void **hosts = NULL, *storage[DES_STORAGE_MAX];
+	char errbuf[256], sname[DES_STORAGE_MAX][SC_NAME_MAX];
+	double s_rd[DES_STORAGE_MAX], s_wr[DES_STORAGE_MAX];
+	int ns = 0, rd_of[CLUSTER_JOBS_MAX_DES], wr_of[CLUSTER_JOBS_MAX_DES];
 	double w0 = now_s(), w1;
 	enum sc_status rc = SC_OK;
 
@@ -1039,7 +1294,7 @@ enum sc_status des_engine_run_jobs(const struct des_program *const *ps, int n_jo
 		struct sim *s = &S[k];
 
 		memset(&res[k], 0, sizeof(res[k]));
-		if (p->fold != ps[0]->fold || p->topo.gpus_per_node != fabric->gpus_per_node) {
+		if (p->fold != fold || p->topo.gpus_per_node != fabric->gpus_per_node) {
 			rc = sc_error_set(err, SC_EUNSUPPORTED, NULL, NULL,
 					  "des: jobs on one fabric need the same instance and TP folding");
 			goto out;
@@ -1060,8 +1315,9 @@ enum sc_status des_engine_run_jobs(const struct des_program *const *ps, int n_jo
 		}
 		total += s->n;
 	}
-	gpus = calloc((size_t)total, sizeof(int));
-	hosts = calloc((size_t)total, sizeof(void *));
+	n_sg = des_streams_gpus(streams, n_streams, fold, NULL);
+	gpus = calloc((size_t)total + n_sg + 1, sizeof(int));
+	hosts = calloc((size_t)total + n_sg + 1, sizeof(void *));
 	if (!gpus || !hosts) {
 		rc = sc_error_set(err, SC_ENOMEM, NULL, NULL, "des: out of memory");
 		goto out;
@@ -1073,8 +1329,49 @@ enum sc_status des_engine_run_jobs(const struct des_program *const *ps, int n_jo
 			gpus[idx++] = node_off * fabric->gpus_per_node + i * ps[k]->fold;
 		node_off += ps[k]->topo.nodes;
 	}
-	des_sim_init(total * 4);
-	des_platform_spec_of(fabric, ps[0]->fold, ps[0]->gpu_flops, gpus, total, &spec);
+	/* the streams' GPUs, after the jobs' */
+	if (n_sg > 0) {
+		n_sg = des_streams_gpus(streams, n_streams, fold, gpus + total);
+		if (n_sg > 0 && gpus[total] < node_off * fabric->gpus_per_node) {
+			rc = sc_error_set(err, SC_EINVAL, NULL, NULL,
+					  "des: a stream's GPUs must be on nodes after the training jobs'");
+			goto out;
+		}
+	}
+	/* the storage hosts: one per tier the jobs name (jobs naming the same
+	 * tier share its file system or bucket) */
+	for (int k = 0; k < n_jobs; k++) {
+		const struct des_io *io = &ps[k]->io;
+
+		rd_of[k] = wr_of[k] = -1;
+		if (k >= CLUSTER_JOBS_MAX_DES) {
+			rc = sc_error_set(err, SC_EUNSUPPORTED, NULL, NULL, "des: more than %d jobs on one fabric",
+					  CLUSTER_JOBS_MAX_DES);
+			goto out;
+		}
+		if (io->data)
+			rd_of[k] = store_of(sname, s_rd, s_wr, &ns, io->data_tier, io->read_Bps, 0);
+		if (io->ckpt && !io->ckpt_nvme)
+			wr_of[k] = store_of(sname, s_rd, s_wr, &ns, io->ckpt_tier, 0, io->write_Bps / fold);
+		if ((io->data && rd_of[k] < 0) || (io->ckpt && !io->ckpt_nvme && wr_of[k] < 0)) {
+			rc = sc_error_set(err, SC_EUNSUPPORTED, NULL, NULL, "des: more than %d storage tiers on one fabric",
+					  DES_STORAGE_MAX);
+			goto out;
+		}
+	}
+	for (int h = 0; h < ns; h++) {
+		/* a tier only read (written) gets its other link at the same
+		 * capacity: nothing uses it */
+		if (!(s_rd[h] > 0))
+			s_rd[h] = s_wr[h];
+		if (!(s_wr[h] > 0))
+			s_wr[h] = s_rd[h];
+	}
+	des_sim_init(total * 4 + n_sg);
+	des_platform_spec_of(fabric, fold, flops, gpus, total + n_sg, &spec);
+	spec.n_storage = ns;
+	spec.storage_read_Bps = s_rd;
+	spec.storage_write_Bps = s_wr;
 	if (des_platform_build(&spec, hosts, storage, errbuf, sizeof(errbuf)) != 0) {
 		rc = sc_error_set(err, SC_EINVAL, NULL, NULL, "%s", errbuf);
 		goto out;
@@ -1086,12 +1383,27 @@ enum sc_status des_engine_run_jobs(const struct des_program *const *ps, int n_jo
 	for (int k = 0; k < n_jobs; k++) {
 		struct sim *s = &S[k];
 
+		s->store = (sg_host_t *)storage;
+		s->n_store = ns;
+		s->store_rd_Bps = s_rd;
+		s->store_wr_Bps = s_wr;
 		rc = setup_ranks(s, err);
 		if (rc != SC_OK)
 			goto out;
 		for (int i = 0; i < s->n; i++) {
 			struct rank *r = &s->r[i];
 
+			r->store_rd = rd_of[k];
+			r->store_wr = wr_of[k];
+			if (r->reads) {
+				spawn(s, r, "ir", io_read_actor);
+				spawn_on(s, r, "sr", io_feed_actor, s->store[r->store_rd]);
+			}
+			if (r->writes) {
+				spawn(s, r, "iw", io_write_actor);
+				if (!s->p->io.ckpt_nvme)
+					spawn_on(s, r, "sw", io_sink_actor, s->store[r->store_wr]);
+			}
 			spawn(s, r, "c", compute_actor);
 			if (r->st->n_sends > 0)
 				spawn(s, r, "p", pp_actor);
@@ -1101,8 +1413,13 @@ enum sc_status des_engine_run_jobs(const struct des_program *const *ps, int n_jo
 				spawn(s, r, "f", flow_actor);
 		}
 	}
+	if (n_streams > 0 &&
+	    (rc = des_streams_start(streams, n_streams, fold, gpus, hosts, total + n_sg, &srun, err)) != SC_OK)
+		goto out;
 	w1 = now_s();
 	simgrid_run();
+	if (srun && (rc = des_streams_finish(srun, stream_out, err)) != SC_OK)
+		goto out;
 	for (int k = 0; k < n_jobs; k++) {
 		struct sim *s = &S[k];
 
@@ -1132,6 +1449,7 @@ enum sc_status des_engine_run_jobs(const struct des_program *const *ps, int n_jo
 out:
 	for (int k = 0; k < n_jobs; k++)
 		sim_free(&S[k]);
+	des_streams_free(srun);
 	free(S);
 	free(gpus);
 	free(hosts);

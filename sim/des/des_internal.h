@@ -110,8 +110,35 @@ struct des_stage {
 	double params_dense, params_expert;
 };
 
+/* The storage traffic of one step (des_io.c): the volumes and rates of
+ * the analytical goodput model (sim/analytic/goodput.h, models/storage.h,
+ * their one owner), simulated as flows so that they contend. */
+struct des_io {
+	bool data;                /* data reads off the node (FSx, S3), simulated */
+	char data_tier[SC_NAME_MAX];
+	double read_bytes;        /* per reading rank per step */
+	double read_lat_s;        /* the latency a loader of depth k does not hide:
+				     latency / k, the whole latency when k = 0 */
+	int prefetch;             /* batches in flight (0: the step waits for its own) */
+	double read_Bps;          /* the tier's aggregate for the job */
+	double analytic_read_s;   /* goodput's fetch time */
+	bool ckpt;                /* this step writes a checkpoint */
+	bool ckpt_async;          /* snapshot in the step, drain in the background */
+	bool ckpt_nvme;           /* to the node's drives and one peer node's */
+	char ckpt_tier[SC_NAME_MAX];
+	double write_bytes;       /* per GPU: the checkpoint / GPUs */
+	double write_Bps;         /* the tier's aggregate for the job */
+	double gpu_write_Bps;     /* one GPU's ceiling: its node's / GPUs per node */
+	double drive_s;           /* NVMe: a GPU's two shares on the drives */
+	double snapshot_s;        /* GPU-to-host copy of a GPU's share */
+	double write_lat_s;       /* the tier's latency */
+	double analytic_write_s;  /* goodput's write (sync) or drain (async) */
+	int readers, writers;     /* simulated ranks */
+};
+
 struct des_program {
 	const struct scenario *sc;
+	struct des_io io;
 	struct step_prep prep;
 	struct step_result analytic;
 	struct layout_info li;    /* the layout's derived quantities (models/layout) */
@@ -141,6 +168,16 @@ struct des_program {
 enum sc_status des_program_build(const struct scenario *sc, const struct des_options *opt,
 				 struct des_program *p, struct sc_error *err);
 void des_program_free(struct des_program *p);
+
+/* Fill p->io from the goodput model of p's scenario (nothing without a
+ * "storage" object) and take what it simulates out of p->tail_s: the data
+ * stall when reads are simulated, the amortised checkpoint when this is
+ * a checkpoint step (opt->checkpoint_step).  SC_EINVAL for a checkpoint
+ * step without a checkpoint tier. */
+enum sc_status des_io_build(struct des_program *p, const struct des_options *opt, struct sc_error *err);
+
+/* Rank (global, simulated) reads a batch / writes its checkpoint share. */
+bool des_io_reader(const struct des_program *p, int rank);
 
 /* The cost of simulating p (fills p->est; des_program_build calls it). */
 void des_program_estimate(struct des_program *p, const struct des_options *opt);
@@ -189,6 +226,28 @@ enum sc_status des_engine_run(const struct des_program *p, const struct des_opti
 enum sc_status des_engine_run_jobs(const struct des_program *const *ps, int n_jobs,
 				   const struct net_topo *fabric, const struct des_options *opt,
 				   struct des_result *res, struct sc_error *err);
+
+/* des_engine_run_jobs with streams[0..n_streams) beside the jobs (n_jobs
+ * may be 0); stream_out[i] receives stream i's result. */
+enum sc_status des_engine_run_shared(const struct des_program *const *ps, int n_jobs,
+				     const struct des_stream *streams, int n_streams,
+				     const struct net_topo *fabric, const struct des_options *opt,
+				     struct des_result *res, struct des_stream_result *stream_out,
+				     struct sc_error *err);
+
+/* ---- streams (des_stream.c) ---------------------------------------------------------- */
+
+struct des_streams_run;
+/* The GPUs the streams need hosts for (folded, unique, increasing) into
+ * gpus (may be NULL: only counted, with repeats); returns how many. */
+int des_streams_gpus(const struct des_stream *st, int n, int fold, int *gpus);
+/* Spawn the streams' actors on the platform's hosts (hosts[i] is gpus[i]'s). */
+enum sc_status des_streams_start(const struct des_stream *st, int n, int fold, const int *gpus,
+				 void *const *hosts, int n_hosts, struct des_streams_run **out,
+				 struct sc_error *err);
+enum sc_status des_streams_finish(const struct des_streams_run *run, struct des_stream_result *out,
+				  struct sc_error *err);
+void des_streams_free(struct des_streams_run *run);
 
 /* One member's part of a ring-pattern collective (see struct coll_flows):
  * K macro-steps, each sleeping 1/K of the latency, then sending 1/K of the

@@ -700,8 +700,15 @@ void des_program_estimate(struct des_program *p, const struct des_options *opt)
 		e->actors += actors * per_stage;
 		e->events += stage_events(st) * per_stage;
 	}
+	/* storage: a reader and its feeder on the storage host per reading
+	 * rank, a writer and its sink per writing rank (NVMe: the writer only) */
+	e->actors += 2 * p->io.readers + (p->io.ckpt_nvme ? 1 : 2) * p->io.writers;
+	e->flows += p->io.readers + p->io.writers;
+	e->flows_exact += p->io.readers + p->io.writers;
+	e->flows_fixed += p->io.readers + p->io.writers;
 	e->routes = full * (k_full * (k_full - 1) + (nic ? 2 * k_full : 0)) +
-		    k_rem * (k_rem > 0 ? k_rem - 1 : 0) + (nic ? 2 * k_rem : 0);
+		    k_rem * (k_rem > 0 ? k_rem - 1 : 0) + (nic ? 2 * k_rem : 0) +
+		    2 * (p->io.data + (p->io.ckpt && !p->io.ckpt_nvme));
 	e->memory_bytes = DES_MEM_BASE + DES_MEM_PER_GPU * e->simulated_gpus +
 			  DES_MEM_PER_GPU_PAIR * (double)e->simulated_gpus * e->simulated_gpus +
 			  DES_MEM_PER_ROUTE * (double)e->routes + DES_MEM_PER_ACTOR * e->actors;
@@ -828,6 +835,9 @@ enum sc_status des_program_build(const struct scenario *sc, const struct des_opt
 			break;
 		}
 	}
+	/* storage traffic: what of the tail it simulates leaves the tail */
+	if ((rc = des_io_build(p, opt, err)) != SC_OK)
+		return rc;
 
 	/* stages */
 	p->stages = calloc((size_t)p->pp, sizeof(*p->stages));

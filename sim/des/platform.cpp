@@ -144,10 +144,19 @@ extern "C" int des_platform_build(const struct des_platform_spec *sp, void **hos
 			for (int k = 0; k < sp->n_storage; k++) {
 				std::string name = "storage" + std::to_string(k);
 				sg4::Host *h = z->create_host(name, 1e9);
-				sg4::Link *l = z->create_split_duplex_link(name + "-link", sp->storage_Bps)->seal();
 
-				z->add_route(h->get_netpoint(), gw, nullptr, nullptr, { { l, Dir::UP } }, false);
-				z->add_route(gw, h->get_netpoint(), nullptr, nullptr, { { l, Dir::DOWN } }, false);
+				if (sp->storage_read_Bps && sp->storage_write_Bps) {
+					sg4::Link *rd = z->create_link(name + "-read", sp->storage_read_Bps[k])->seal();
+					sg4::Link *wr = z->create_link(name + "-write", sp->storage_write_Bps[k])->seal();
+
+					z->add_route(h->get_netpoint(), gw, nullptr, nullptr, { sg4::LinkInRoute(rd) }, false);
+					z->add_route(gw, h->get_netpoint(), nullptr, nullptr, { sg4::LinkInRoute(wr) }, false);
+				} else {
+					sg4::Link *l = z->create_split_duplex_link(name + "-link", sp->storage_Bps)->seal();
+
+					z->add_route(h->get_netpoint(), gw, nullptr, nullptr, { { l, Dir::UP } }, false);
+					z->add_route(gw, h->get_netpoint(), nullptr, nullptr, { { l, Dir::DOWN } }, false);
+				}
 				storage[k] = h;
 			}
 			z->seal();

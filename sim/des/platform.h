@@ -7,7 +7,8 @@
  * analytical alpha of its algorithm, so SimGrid only shares bandwidth):
  *   root "fabric", a star zone (the spine): leaf zones, or NVLink-domain
  *     zones directly when there is one leaf, and a zone "storage" of storage
- *     hosts, each behind its own split-duplex link;
+ *     hosts, each behind its own split-duplex link (or a read and a write
+ *     link: a tier's aggregate read and write bandwidth);
  *   leaf zone "leafK", a star: its domains (consecutive blocks of
  *     leaf_domains, or those leaf_of_domain() puts under it); its route to the spine is the
  *     leaf's uplink (split-duplex, shared) when the fabric is
@@ -39,6 +40,11 @@ struct des_platform_spec {
 	int n_gpus;
 	int n_storage;
 	double storage_Bps;       /* link of each storage host to the spine */
+	/* when set: storage host k has a read link (host -> spine) of
+	 * storage_read_Bps[k] and a write link (spine -> host) of
+	 * storage_write_Bps[k] instead of one split-duplex storage_Bps */
+	const double *storage_read_Bps;
+	const double *storage_write_Bps;
 	/* the leaf of NVLink domain d: leaf_of_domain(leaf_ctx, d) when set
 	 * (a placement, models/placement.h), else d / leaf_domains */
 	int (*leaf_of_domain)(const void *leaf_ctx, int domain);

@@ -9,6 +9,7 @@
 
 #include "../../models/gpu.h"
 #include "../../models/limits.h"
+#include "../../models/placement.h"
 
 void plan_opts_default(struct plan_opts *o)
 {
@@ -154,6 +155,42 @@ static enum sc_status check_whole_units(const struct instance_spec *inst, const 
 	return SC_OK;
 }
 
+/* The pool's first n instances (--placement at n nodes). */
+static enum sc_status pool_slice(const struct placement *pool, int n, struct placement *out, struct sc_error *err)
+{
+	int *idx = malloc((size_t)n * sizeof(*idx));
+	enum sc_status st;
+
+	if (!idx)
+		return sc_error_set(err, SC_ENOMEM, NULL, NULL, "out of memory");
+	for (int i = 0; i < n; i++)
+		idx[i] = i;
+	st = placement_subset(pool, idx, n, pool->source, out, err);
+	free(idx);
+	return st;
+}
+
+/* The fastest layout at s's node count and its time and cost to train. */
+static enum sc_status point_at(const struct scenario *s, const struct search_opts *so, struct search_result *sr,
+			       const struct plan_opts *o, struct plan_point *pt, struct sc_error *err)
+{
+	enum sc_status st = search_run(s, so, sr, err);
+
+	if (st != SC_OK)
+		return st;
+	pt->layouts = sr->stats.layouts;
+	pt->feasible = sr->n_rows > 0;
+	if (!pt->feasible)
+		return SC_OK;
+	pt->best = sr->rows[0];
+	if ((st = point_train(s, pt, o->tokens, plan_confidence(o), err)) != SC_OK)
+		return st;
+	/* at the plan's confidence (P90 by default): a point prediction
+	 * that meets the deadline by less than the model's error does not */
+	pt->meets_deadline = o->deadline_s > 0 && pt->time_conf_s <= o->deadline_s;
+	return SC_OK;
+}
+
 enum sc_status plan_run(const struct scenario *sc, const struct plan_opts *o,
 			struct plan_result *res, struct sc_error *err)
 {
@@ -161,6 +198,7 @@ enum sc_status plan_run(const struct scenario *sc, const struct plan_opts *o,
 	struct scenario *s;
 	struct search_opts so;
 	struct search_result sr;
+	struct placement slice;
 	enum sc_status st = SC_OK;
 
 	memset(res, 0, sizeof(*res));
@@ -200,19 +238,17 @@ enum sc_status plan_run(const struct scenario *sc, const struct plan_opts *o,
 		pt->gpus = scenario_gpus(s);
 		sr.n_rows = 0;
 		memset(&sr.stats, 0, sizeof(sr.stats));
-		st = search_run(s, &so, &sr, err);
-		if (st != SC_OK)
+		if (o->pool && counts[i] > o->pool->nodes)
+			continue; /* the placement has fewer instances: not planned */
+		if (o->pool && (st = pool_slice(o->pool, counts[i], &slice, err)) != SC_OK)
 			break;
-		pt->layouts = sr.stats.layouts;
-		pt->feasible = sr.n_rows > 0;
-		if (!pt->feasible)
-			continue;
-		pt->best = sr.rows[0];
-		if ((st = point_train(s, pt, o->tokens, plan_confidence(o), err)) != SC_OK)
-			break;
-		/* at the plan's confidence (P90 by default): a point prediction
-		 * that meets the deadline by less than the model's error does not */
-		pt->meets_deadline = o->deadline_s > 0 && pt->time_conf_s <= o->deadline_s;
+		if (o->pool)
+			s->cluster.placement = &slice;
+		st = point_at(s, &so, &sr, o, pt, err);
+		if (o->pool) {
+			placement_free(&slice);
+			s->cluster.placement = sc->cluster.placement;
+		}
 	}
 	search_result_free(&sr);
 	free(s);

@@ -33,6 +33,10 @@ struct plan_opts {
 	struct search_space space; /* layouts searched at each node count */
 	int sweep[PLAN_MAX_SWEEP]; /* node counts to evaluate; n_sweep 0: the ladder */
 	int n_sweep;
+	const struct placement *pool; /* --placement: the cluster's instances in the order
+				      the scheduler hands them out; at each count N the
+				      job takes the first N (counts beyond it are not
+				      planned: infeasible); NULL: packed */
 	double confidence;         /* the quantile of the time to train that must meet the
 				      deadline, and the confidence of compare's decisions,
 				      in (0, 1); 0: PLAN_DEFAULT_CONFIDENCE.  0.5: the median

@@ -17,6 +17,7 @@
  * nothing is shared: together = alone, to the bit. */
 #include "../../models/placement.h"
 #include "../../sim/config/scenario_load.h"
+#include "../../models/network.h"
 #include "../../sim/des/des_internal.h"
 #include "../unit/sc_test.h"
 
@@ -105,10 +106,59 @@ static void test_nothing_shared(void)
 	CHECK(a == t);
 }
 
+/* Streams of flows (des_predict_shared: a serving job's KV transfers) on
+ * the same fabric, by hand: leaves of 2 nodes at 2:1, so a leaf's uplink
+ * is 2 x 8 NIC links / 2 = 8 B.  Spread, nodes 0 and 2 are under leaf 0,
+ * 1 and 3 under leaf 1.  Eight flows of x bytes, GPU g of node 0 to GPU
+ * g of node 1, fill leaf 0's uplink exactly: x / B each.  Eight more from
+ * node 2 to node 3 at the same moment share it: 8 B / 16 each, 2 x / B.
+ * Packed, nodes 0-1 and 2-3 share leaves and nothing leaves one: x / B. */
+static void streams_of(enum placement_gen kind, int senders, double *mean_s, double *x_over_B)
+{
+	static struct placement whole;
+	struct des_flow f[16];
+	struct des_stream st = { f, 0 };
+	struct des_stream_result sr;
+	struct cluster fabric = job.cluster;
+	struct net_topo t;
+	struct sc_error err;
+
+	CHECK(placement_generate(&whole, kind, 4, 2, 2, 1, &err) == SC_OK);
+	fabric.nodes = 4;
+	fabric.placement = &whole;
+	for (int n = 0; n < senders; n++)
+		for (int g = 0; g < 8; g++) {
+			f[st.n_flows].src = 16 * n + g;
+			f[st.n_flows].dst = 16 * n + 8 + g;
+			f[st.n_flows].t_s = 0;
+			f[st.n_flows].latency_s = 0;
+			f[st.n_flows++].bytes = 1e9;
+		}
+	CHECK(des_predict_shared(NULL, 0, &st, 1, &fabric, NULL, NULL, &sr, &err) == SC_OK);
+	CHECK(sr.flows == st.n_flows);
+	net_topo_of(&fabric, &t);
+	*mean_s = sr.mean_s;
+	*x_over_B = 1e9 / t.nic_link_Bps;
+	placement_free(&whole);
+}
+
+static void test_stream_uplinks(void)
+{
+	double m, xb;
+
+	streams_of(PLACEMENT_GEN_SPREAD, 1, &m, &xb);
+	CHECK_REL(m, xb, 1e-6);
+	streams_of(PLACEMENT_GEN_SPREAD, 2, &m, &xb);
+	CHECK_REL(m, 2 * xb, 1e-6);
+	streams_of(PLACEMENT_GEN_PACKED, 2, &m, &xb);
+	CHECK_REL(m, xb, 1e-6);
+}
+
 int main(void)
 {
 	load_job();
 	RUN(test_shared_uplinks);
 	RUN(test_nothing_shared);
+	RUN(test_stream_uplinks);
 	return sc_test_summary();
 }

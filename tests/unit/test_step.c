@@ -358,7 +358,7 @@ static void test_speed(void)
  * measured achievable rate (gpu_gemm_plateau). */
 static void test_attention_head_and_plateau(void)
 {
-	struct calibration k = hopper_cal();
+	struct calibration k = sc_fix_hopper_cal();
 	struct gpu_spec g;
 
 	/* no half dimension: no dependence */

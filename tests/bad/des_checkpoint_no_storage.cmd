@@ -1,0 +1,1 @@
+predict scenarios/quickstart.json --engine des --checkpoint-step

@@ -1,0 +1,1 @@
+cluster tests/placement/checkpoint-storm.json --format json

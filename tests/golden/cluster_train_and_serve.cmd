@@ -1,0 +1,1 @@
+cluster tests/placement/train-and-serve.json

@@ -83,6 +83,10 @@ const struct cfg_field cfg_engine_fields[] = {
 	CFG_F_BOOL(struct srv_engine, sliding_window_kv, REQ, "KV cache and attention keep only the window of a sliding-window model"),
 	CFG_F_ENUM(struct srv_engine, kv_cache_dtype, REQ, kv_dtype_rules, "default KV format: model (the activations') or checkpoint (FP8 for FP8/NVFP4 checkpoints)"),
 	CFG_F_STR(struct srv_engine, attention_source, REQ, "where the attention-kernel facts come from"),
+	CFG_F_INT_RANGE(struct srv_engine, small_gpu_max_num_seqs, POS, 1, SC_MAX_ENGINE_SEQS, "max_num_seqs default on a smaller GPU, count"),
+	CFG_F_INT_RANGE(struct srv_engine, small_gpu_max_num_batched_tokens, POS, 1, SC_MAX_ENGINE_TOKENS, "max_num_batched_tokens default on a smaller GPU, count"),
+	CFG_F_NUM_RANGE(struct srv_engine, small_gpu_below_GiB, 0, 0.0, 1e4, "a GPU with less total memory than this takes the smaller defaults, GiB"),
+	CFG_F_STR(struct srv_engine, small_gpu_names, 0, "comma-separated parts of GPU names that take the smaller defaults whatever their memory (e.g. a100)"),
 	CFG_END
 };
 
@@ -174,6 +178,41 @@ void srv_engines_free(struct srv_engines *e)
 {
 	free(e->engines);
 	memset(e, 0, sizeof(*e));
+}
+
+/* Whether gpu takes the engine's smaller-GPU defaults: less total memory
+ * than small_gpu_below_GiB, or a name containing one of small_gpu_names
+ * (vLLM matches "a100" in the lowercased device name). */
+static bool small_gpu(const struct srv_engine *e, const struct gpu_spec *gpu)
+{
+	char names[SC_NAME_MAX], *save = NULL;
+
+	if (e->small_gpu_below_GiB > 0 && gpu->hbm_bytes < e->small_gpu_below_GiB * 1073741824.0)
+		return true;
+	snprintf(names, sizeof(names), "%s", e->small_gpu_names);
+	for (char *t = strtok_r(names, ", ", &save); t; t = strtok_r(NULL, ", ", &save))
+		if (strstr(gpu->name, t))
+			return true;
+	return false;
+}
+
+bool srv_engine_gpu_defaults(struct srv_engine *e, const struct gpu_spec *gpu, bool seqs_set,
+			     bool tokens_set)
+{
+	bool changed = false;
+
+	if (!(e->small_gpu_max_num_seqs > 0 || e->small_gpu_max_num_batched_tokens > 0) ||
+	    !small_gpu(e, gpu))
+		return false;
+	if (!seqs_set && e->small_gpu_max_num_seqs > 0) {
+		changed = changed || e->max_num_seqs != e->small_gpu_max_num_seqs;
+		e->max_num_seqs = e->small_gpu_max_num_seqs;
+	}
+	if (!tokens_set && e->small_gpu_max_num_batched_tokens > 0) {
+		changed = changed || e->max_num_batched_tokens != e->small_gpu_max_num_batched_tokens;
+		e->max_num_batched_tokens = e->small_gpu_max_num_batched_tokens;
+	}
+	return changed;
 }
 
 const struct srv_engine *srv_engine_find(const struct srv_engines *e, const char *name)
@@ -606,6 +645,13 @@ enum sc_status srv_scenario_read(const char *file, const cJSON *root, const stru
 	if (!(gpu = catalog_gpu(cat, sc->instance.gpu)))
 		return catalog_unknown(cat, "gpu", sc->instance.gpu, file, "/instance/gpu", err);
 	sc->gpu = *gpu;
+	{
+		/* the engine's defaults for this GPU, where the scenario does not set them */
+		const cJSON *eng = cJSON_GetObjectItemCaseSensitive(root, "engine");
+
+		srv_engine_gpu_defaults(&sc->engine, gpu, has(eng, "max_num_seqs"),
+					has(eng, "max_num_batched_tokens"));
+	}
 	calib = cJSON_GetObjectItemCaseSensitive(root, "calibration");
 	if ((st = calibration_select(cat, gpu, calib ? calib->valuestring : NULL, file, file,
 				     "/calibration", &sc->calibration, err)) != SC_OK)

@@ -102,6 +102,8 @@ struct srv_engine {
 	int small_gpu_max_num_batched_tokens;
 	double small_gpu_below_GiB;      /* total HBM under this, GiB */
 	char small_gpu_names[SC_NAME_MAX]; /* comma-separated parts of a GPU name that also qualify */
+	/* a wrapper (NVIDIA NIM): the entry whose defaults it runs ("" none) */
+	char wraps[SC_NAME_MAX];
 };
 
 #define SRV_PATH_MAX 512

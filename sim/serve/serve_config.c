@@ -107,11 +107,44 @@ const struct cfg_field cfg_engine_override_fields[] = {
 	CFG_END
 };
 
+/* A wrapper entry (NVIDIA NIM and the like): a name, the engine above it
+ * in the catalogue that it runs, a source, and any settings it changes. */
+const struct cfg_field cfg_engine_wrapper_fields[] = {
+	CFG_F_STR(struct srv_engine, name, REQ, "engine name, e.g. nim-vllm"),
+	CFG_F_STR(struct srv_engine, wraps, REQ, "the engine entry (above this one) whose defaults it runs"),
+	CFG_F_STR(struct srv_engine, source, REQ, "where the wrapper's engine and defaults come from"),
+	CFG_F_INT_RANGE(struct srv_engine, max_num_seqs, POS, 1, SC_MAX_ENGINE_SEQS, "running sequences per replica, count"),
+	CFG_F_INT_RANGE(struct srv_engine, max_num_batched_tokens, POS, 1, SC_MAX_ENGINE_TOKENS, "tokens per iteration, count"),
+	CFG_F_NUM_RANGE(struct srv_engine, kv_mem_fraction, 0, 0.05, 1.0, "memory fraction, fraction"),
+	CFG_F_ENUM(struct srv_engine, kv_mem_fraction_of, 0, kv_fractions, "total, free or weights-and-kv"),
+	CFG_END
+};
+
+/* Entry i of the catalogue; a wrapper copies the entry it names, which
+ * must come before it, then reads its own fields over the copy. */
 static enum sc_status read_engine_entry(struct cfg_reader *rd, const cJSON *obj,
-					struct srv_engine *e, const char *where)
+					struct srv_engine *above, int i, const char *where)
 {
+	struct srv_engine *e = &above[i];
+	const cJSON *wraps = cJSON_IsObject(obj) ? cJSON_GetObjectItemCaseSensitive(obj, "wraps") : NULL;
+	char wwhere[SC_ERROR_PTR_MAX];
+
 	memset(e, 0, sizeof(*e));
-	return cfg_read_object(rd, obj, cfg_engine_fields, e, where);
+	if (!wraps)
+		return cfg_read_object(rd, obj, cfg_engine_fields, e, where);
+	cfg_pointer_key(wwhere, sizeof(wwhere), where, "wraps");
+	if (!cJSON_IsString(wraps))
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, wwhere, "expected a string, got %s",
+				    cfg_json_type_name(wraps));
+	for (int j = 0; j < i; j++)
+		if (strcmp(above[j].name, wraps->valuestring) == 0 && !above[j].wraps[0]) {
+			*e = above[j];
+			e->source[0] = '\0';
+			return cfg_read_object(rd, obj, cfg_engine_wrapper_fields, e, where);
+		}
+	return sc_error_set(rd->err, SC_ENOTFOUND, rd->file, wwhere,
+			    "\"%s\" is not an engine entry above this one (a wrapper names the engine it runs)",
+			    wraps->valuestring);
 }
 
 enum sc_status srv_engines_load(const char *dir, struct srv_engines *out, struct sc_error *err)
@@ -153,7 +186,7 @@ enum sc_status srv_engines_load(const char *dir, struct srv_engines *out, struct
 	}
 	cJSON_ArrayForEach(item, list) {
 		cfg_pointer_index(where, sizeof(where), "/engines", i);
-		if ((st = read_engine_entry(&rd, item, &out->engines[i], where)) != SC_OK)
+		if ((st = read_engine_entry(&rd, item, out->engines, i, where)) != SC_OK)
 			goto out;
 		for (int j = 0; j < i; j++)
 			if (strcmp(out->engines[j].name, out->engines[i].name) == 0) {

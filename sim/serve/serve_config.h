@@ -15,6 +15,7 @@
 
 extern const struct cfg_field cfg_engine_fields[];          /* a catalogue entry */
 extern const struct cfg_field cfg_engine_override_fields[]; /* a scenario's "engine" object */
+extern const struct cfg_field cfg_engine_wrapper_fields[];  /* a catalogue entry that wraps another (NIM) */
 extern const struct cfg_field cfg_serve_scenario_fields[];
 extern const struct cfg_field cfg_serve_replica_fields[];
 extern const struct cfg_field cfg_serve_precision_fields[];

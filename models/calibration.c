@@ -103,8 +103,10 @@ const char *const calib_range_sources[CALIB_COUNT] = {
 	[CALIB_serve_iteration_overhead_s] = "assumed: min 0.1 ms (an engine step schedules, samples and syncs with the host at least once); max 50 ms",
 	[CALIB_serve_seq_overhead_s] = "assumed: 0.1 us to 100 us per running sequence per step",
 	[CALIB_serve_request_overhead_s] = "assumed: 0.1 ms to 100 ms of front-end work per request",
+	[CALIB_serve_request_latency_s] = "assumed: min 0 (an offline benchmark calls the engine directly), max 100 ms",
 	[CALIB_serve_token_overhead_s] = "assumed: 1 us to 1 ms per streamed token",
 	[CALIB_serve_kv_reread_l2_hit] = "min 0: each query head's thread block reads the KV head from HBM (TensorRT-LLM masked MHA, 'a single CUDA thread-block per head', docs/source/gpt_attention.md); max 0.95: the blocks of one group run together and L2 (50 MB on H100) serves all but the first read (assumed upper bound); the TensorRT-LLM XQA blog reports up to 2.4x more Llama-70B (group 8) throughput on H200 within the same latency from a kernel that loads the KV head once (docs/source/blogs/XQA-kernel.md)",
+	[CALIB_serve_weight_only_compute_eta] = "max 1: the dequantisation hides entirely under the tensor-core work (the plain GEMM's rate); min 0.3 (assumed): vLLM warns that its weight-only Marlin FP4 path 'may degrade performance for compute-heavy workloads' (marlin_utils_fp4.py)",
 	[CALIB_serve_prefill_attn_half_keys] = "min 0 (no length effect); max 4096 keys: FlashAttention-2 and -3 forward reach well over half their long-sequence throughput at 1-2k keys per query (Dao 2023, fig. 4; Shah et al. 2024, fig. 5) (assumed bound)",
 	[CALIB_serve_uncertainty_rel] = "a validation statistic, not physics: 0 to 1",
 };

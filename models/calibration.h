@@ -77,8 +77,10 @@
 	X(serve_iteration_overhead_s, "s", 1e-4, 5e-2, "fixed cost per serving-engine iteration (scheduling, sampling, host-device sync)") \
 	X(serve_seq_overhead_s, "s", 1e-7, 1e-4, "serving-engine cost per sequence per iteration (sampling, detokenisation, output streaming)") \
 	X(serve_request_overhead_s, "s", 1e-4, 0.1, "front-end work per request before the engine queues it (HTTP, tokenisation), one request at a time") \
+	X(serve_request_latency_s, "s", 0.0, 0.1, "latency a request spends in the front end's pipeline beyond its serialized work (HTTP parse, tokenizer thread, hand-off to the engine at its next step), overlapping other requests") \
 	X(serve_token_overhead_s, "s", 1e-6, 1e-3, "front-end work per streamed output token (detokenisation, one server-sent event per token)") \
 	X(serve_kv_reread_l2_hit, "fraction", 0.0, 0.95, "fraction of a per-head decode kernel's repeated reads of a shared KV head that L2 serves (0: every query head of a group reads it from HBM)") \
+	X(serve_weight_only_compute_eta, "fraction", 0.3, 1.0, "fraction of the tensor-core GEMM rate a weight-only kernel (Marlin, AWQ, triton MXFP4: weights narrower than the activations, dequantised in registers) reaches when compute-bound") \
 	X(serve_prefill_attn_half_keys, "keys", 0.0, 4096.0, "mean keys per query at which a prefill attention kernel reaches half of attn_eta (short prompts fill fewer tiles)") \
 	X(serve_uncertainty_rel, "fraction", 0.0, 1.0, "relative uncertainty of predicted serving throughput and latency (from serving validation residuals)")
 

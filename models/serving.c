@@ -465,6 +465,12 @@ static void gemm(const struct srv_replica *r, enum gpu_dtype dt, double wbytes, 
 
 	if (m <= 0 || n <= 0 || k <= 0 || count <= 0)
 		return;
+	/* weights narrower than the tensor-core format (MXFP4, AWQ, FP8 on
+	 * Ampere) run a weight-only kernel that dequantises each weight tile
+	 * in registers (Marlin, triton_kernels matmul_ogs): slower when
+	 * compute-bound, as fast on the narrow weights when HBM-bound */
+	if (wbytes < gpu_dtype_bytes(dt))
+		eta *= r->cal.serve_weight_only_compute_eta;
 	tc = (peak > 0 && eta > 0) ? 2.0 * count * mp * n * k / (peak * eta) : 0;
 	tm = (count * (n * k * wbytes + m * k * r->act_bytes + m * n * 2.0)) / hbm_Bps(r);
 	if (tm >= tc) {

@@ -81,8 +81,9 @@ static void head_text(FILE *out, const struct srv_scenario *sc)
 	fprintf(out, "precision   weights %s  activations %s  kv cache %s\n",
 		srv_format_name(sc->precision.weights), srv_format_name(sc->precision.activations),
 		srv_format_name(sc->precision.kv_cache));
-	fprintf(out, "engine      %s: %s batching%s, %d tokens and %d sequences per iteration, %s KV in blocks of %d, %.2f of %s HBM\n",
-		e->name, srv_schedule_name(e->schedule), e->chunked_prefill ? ", chunked prefill" : "",
+	fprintf(out, "engine      %s%s%s%s: %s batching%s, %d tokens and %d sequences per iteration, %s KV in blocks of %d, %.2f of %s HBM\n",
+		e->name, e->wraps[0] ? " (runs " : "", e->wraps, e->wraps[0] ? ")" : "",
+		srv_schedule_name(e->schedule), e->chunked_prefill ? ", chunked prefill" : "",
 		e->max_num_batched_tokens, e->max_num_seqs, srv_kv_policy_name(e->kv_policy),
 		e->kv_block_tokens, e->kv_mem_fraction,
 		e->kv_mem_fraction_of == SRV_KV_OF_FREE ? "free"

@@ -49,7 +49,7 @@ PY
 	--fit gemm_half_dim,attn_eta_portable,kernel_overhead_s,dp_overlap,pp_overlap,comm_interference,step_overhead_s >/dev/null
 # 3. serving (Hopper and Ampere; Blackwell takes the engine and front-end
 #    costs from Hopper, README "Calibration" under serving)
-sp=serve_hbm_eta,serve_kernel_overhead_s,serve_iteration_overhead_s,serve_seq_overhead_s,serve_request_overhead_s,serve_token_overhead_s
+sp=serve_hbm_eta,serve_kernel_overhead_s,serve_iteration_overhead_s,serve_seq_overhead_s,serve_request_overhead_s,serve_request_latency_s,serve_token_overhead_s,serve_weight_only_compute_eta
 "$sc" validate --serving --summary --calibration hopper-default --fit $sp --output $cal/hopper-default.json >/dev/null
 "$sc" validate --serving --summary --calibration ampere-default --fit $sp --output $cal/ampere-default.json >/dev/null
 python3 - <<'PY'
@@ -58,7 +58,7 @@ h = json.load(open('configs/calibration/hopper-default.json'))['parameters']
 f = 'configs/calibration/blackwell-default.json'
 d = json.load(open(f))
 for k in ['serve_kernel_overhead_s', 'serve_iteration_overhead_s', 'serve_seq_overhead_s',
-          'serve_request_overhead_s', 'serve_token_overhead_s']:
+          'serve_request_overhead_s', 'serve_request_latency_s', 'serve_token_overhead_s']:
     v = d['parameters'][k]
     v['value'] = h[k]['value']
     v['source'] = re.sub(r"\(([0-9.e+-]+) s\)", "(%.4g s)" % v['value'], v['source'], count=1)

@@ -96,6 +96,14 @@ struct srv_engine {
 	bool sliding_window_kv;     /* the KV cache and attention keep only a sliding-window model's window */
 	enum srv_kv_dtype_rule kv_cache_dtype;
 	char attention_source[SC_SOURCE_MAX];
+	/* smaller-GPU defaults (vLLM V1: GPUs under 70 GiB, and A100s, get
+	 * 256 sequences and 2048 tokens); 0 / "" where the engine has none */
+	int small_gpu_max_num_seqs;
+	int small_gpu_max_num_batched_tokens;
+	double small_gpu_below_GiB;      /* total HBM under this, GiB */
+	char small_gpu_names[SC_NAME_MAX]; /* comma-separated parts of a GPU name that also qualify */
+	/* a wrapper (NVIDIA NIM): the entry whose defaults it runs ("" none) */
+	char wraps[SC_NAME_MAX];
 };
 
 #define SRV_PATH_MAX 512

@@ -83,6 +83,10 @@ const struct cfg_field cfg_engine_fields[] = {
 	CFG_F_BOOL(struct srv_engine, sliding_window_kv, REQ, "KV cache and attention keep only the window of a sliding-window model"),
 	CFG_F_ENUM(struct srv_engine, kv_cache_dtype, REQ, kv_dtype_rules, "default KV format: model (the activations') or checkpoint (FP8 for FP8/NVFP4 checkpoints)"),
 	CFG_F_STR(struct srv_engine, attention_source, REQ, "where the attention-kernel facts come from"),
+	CFG_F_INT_RANGE(struct srv_engine, small_gpu_max_num_seqs, POS, 1, SC_MAX_ENGINE_SEQS, "max_num_seqs default on a smaller GPU, count"),
+	CFG_F_INT_RANGE(struct srv_engine, small_gpu_max_num_batched_tokens, POS, 1, SC_MAX_ENGINE_TOKENS, "max_num_batched_tokens default on a smaller GPU, count"),
+	CFG_F_NUM_RANGE(struct srv_engine, small_gpu_below_GiB, 0, 0.0, 1e4, "a GPU with less total memory than this takes the smaller defaults, GiB"),
+	CFG_F_STR(struct srv_engine, small_gpu_names, 0, "comma-separated parts of GPU names that take the smaller defaults whatever their memory (e.g. a100)"),
 	CFG_END
 };
 
@@ -103,11 +107,44 @@ const struct cfg_field cfg_engine_override_fields[] = {
 	CFG_END
 };
 
+/* A wrapper entry (NVIDIA NIM and the like): a name, the engine above it
+ * in the catalogue that it runs, a source, and any settings it changes. */
+const struct cfg_field cfg_engine_wrapper_fields[] = {
+	CFG_F_STR(struct srv_engine, name, REQ, "engine name, e.g. nim-vllm"),
+	CFG_F_STR(struct srv_engine, wraps, REQ, "the engine entry (above this one) whose defaults it runs"),
+	CFG_F_STR(struct srv_engine, source, REQ, "where the wrapper's engine and defaults come from"),
+	CFG_F_INT_RANGE(struct srv_engine, max_num_seqs, POS, 1, SC_MAX_ENGINE_SEQS, "running sequences per replica, count"),
+	CFG_F_INT_RANGE(struct srv_engine, max_num_batched_tokens, POS, 1, SC_MAX_ENGINE_TOKENS, "tokens per iteration, count"),
+	CFG_F_NUM_RANGE(struct srv_engine, kv_mem_fraction, 0, 0.05, 1.0, "memory fraction, fraction"),
+	CFG_F_ENUM(struct srv_engine, kv_mem_fraction_of, 0, kv_fractions, "total, free or weights-and-kv"),
+	CFG_END
+};
+
+/* Entry i of the catalogue; a wrapper copies the entry it names, which
+ * must come before it, then reads its own fields over the copy. */
 static enum sc_status read_engine_entry(struct cfg_reader *rd, const cJSON *obj,
-					struct srv_engine *e, const char *where)
+					struct srv_engine *above, int i, const char *where)
 {
+	struct srv_engine *e = &above[i];
+	const cJSON *wraps = cJSON_IsObject(obj) ? cJSON_GetObjectItemCaseSensitive(obj, "wraps") : NULL;
+	char wwhere[SC_ERROR_PTR_MAX];
+
 	memset(e, 0, sizeof(*e));
-	return cfg_read_object(rd, obj, cfg_engine_fields, e, where);
+	if (!wraps)
+		return cfg_read_object(rd, obj, cfg_engine_fields, e, where);
+	cfg_pointer_key(wwhere, sizeof(wwhere), where, "wraps");
+	if (!cJSON_IsString(wraps))
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, wwhere, "expected a string, got %s",
+				    cfg_json_type_name(wraps));
+	for (int j = 0; j < i; j++)
+		if (strcmp(above[j].name, wraps->valuestring) == 0 && !above[j].wraps[0]) {
+			*e = above[j];
+			e->source[0] = '\0';
+			return cfg_read_object(rd, obj, cfg_engine_wrapper_fields, e, where);
+		}
+	return sc_error_set(rd->err, SC_ENOTFOUND, rd->file, wwhere,
+			    "\"%s\" is not an engine entry above this one (a wrapper names the engine it runs)",
+			    wraps->valuestring);
 }
 
 enum sc_status srv_engines_load(const char *dir, struct srv_engines *out, struct sc_error *err)
@@ -141,7 +178,7 @@ enum sc_status srv_engines_load(const char *dir, struct srv_engines *out, struct
 	}
 	cJSON_ArrayForEach(item, list) {
 		cfg_pointer_index(where, sizeof(where), "/engines", i);
-		if ((st = read_engine_entry(&rd, item, &out->engines[i], where)) != SC_OK)
+		if ((st = read_engine_entry(&rd, item, out->engines, i, where)) != SC_OK)
 			goto out;
 		for (int j = 0; j < i; j++)
 			if (strcmp(out->engines[j].name, out->engines[i].name) == 0) {
@@ -166,6 +203,41 @@ void srv_engines_free(struct srv_engines *e)
 {
 	free(e->engines);
 	memset(e, 0, sizeof(*e));
+}
+
+/* Whether gpu takes the engine's smaller-GPU defaults: less total memory
+ * than small_gpu_below_GiB, or a name containing one of small_gpu_names
+ * (vLLM matches "a100" in the lowercased device name). */
+static bool small_gpu(const struct srv_engine *e, const struct gpu_spec *gpu)
+{
+	char names[SC_NAME_MAX], *save = NULL;
+
+	if (e->small_gpu_below_GiB > 0 && gpu->hbm_bytes < e->small_gpu_below_GiB * 1073741824.0)
+		return true;
+	snprintf(names, sizeof(names), "%s", e->small_gpu_names);
+	for (char *t = strtok_r(names, ", ", &save); t; t = strtok_r(NULL, ", ", &save))
+		if (strstr(gpu->name, t))
+			return true;
+	return false;
+}
+
+bool srv_engine_gpu_defaults(struct srv_engine *e, const struct gpu_spec *gpu, bool seqs_set,
+			     bool tokens_set)
+{
+	bool changed = false;
+
+	if (!(e->small_gpu_max_num_seqs > 0 || e->small_gpu_max_num_batched_tokens > 0) ||
+	    !small_gpu(e, gpu))
+		return false;
+	if (!seqs_set && e->small_gpu_max_num_seqs > 0) {
+		changed = changed || e->max_num_seqs != e->small_gpu_max_num_seqs;
+		e->max_num_seqs = e->small_gpu_max_num_seqs;
+	}
+	if (!tokens_set && e->small_gpu_max_num_batched_tokens > 0) {
+		changed = changed || e->max_num_batched_tokens != e->small_gpu_max_num_batched_tokens;
+		e->max_num_batched_tokens = e->small_gpu_max_num_batched_tokens;
+	}
+	return changed;
 }
 
 const struct srv_engine *srv_engine_find(const struct srv_engines *e, const char *name)
@@ -549,6 +621,13 @@ enum sc_status srv_scenario_read(const char *file, const cJSON *root, const stru
 	if (!(gpu = catalog_gpu(cat, sc->instance.gpu)))
 		return catalog_unknown(cat, "gpu", sc->instance.gpu, file, "/instance/gpu", err);
 	sc->gpu = *gpu;
+	{
+		/* the engine's defaults for this GPU, where the scenario does not set them */
+		const cJSON *eng = cJSON_GetObjectItemCaseSensitive(root, "engine");
+
+		srv_engine_gpu_defaults(&sc->engine, gpu, has(eng, "max_num_seqs"),
+					has(eng, "max_num_batched_tokens"));
+	}
 	calib = cJSON_GetObjectItemCaseSensitive(root, "calibration");
 	if ((st = calibration_select(cat, gpu, calib ? calib->valuestring : NULL, file, file,
 				     "/calibration", &sc->calibration, err)) != SC_OK)

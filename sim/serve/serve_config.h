@@ -15,6 +15,7 @@
 
 extern const struct cfg_field cfg_engine_fields[];          /* a catalogue entry */
 extern const struct cfg_field cfg_engine_override_fields[]; /* a scenario's "engine" object */
+extern const struct cfg_field cfg_engine_wrapper_fields[];  /* a catalogue entry that wraps another (NIM) */
 extern const struct cfg_field cfg_serve_scenario_fields[];
 extern const struct cfg_field cfg_serve_replica_fields[];
 extern const struct cfg_field cfg_serve_precision_fields[];
@@ -33,6 +34,10 @@ struct srv_engines {
 enum sc_status srv_engines_load(const char *dir, struct srv_engines *out, struct sc_error *err);
 void srv_engines_free(struct srv_engines *e);
 const struct srv_engine *srv_engine_find(const struct srv_engines *e, const char *name);
+/* Applies e's smaller-GPU defaults (small_gpu_*) when gpu qualifies, to
+ * the settings not set explicitly; true when a setting changed. */
+bool srv_engine_gpu_defaults(struct srv_engine *e, const struct gpu_spec *gpu, bool seqs_set,
+			     bool tokens_set);
 
 /* Load a serving scenario against the catalogue and engines.  Defaults:
  * fabric "ultracluster"; replica pp 1, ep 1; precision activations = the

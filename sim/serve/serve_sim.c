@@ -767,7 +767,10 @@ static int arrive(struct sim *s, int id)
 	p->outstanding++;
 	if (d <= 0)
 		return enqueue(s, id);
-	return push(s, s->now + front_end_add(s, p, d, 0), EV_ENQUEUE, id);
+	/* the serialized front-end work queues; the rest of its pipeline
+	 * (serve_request_latency_s) only delays this request */
+	return push(s, s->now + front_end_add(s, p, d, 0) + s->sc->calibration.serve_request_latency_s,
+		    EV_ENQUEUE, id);
 }
 
 /* Request id leaves the engine at now; its client has its last token at

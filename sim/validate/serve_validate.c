@@ -808,6 +808,12 @@ static int build_case(const struct models *models, const struct catalog *cat,
 		snprintf(note, sizeof(note), "engine defaults %s", eng->name);
 		assume(vc, note);
 	}
+	if (srv_engine_gpu_defaults(&sc->engine, gpu, w->max_batch_size > 0, w->max_num_tokens > 0)) {
+		char note[96];
+		snprintf(note, sizeof(note), "%s smaller-GPU defaults (%d seqs, %d tokens)", eng->name,
+			 sc->engine.max_num_seqs, sc->engine.max_num_batched_tokens);
+		assume(vc, note);
+	}
 	if (w->max_batch_size > 0)
 		sc->engine.max_num_seqs = w->max_batch_size;
 	if (w->max_num_tokens > 0)

@@ -510,31 +510,6 @@ static void compare_object(const char *where, const struct cfg_field *fields,
 	}
 }
 
-/* A catalogue file's schema: { schema_version, KIND: [ items ] }. */
-static int compare_catalog_schema(const char *kind, const struct cfg_field *fields)
-{
-	char name[64], where[96];
-	const cJSON *doc, *root, *items;
-
-	snprintf(name, sizeof(name), "%s.schema.json", kind);
-	snprintf(where, sizeof(where), "%s#/%s/items", name, kind);
-	doc = root = load_doc(name);
-	if (!root) {
-		mismatches++;
-		return mismatches;
-	}
-	items = follow_pointer(root, "/properties");
-	items = cJSON_GetObjectItemCaseSensitive(items, kind);
-	items = resolve(items, &doc);
-	items = items ? cJSON_GetObjectItemCaseSensitive(items, "items") : NULL;
-	if (!items) {
-		mismatch(where, "no \"items\" schema for the %s array", kind);
-		return mismatches;
-	}
-	compare_object(where, fields, items, doc);
-	return mismatches;
-}
-
 /* A schema file holding several lists, { schema_version, KEY: [ items ],
  * ... } (configs/resilience.json): KEY's items against fields. */
 static int compare_list_schema(const char *file, const char *key, const struct cfg_field *fields)
@@ -557,6 +532,15 @@ static int compare_list_schema(const char *file, const char *key, const struct c
 	}
 	compare_object(where, fields, items, doc);
 	return mismatches;
+}
+
+/* A catalogue file's schema: { schema_version, KIND: [ items ] }. */
+static int compare_catalog_schema(const char *kind, const struct cfg_field *fields)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "%s.schema.json", kind);
+	return compare_list_schema(name, kind, fields);
 }
 
 #define EXPECT_MATCH(expr) do { \

@@ -468,10 +468,7 @@ static void row_html(FILE *out, const struct compare_entry *e, const struct plan
 	const struct plan_train *o = &p->train[PRICING_ON_DEMAND], *c = &p->train[PRICING_CAPACITY_BLOCK];
 	char mt[32];
 
-	if (o->usd_per_h > 0)
-		snprintf(mt, sizeof(mt), "%.3f", o->usd_per_mtoken);
-	else
-		snprintf(mt, sizeof(mt), "not sold");
+	rpt_per_mtoken_if(o->usd_per_h, o->usd_per_mtoken, "not sold", mt, sizeof(mt));
 	fprintf(out, "<td>%d</td><td class=\"l\">%s</td><td>%.3f</td><td>%.4g</td><td>%.1f %%</td>"
 		"<td>%.1f GiB</td><td class=\"l\">%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>",
 		p->nodes, rpt_layout_str(&p->best, lay, sizeof(lay)), p->best.step_time_s,

@@ -4,6 +4,7 @@
 #include <cjson/cJSON.h>
 
 #include "rpt_util.h"
+#include "../sim/validate/val_summary.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,15 +59,8 @@ static int distinct(const struct mem_val_set *set, const char *by, const char **
 {
 	int n = 0;
 
-	for (int i = 0; i < set->n_cases; i++) {
-		const char *k = key_of(&set->cases[i], by);
-		bool seen = false;
-
-		for (int j = 0; j < n && !seen; j++)
-			seen = strcmp(names[j], k) == 0;
-		if (!seen && n < max)
-			names[n++] = k;
-	}
+	for (int i = 0; i < set->n_cases; i++)
+		n = val_distinct_add(names, n, max, key_of(&set->cases[i], by));
 	return n;
 }
 

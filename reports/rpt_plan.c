@@ -323,10 +323,7 @@ static void point_row_text(FILE *out, const struct compare_entry *e, const struc
 	const struct plan_train *o = &p->train[PRICING_ON_DEMAND], *c = &p->train[PRICING_CAPACITY_BLOCK];
 	char mt[32];
 
-	if (o->usd_per_h > 0)
-		snprintf(mt, sizeof(mt), "%.3f", o->usd_per_mtoken);
-	else
-		snprintf(mt, sizeof(mt), "-");
+	rpt_per_mtoken_if(o->usd_per_h, o->usd_per_mtoken, "-", mt, sizeof(mt));
 	fprintf(out, "%5d  %-61s %7.3f %12.5g %6.1f  %-15s %13s %10s %10s %8s\n", p->nodes,
 		rpt_layout_str(&p->best, lay, sizeof(lay)), p->best.step_time_s, p->best.tokens_per_s,
 		p->best.mfu * 100, bottleneck_name(p->best.bottleneck),
@@ -714,10 +711,7 @@ static void md_point(FILE *out, const struct compare_entry *e, const struct plan
 	const struct plan_train *o = &p->train[PRICING_ON_DEMAND], *c = &p->train[PRICING_CAPACITY_BLOCK];
 	char mt[32];
 
-	if (o->usd_per_h > 0)
-		snprintf(mt, sizeof(mt), "%.3f", o->usd_per_mtoken);
-	else
-		snprintf(mt, sizeof(mt), "not sold");
+	rpt_per_mtoken_if(o->usd_per_h, o->usd_per_mtoken, "not sold", mt, sizeof(mt));
 	fprintf(out, "| %d | %s | %.3f | %.4g | %.1f %% | %s | %s | %s | %s | %s |%s\n", p->nodes,
 		rpt_layout_str(&p->best, lay, sizeof(lay)), p->best.step_time_s, p->best.tokens_per_s,
 		p->best.mfu * 100, bottleneck_name(p->best.bottleneck),

@@ -113,9 +113,36 @@ static const char *tie_mark(const struct search_result *res, int i)
 	return i == 0 ? "-" : res->rows[i].tie_with_best ? "tie" : "";
 }
 
+/* The ranked rows and the ties line under them: one pass for the text
+ * table and the Markdown one, so both always show the same columns. */
+static void rows(FILE *out, const struct search_meta *m, const struct search_result *res, bool md)
+{
+	char d[32], u[32];
+
+	for (int i = 0; i < res->n_rows; i++) {
+		const struct search_row *r = &res->rows[i];
+		const struct layout *l = &r->layout;
+
+		fprintf(out, md ? "| %d | %s | %d | %d | %d | %d | %d | %d | %d | %d | %s | %d | %s | %.3f | %.5g | "
+			"%.1f %% | %.1f | %.1f %% | %s | %.3f |"
+			: "%4d %-3s %3d %3d %3d %3d %5d %3d %3d %4d %-9s %4d %-16s %8.3f %12.5g %6.1f %8.1f %6.1f  "
+			"%-15s %8.3f",
+			i + 1, tie_mark(res, i), l->tp, l->cp, l->pp, l->vpp, l->dp, l->ep, l->etp > 0 ? l->etp : l->tp,
+			r->micro_batch_seqs, recompute_name(r->recompute), l->fsdp ? 3 : l->zero_stage,
+			schedule_name(l->schedule), r->step_time_s, r->tokens_per_s, r->mfu * 100, r->mem_total_bytes / GiB,
+			headroom(r) * 100, bottleneck_name(r->bottleneck),
+			r->train.tokens > 0 ? r->train.usd_per_mtoken : r->usd_per_mtoken);
+		if (m->tokens > 0)
+			fprintf(out, md ? " %s | %s |" : "  %13s  %13s", rpt_duration(r->train.time_s, d, sizeof(d)),
+				rpt_usd(r->train.usd_total, u, sizeof(u)));
+		fputc('\n', out);
+	}
+	ties_line(out, m, res, !md);
+}
+
 static void text(FILE *out, const struct search_meta *m, const struct search_result *res)
 {
-	char sp[512], d[32], u[32];
+	char sp[512];
 
 	fprintf(out, "scenario    %s\n", m->scenario);
 	fprintf(out, "model       %s (%d layers, hidden %d%s)\n", m->model, m->layers, m->hidden,
@@ -144,22 +171,7 @@ static void text(FILE *out, const struct search_meta *m, const struct search_res
 	fprintf(out, "rank tie  tp  cp  pp vpp    dp  ep etp  mbs recompute zero schedule           step s     tokens/s  "
 		"MFU %%  mem GiB free %%  bottleneck       $/M tok%s\n",
 		m->tokens > 0 ? "    time to train  cost to train" : "");
-	for (int i = 0; i < res->n_rows; i++) {
-		const struct search_row *r = &res->rows[i];
-		const struct layout *l = &r->layout;
-
-		fprintf(out, "%4d %-3s %3d %3d %3d %3d %5d %3d %3d %4d %-9s %4d %-16s %8.3f %12.5g %6.1f %8.1f %6.1f  %-15s %8.3f",
-			i + 1, tie_mark(res, i), l->tp, l->cp, l->pp, l->vpp, l->dp, l->ep, l->etp > 0 ? l->etp : l->tp,
-			r->micro_batch_seqs, recompute_name(r->recompute), l->fsdp ? 3 : l->zero_stage,
-			schedule_name(l->schedule), r->step_time_s, r->tokens_per_s, r->mfu * 100, r->mem_total_bytes / GiB,
-			headroom(r) * 100, bottleneck_name(r->bottleneck),
-			r->train.tokens > 0 ? r->train.usd_per_mtoken : r->usd_per_mtoken);
-		if (m->tokens > 0)
-			fprintf(out, "  %13s  %13s", rpt_duration(r->train.time_s, d, sizeof(d)),
-				rpt_usd(r->train.usd_total, u, sizeof(u)));
-		fputc('\n', out);
-	}
-	ties_line(out, m, res, true);
+	rows(out, m, res, false);
 }
 
 static bool json(FILE *out, const struct search_meta *m, const struct search_result *res,
@@ -295,7 +307,7 @@ static void csv(FILE *out, const struct search_meta *m, const struct search_resu
 
 static void md(FILE *out, const struct search_meta *m, const struct search_result *res)
 {
-	char sp[512], d[32], u[32], a[32];
+	char sp[512], a[32];
 
 	fputs("# Layout search: ", out);
 	rpt_md_str(out, m->scenario);
@@ -340,23 +352,7 @@ static void md(FILE *out, const struct search_meta *m, const struct search_resul
 		m->tokens > 0 ? " time to train | cost to train |" : "");
 	fprintf(out, "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|---:|---:|---:|---:|---:|---|---:|%s\n",
 		m->tokens > 0 ? "---:|---:|" : "");
-	for (int i = 0; i < res->n_rows; i++) {
-		const struct search_row *r = &res->rows[i];
-		const struct layout *l = &r->layout;
-
-		fprintf(out, "| %d | %s | %d | %d | %d | %d | %d | %d | %d | %d | %s | %d | %s | %.3f | %.5g | %.1f %% | "
-			"%.1f | %.1f %% | %s | %.3f |",
-			i + 1, tie_mark(res, i), l->tp, l->cp, l->pp, l->vpp, l->dp, l->ep, l->etp > 0 ? l->etp : l->tp,
-			r->micro_batch_seqs, recompute_name(r->recompute), l->fsdp ? 3 : l->zero_stage,
-			schedule_name(l->schedule), r->step_time_s, r->tokens_per_s, r->mfu * 100, r->mem_total_bytes / GiB,
-			headroom(r) * 100, bottleneck_name(r->bottleneck),
-			r->train.tokens > 0 ? r->train.usd_per_mtoken : r->usd_per_mtoken);
-		if (m->tokens > 0)
-			fprintf(out, " %s | %s |", rpt_duration(r->train.time_s, d, sizeof(d)),
-				rpt_usd(r->train.usd_total, u, sizeof(u)));
-		fputc('\n', out);
-	}
-	ties_line(out, m, res, false);
+	rows(out, m, res, true);
 }
 
 bool rpt_search(FILE *out, const struct search_meta *meta, const struct search_result *res,

@@ -7,6 +7,7 @@
 #include <cjson/cJSON.h>
 
 #include "rpt_util.h"
+#include "../sim/validate/val_summary.h"
 #include "../sim/config/rpt_num.h" /* after cJSON: output numbers checked */
 
 static bool by_group(const struct sval_case *vc, const void *arg)
@@ -46,16 +47,8 @@ static int distinct(const struct sval_set *set, enum by_kind kind, const char **
 {
 	int n = 0;
 
-	for (int i = 0; i < set->n_cases; i++) {
-		const char *v = key_of(&set->cases[i], kind);
-		bool seen = false;
-
-		for (int j = 0; j < n; j++)
-			if (strcmp(out[j], v) == 0)
-				seen = true;
-		if (!seen && n < max)
-			out[n++] = v;
-	}
+	for (int i = 0; i < set->n_cases; i++)
+		n = val_distinct_add(out, n, max, key_of(&set->cases[i], kind));
 	return n;
 }
 

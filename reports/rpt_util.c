@@ -194,6 +194,15 @@ const char *rpt_usd_if(double usd_per_h, double usd, const char *absent, char *b
 	return buf;
 }
 
+const char *rpt_per_mtoken_if(double usd_per_h, double usd_per_mtoken, const char *absent, char *buf, size_t n)
+{
+	if (usd_per_h > 0)
+		snprintf(buf, n, "%.3f", usd_per_mtoken);
+	else
+		snprintf(buf, n, "%s", absent);
+	return buf;
+}
+
 const char *rpt_price_cell(const struct instance_price *p, enum plan_pricing pr, char *buf, size_t n)
 {
 	double usd = pr == PRICING_ON_DEMAND ? p->on_demand_usd_per_h : p->capacity_block_usd_per_h;

@@ -50,6 +50,8 @@ const char *rpt_price_options(const struct instance_price *p, char *buf, size_t 
 
 /* rpt_usd(usd) when the option exists (usd_per_h > 0), else absent. */
 const char *rpt_usd_if(double usd_per_h, double usd, const char *absent, char *buf, size_t n);
+/* The $/M tokens cell: three decimals where the pricing is sold, else absent. */
+const char *rpt_per_mtoken_if(double usd_per_h, double usd_per_mtoken, const char *absent, char *buf, size_t n);
 
 /* A price-table cell of an instance under pricing pr: "$55.04" (per
  * instance-hour), "$761.90 per u-p6e-gb200x72 (18 instances), ..." for an

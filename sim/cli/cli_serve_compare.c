@@ -24,23 +24,13 @@ int cli_compare_serving(const char *path, const char *instances, enum cli_format
 	struct srv_plan *plan = NULL;
 	struct srv_plan_opts o;
 	struct catalog cat;
-	struct srv_engines engines;
 	struct sc_error err;
 	struct cli_output co;
 	FILE *out;
 	int code, n = 0;
 
-	if ((code = cli_load_catalog(config_dir, &cat)) != EXIT_OK)
+	if ((code = cli_srv_load(config_dir, path, &cat, &sc)) != EXIT_OK)
 		return code;
-	sc_error_clear(&err);
-	if (srv_engines_load(config_dir ? config_dir : catalog_default_dir(), &engines, &err) != SC_OK) {
-		catalog_free(&cat);
-		return cli_fail(&err);
-	}
-	code = cli_srv_scenario_load(path, &cat, &engines, &sc, &err) != SC_OK ? cli_fail(&err) : EXIT_OK;
-	srv_engines_free(&engines);
-	if (code != EXIT_OK)
-		goto done;
 	if (sc.workload.arrival != SRV_ARRIVAL_POISSON) {
 		code = cli_usage_error("compare", "--serving compares at the scenario's rate: its workload needs arrival \"poisson\" and rate_rps");
 		goto done;
@@ -66,6 +56,7 @@ int cli_compare_serving(const char *path, const char *instances, enum cli_format
 		goto done;
 	}
 	cli_progress_begin("compare");
+	sc_error_clear(&err);
 	code = srv_plan(&sc, &cat, &o, plan, &err) != SC_OK;
 	cli_progress_end();
 	if (code) {

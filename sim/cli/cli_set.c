@@ -55,3 +55,23 @@ enum sc_status cli_srv_scenario_load(const char *path, const struct catalog *cat
 		cfg_overrides_blame(&cli_overrides, err);
 	return st;
 }
+
+int cli_srv_load(const char *dir, const char *path, struct catalog *cat, struct srv_scenario *sc)
+{
+	struct srv_engines engines;
+	struct sc_error err;
+	int code;
+
+	if ((code = cli_load_catalog(dir, cat)) != EXIT_OK)
+		return code;
+	sc_error_clear(&err);
+	if (srv_engines_load(dir ? dir : catalog_default_dir(), &engines, &err) != SC_OK) {
+		catalog_free(cat);
+		return cli_fail(&err);
+	}
+	code = cli_srv_scenario_load(path, cat, &engines, sc, &err) != SC_OK ? cli_fail(&err) : EXIT_OK;
+	srv_engines_free(&engines);
+	if (code != EXIT_OK)
+		catalog_free(cat);
+	return code;
+}

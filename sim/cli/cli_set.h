@@ -39,4 +39,9 @@ enum sc_status cli_srv_scenario_load(const char *path, const struct catalog *cat
 				     const struct srv_engines *engines, struct srv_scenario *sc,
 				     struct sc_error *err);
 
+/* The catalogue of dir (NULL: the default), the engine catalogue beside it
+ * and the serving scenario at path with the overrides, errors printed:
+ * EXIT_OK with *cat to free, else the exit code with nothing held. */
+int cli_srv_load(const char *dir, const char *path, struct catalog *cat, struct srv_scenario *sc);
+
 #endif

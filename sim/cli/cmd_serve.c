@@ -303,7 +303,6 @@ int cmd_serve(int argc, char **argv)
 	double rate = 0, ttft_ms = 0, tpot_ms = 0, v, margin = -1;
 	long seed = -1, requests = -1;
 	struct catalog cat;
-	struct srv_engines engines;
 	static struct srv_scenario sc;
 	struct sc_error err;
 	int c, code;
@@ -371,20 +370,12 @@ int cmd_serve(int argc, char **argv)
 	if (fmt == FMT_PROM && rate > 0)
 		return cli_usage_error("serve", "--format prom is for one simulation, not with --target-rate");
 
-	if ((code = cli_load_catalog(dir, &cat)) != EXIT_OK)
+	if ((code = cli_srv_load(dir, path, &cat, &sc)) != EXIT_OK)
 		return code;
 	sc_error_clear(&err);
-	if (srv_engines_load(dir ? dir : catalog_default_dir(), &engines, &err) != SC_OK) {
-		catalog_free(&cat);
-		return cli_fail(&err);
-	}
-	code = cli_srv_scenario_load(path, &cat, &engines, &sc, &err) != SC_OK ? cli_fail(&err) : EXIT_OK;
-	srv_engines_free(&engines);
-	if (code == EXIT_OK && calib &&
-	    calibration_select(&cat, &sc.gpu, calib, NULL, "--calibration", NULL, &sc.calibration,
-			       &err) != SC_OK)
+	if (calib && calibration_select(&cat, &sc.gpu, calib, NULL, "--calibration", NULL, &sc.calibration,
+					&err) != SC_OK) {
 		code = cli_fail(&err);
-	if (code != EXIT_OK) {
 		catalog_free(&cat);
 		return code;
 	}

@@ -208,30 +208,23 @@ enum sc_status cfg_read_model(struct cfg_reader *rd, const cJSON *obj,
 			      struct model_arch *m, const char *pointer)
 {
 	enum sc_status st;
-	char where[SC_ERROR_PTR_MAX];
 
 	memset(m, 0, sizeof(*m));
 	if ((st = cfg_read_object(rd, obj, cfg_model_fields, m, pointer)) != SC_OK)
 		return st;
-	if (m->head_dim == 0 && m->hidden % m->heads != 0) {
-		cfg_pointer_key(where, sizeof(where), pointer, "heads");
-		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
-				    "heads (%d) must divide hidden (%d) unless head_dim is given",
-				    m->heads, m->hidden);
-	}
-	if (m->heads % m->kv_heads != 0) {
-		cfg_pointer_key(where, sizeof(where), pointer, "kv_heads");
-		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
-				    "kv_heads (%d) must divide heads (%d)", m->kv_heads, m->heads);
-	}
+	if (m->head_dim == 0 && m->hidden % m->heads != 0)
+		return cfg_key_invalid(rd, pointer, "heads",
+				       "heads (%d) must divide hidden (%d) unless head_dim is given",
+				       m->heads, m->hidden);
+	if (m->heads % m->kv_heads != 0)
+		return cfg_key_invalid(rd, pointer, "kv_heads",
+				       "kv_heads (%d) must divide heads (%d)", m->kv_heads, m->heads);
 	if (m->experts > 0 && (m->top_k <= 0 || m->moe_ffn_hidden <= 0))
 		return sc_error_set(rd->err, SC_EINVAL, rd->file, pointer[0] ? pointer : "/",
 				    "an MoE model (experts > 0) needs top_k and moe_ffn_hidden");
-	if (m->experts > 0 && m->top_k > m->experts) {
-		cfg_pointer_key(where, sizeof(where), pointer, "top_k");
-		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
-				    "top_k (%d) is larger than experts (%d)", m->top_k, m->experts);
-	}
+	if (m->experts > 0 && m->top_k > m->experts)
+		return cfg_key_invalid(rd, pointer, "top_k",
+				       "top_k (%d) is larger than experts (%d)", m->top_k, m->experts);
 	if (m->experts == 0 && (m->top_k || m->moe_ffn_hidden || m->shared_experts))
 		return sc_error_set(rd->err, SC_EINVAL, rd->file, pointer[0] ? pointer : "/",
 				    "MoE fields given without \"experts\"");
@@ -240,12 +233,10 @@ enum sc_status cfg_read_model(struct cfg_reader *rd, const cJSON *obj,
 	if (m->kv_lora_rank > 0 && (m->qk_rope_head_dim <= 0 || m->qk_nope_head_dim <= 0 || m->v_head_dim <= 0))
 		return sc_error_set(rd->err, SC_EINVAL, rd->file, pointer[0] ? pointer : "/",
 				    "an MLA model (kv_lora_rank) needs qk_rope_head_dim, qk_nope_head_dim and v_head_dim");
-	if (m->first_dense_layers > m->layers) {
-		cfg_pointer_key(where, sizeof(where), pointer, "first_dense_layers");
-		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
-				    "first_dense_layers (%d) is more than layers (%d)",
-				    m->first_dense_layers, m->layers);
-	}
+	if (m->first_dense_layers > m->layers)
+		return cfg_key_invalid(rd, pointer, "first_dense_layers",
+				       "first_dense_layers (%d) is more than layers (%d)",
+				       m->first_dense_layers, m->layers);
 	return SC_OK;
 }
 
@@ -263,24 +254,20 @@ static enum sc_status check_purchase(struct cfg_reader *rd, const struct instanc
 	bool unit = false;
 
 	if (p->sold_as == SOLD_PER_INSTANCE) {
-		if (p->n_ultraservers > 0) {
-			cfg_pointer_key(where, sizeof(where), pointer, "ultraservers");
-			return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
-					    "UltraServers are listed but sold_as is \"instance\" (use \"ultraserver\")");
-		}
+		if (p->n_ultraservers > 0)
+			return cfg_key_invalid(rd, pointer, "ultraservers",
+					       "UltraServers are listed but sold_as is \"instance\" (use \"ultraserver\")");
 		if (!(p->on_demand_usd_per_h > 0) && !(p->capacity_block_usd_per_h > 0))
 			return sc_error_set(rd->err, SC_EINVAL, rd->file, pointer,
 					    "no purchase option: give on_demand_usd_per_h, capacity_block_usd_per_h "
 					    "or sold_as \"ultraserver\" with ultraservers");
 		return SC_OK;
 	}
-	if (p->on_demand_usd_per_h > 0 || p->capacity_block_usd_per_h > 0) {
-		cfg_pointer_key(where, sizeof(where), pointer, p->on_demand_usd_per_h > 0
-				? "on_demand_usd_per_h" : "capacity_block_usd_per_h");
-		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
-				    "\"%s\" is sold only as whole UltraServers: give the price per UltraServer "
-				    "in ultraservers, not a per-instance price", in->name);
-	}
+	if (p->on_demand_usd_per_h > 0 || p->capacity_block_usd_per_h > 0)
+		return cfg_key_invalid(rd, pointer, p->on_demand_usd_per_h > 0
+				       ? "on_demand_usd_per_h" : "capacity_block_usd_per_h",
+				       "\"%s\" is sold only as whole UltraServers: give the price per UltraServer "
+				       "in ultraservers, not a per-instance price", in->name);
 	if (p->n_ultraservers < 1)
 		return sc_error_set(rd->err, SC_EINVAL, rd->file, pointer,
 				    "missing required key \"ultraservers\" (sold_as is \"ultraserver\")");
@@ -301,13 +288,11 @@ static enum sc_status check_purchase(struct cfg_reader *rd, const struct instanc
 						    "UltraServer \"%s\" is listed twice", u->name);
 			}
 	}
-	if (!unit) {
-		cfg_pointer_key(where, sizeof(where), pointer, "ultraservers");
-		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
-				    "no UltraServer spans the NVLink domain of %d GPUs (%d instances of %d GPUs)",
-				    in->nvlink_domain_gpus, in->nvlink_domain_gpus / in->gpus_per_node,
-				    in->gpus_per_node);
-	}
+	if (!unit)
+		return cfg_key_invalid(rd, pointer, "ultraservers",
+				       "no UltraServer spans the NVLink domain of %d GPUs (%d instances of %d GPUs)",
+				       in->nvlink_domain_gpus, in->nvlink_domain_gpus / in->gpus_per_node,
+				       in->gpus_per_node);
 	return SC_OK;
 }
 
@@ -321,12 +306,10 @@ enum sc_status cfg_read_instance(struct cfg_reader *rd, const cJSON *obj,
 	if ((st = cfg_read_object(rd, obj, cfg_instance_fields, in, pointer)) != SC_OK)
 		return st;
 	if (in->nvlink_domain_gpus < in->gpus_per_node ||
-	    in->nvlink_domain_gpus % in->gpus_per_node != 0) {
-		cfg_pointer_key(where, sizeof(where), pointer, "nvlink_domain_gpus");
-		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
-				    "nvlink_domain_gpus (%d) must be a multiple of gpus_per_node (%d)",
-				    in->nvlink_domain_gpus, in->gpus_per_node);
-	}
+	    in->nvlink_domain_gpus % in->gpus_per_node != 0)
+		return cfg_key_invalid(rd, pointer, "nvlink_domain_gpus",
+				       "nvlink_domain_gpus (%d) must be a multiple of gpus_per_node (%d)",
+				       in->nvlink_domain_gpus, in->gpus_per_node);
 	cfg_pointer_key(where, sizeof(where), pointer, "price");
 	return check_purchase(rd, in, where);
 }
@@ -440,11 +423,9 @@ enum sc_status cfg_read_calibration_fit(struct cfg_reader *rd, const cJSON *obj,
 	cJSON_Delete(copy);
 	if (st != SC_OK)
 		return st;
-	if (fit->x_min > fit->x_max) {
-		cfg_pointer_key(where, sizeof(where), pointer, "x_min");
-		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
-				    "x_min (%g) is more than x_max (%g)", fit->x_min, fit->x_max);
-	}
+	if (fit->x_min > fit->x_max)
+		return cfg_key_invalid(rd, pointer, "x_min",
+				       "x_min (%g) is more than x_max (%g)", fit->x_min, fit->x_max);
 	for (int i = 0; i < 2; i++) {
 		const cJSON *arr = cJSON_GetObjectItemCaseSensitive(obj, arrays[i]);
 		if (!arr)
@@ -455,11 +436,9 @@ enum sc_status cfg_read_calibration_fit(struct cfg_reader *rd, const cJSON *obj,
 		if (st != SC_OK)
 			return st;
 	}
-	if (nx != nr) {
-		cfg_pointer_key(where, sizeof(where), pointer, "residuals");
-		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
-				    "%d residuals for %d x values", nr, nx);
-	}
+	if (nx != nr)
+		return cfg_key_invalid(rd, pointer, "residuals",
+				       "%d residuals for %d x values", nr, nx);
 	fit->n_residuals = nx;
 	return SC_OK;
 }

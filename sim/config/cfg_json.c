@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -424,6 +425,19 @@ void cfg_pointer_key(char *out, size_t n, const char *base, const char *key)
 		out[len] = '\0';
 	else if (n)
 		out[n - 1] = '\0';
+}
+
+enum sc_status cfg_key_invalid(struct cfg_reader *rd, const char *pointer, const char *key,
+			       const char *fmt, ...)
+{
+	char where[SC_ERROR_PTR_MAX], msg[SC_ERROR_MSG_MAX];
+	va_list ap;
+
+	cfg_pointer_key(where, sizeof(where), pointer, key);
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return sc_error_set(rd->err, SC_EINVAL, rd->file, where, "%s", msg);
 }
 
 void cfg_pointer_index(char *out, size_t n, const char *base, int index)

@@ -148,6 +148,12 @@ enum sc_status cfg_array_alloc(struct cfg_reader *rd, const cJSON *obj, const ch
 void cfg_pointer_key(char *out, size_t n, const char *base, const char *key);
 void cfg_pointer_index(char *out, size_t n, const char *base, int index);
 
+/* SC_EINVAL for the value at pointer's key, with the pointer built by
+ * cfg_pointer_key: the one way a reader rejects a field it has read. */
+enum sc_status cfg_key_invalid(struct cfg_reader *rd, const char *pointer, const char *key,
+			       const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 /* The closest of candidates (NULL-terminated) to word, or NULL if none is
  * close enough to suggest. */
 const char *cfg_did_you_mean(const char *word, const char *const *candidates);

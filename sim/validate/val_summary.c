@@ -14,20 +14,23 @@ static bool by_gpu(const struct val_case *vc, const void *arg)
 	return strcmp(vc->gpu, arg) == 0;
 }
 
+int val_distinct_add(const char **names, int n, int max, const char *v)
+{
+	for (int j = 0; j < n; j++)
+		if (strcmp(names[j], v) == 0)
+			return n;
+	if (n < max)
+		names[n++] = v;
+	return n;
+}
+
 /* Distinct values of a field over all cases, in first-seen order. */
 static int distinct(const struct val_set *set, bool group, const char **out, int max)
 {
 	int n = 0;
 
-	for (int i = 0; i < set->n_cases; i++) {
-		const char *v = group ? set->cases[i].source_group : set->cases[i].gpu;
-		bool seen = false;
-		for (int j = 0; j < n; j++)
-			if (strcmp(out[j], v) == 0)
-				seen = true;
-		if (!seen && n < max)
-			out[n++] = v;
-	}
+	for (int i = 0; i < set->n_cases; i++)
+		n = val_distinct_add(out, n, max, group ? set->cases[i].source_group : set->cases[i].gpu);
 	return n;
 }
 

@@ -22,6 +22,11 @@ struct val_summary_row {
  * count.  The names point into set. */
 int val_summary_rows(const struct val_set *set, struct val_summary_row *rows, int max);
 
+/* names[0..n) with v appended unless it is there already (and n < max):
+ * the new count.  The distinct values of a case field in first-seen order,
+ * which every validation summary (training, serving, memory) groups by. */
+int val_distinct_add(const char **names, int n, int max, const char *v);
+
 /* Statistics of the out-of-sample errors (has_oos) of the expressible
  * cases that filter selects (NULL: all); count 0 when there are none. */
 void val_stats_oos(const struct val_set *set, bool (*f)(const struct val_case *, const void *),

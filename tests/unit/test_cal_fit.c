@@ -139,6 +139,25 @@ static double wobble(int i, double a)
 	return a * (2.0 * fmod(i * 0.6180339887498949, 1.0) - 1.0);
 }
 
+/* What a recovery test fits with: a result, the Hopper default profile
+ * (*b) to start from and the p5.48xlarge cluster; NULL (a failed check)
+ * when the result or the profile is missing. */
+static struct cal_fit_result *recovery_setup(const struct calibration **b, struct cluster *cl,
+					     struct sc_error *err)
+{
+	struct cal_fit_result *res = calloc(1, sizeof(*res));
+
+	*b = catalog_calibration(&cat, "hopper-default");
+	CHECK(res != NULL && *b != NULL);
+	if (!res || !*b) {
+		free(res);
+		return NULL;
+	}
+	sc_error_clear(err);
+	CHECK(cal_cluster_of(&cat, "p5.48xlarge", NULL, cl, err) == SC_OK);
+	return res;
+}
+
 /* GEMM and HBM sweeps made from known parameters come back. */
 static void test_gemm_hbm_recovery(void)
 {
@@ -150,18 +169,13 @@ static void test_gemm_hbm_recovery(void)
 	struct cal_measurements m;
 	struct cluster cl;
 	struct sc_error err;
-	struct cal_fit_result *res = calloc(1, sizeof(*res));
-	const struct calibration *b = catalog_calibration(&cat, "hopper-default");
+	const struct calibration *b;
+	struct cal_fit_result *res = recovery_setup(&b, &cl, &err);
 	struct calibration truth;
 	int k = 0;
 
-	CHECK(res != NULL && b != NULL);
-	if (!res || !b) {
-		free(res);
+	if (!res)
 		return;
-	}
-	sc_error_clear(&err);
-	CHECK(cal_cluster_of(&cat, "p5.48xlarge", NULL, &cl, &err) == SC_OK);
 	truth = *b;
 	truth.gemm_eta_max_bf16 = 0.74;
 	truth.gemm_eta_max_fp8 = 0.62;
@@ -226,20 +240,15 @@ static void test_nvlink_recovery(void)
 	struct cal_measurements m;
 	struct cluster cl;
 	struct sc_error err;
-	struct cal_fit_result *res = calloc(1, sizeof(*res));
-	const struct calibration *b = catalog_calibration(&cat, "hopper-default");
+	const struct calibration *b;
+	struct cal_fit_result *res = recovery_setup(&b, &cl, &err);
 	struct calibration truth;
 	struct cal_curve c;
 	struct net_span s;
 	int k = 0;
 
-	CHECK(res != NULL && b != NULL);
-	if (!res || !b) {
-		free(res);
+	if (!res)
 		return;
-	}
-	sc_error_clear(&err);
-	CHECK(cal_cluster_of(&cat, "p5.48xlarge", NULL, &cl, &err) == SC_OK);
 	s = net_span_of(&cl, 8, 1);
 	truth = *b;
 	truth.nvlink_nvls_bw_eff = 0.85; /* inside the physical range (<= 0.881) */

@@ -510,31 +510,6 @@ static void compare_object(const char *where, const struct cfg_field *fields,
 	}
 }
 
-/* A catalogue file's schema: { schema_version, KIND: [ items ] }. */
-static int compare_catalog_schema(const char *kind, const struct cfg_field *fields)
-{
-	char name[64], where[96];
-	const cJSON *doc, *root, *items;
-
-	snprintf(name, sizeof(name), "%s.schema.json", kind);
-	snprintf(where, sizeof(where), "%s#/%s/items", name, kind);
-	doc = root = load_doc(name);
-	if (!root) {
-		mismatches++;
-		return mismatches;
-	}
-	items = follow_pointer(root, "/properties");
-	items = cJSON_GetObjectItemCaseSensitive(items, kind);
-	items = resolve(items, &doc);
-	items = items ? cJSON_GetObjectItemCaseSensitive(items, "items") : NULL;
-	if (!items) {
-		mismatch(where, "no \"items\" schema for the %s array", kind);
-		return mismatches;
-	}
-	compare_object(where, fields, items, doc);
-	return mismatches;
-}
-
 /* A schema file holding several lists, { schema_version, KEY: [ items ],
  * ... } (configs/resilience.json): KEY's items against fields. */
 static int compare_list_schema(const char *file, const char *key, const struct cfg_field *fields)
@@ -559,6 +534,15 @@ static int compare_list_schema(const char *file, const char *key, const struct c
 	return mismatches;
 }
 
+/* A catalogue file's schema: { schema_version, KIND: [ items ] }. */
+static int compare_catalog_schema(const char *kind, const struct cfg_field *fields)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "%s.schema.json", kind);
+	return compare_list_schema(name, kind, fields);
+}
+
 #define EXPECT_MATCH(expr) do { \
 	mismatches = 0; \
 	(void)(expr); \
@@ -574,35 +558,47 @@ static void test_catalog_schemas(void)
 	EXPECT_MATCH(compare_catalog_schema("models", cfg_model_fields));
 }
 
+/* A schema file's top level against the keys its loader reads: closed
+ * (additionalProperties false), each of required[] a required property,
+ * and no property outside required[] and optional[] (NULL: none). */
+static void check_top_keys(const char *where, const cJSON *doc, const char *const *required,
+			   const char *const *optional)
+{
+	const cJSON *props = cJSON_GetObjectItemCaseSensitive(doc, "properties"), *p;
+
+	if (!cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(doc, "additionalProperties")))
+		mismatch(where, "additionalProperties must be false");
+	for (int i = 0; required[i]; i++) {
+		if (!cJSON_GetObjectItemCaseSensitive(props, required[i]))
+			mismatch(where, "no property \"%s\"", required[i]);
+		if (!in_string_array(cJSON_GetObjectItemCaseSensitive(doc, "required"), required[i]))
+			mismatch(where, "\"%s\" is not required", required[i]);
+	}
+	cJSON_ArrayForEach(p, props) {
+		bool known = false;
+
+		for (int i = 0; required[i]; i++)
+			known |= strcmp(required[i], p->string) == 0;
+		for (int i = 0; optional && optional[i]; i++)
+			known |= strcmp(optional[i], p->string) == 0;
+		if (!known)
+			mismatch(where, "property \"%s\" is not read by the loader", p->string);
+	}
+}
+
 /* configs/resilience.json: exactly the lists resilience_load() reads, all
  * required, each list's items against its field table. */
 static void test_resilience_schema(void)
 {
 	static const char *const keys[] = { "schema_version", "profiles", "causes", "recovery",
 					     "host_links", NULL };
-	const cJSON *doc = load_doc("resilience.schema.json"), *props, *p;
+	const cJSON *doc = load_doc("resilience.schema.json");
 
 	CHECK(doc != NULL);
 	if (!doc)
 		return;
 	mismatches = 0;
-	props = cJSON_GetObjectItemCaseSensitive(doc, "properties");
-	if (!cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(doc, "additionalProperties")))
-		mismatch("resilience.schema.json#", "additionalProperties must be false");
-	for (int i = 0; keys[i]; i++) {
-		if (!cJSON_GetObjectItemCaseSensitive(props, keys[i]))
-			mismatch("resilience.schema.json#", "no property \"%s\"", keys[i]);
-		if (!in_string_array(cJSON_GetObjectItemCaseSensitive(doc, "required"), keys[i]))
-			mismatch("resilience.schema.json#", "\"%s\" is not required", keys[i]);
-	}
-	cJSON_ArrayForEach(p, props) {
-		bool known = false;
-		for (int i = 0; keys[i]; i++)
-			known |= strcmp(keys[i], p->string) == 0;
-		if (!known)
-			mismatch("resilience.schema.json#", "property \"%s\" is not read by the loader",
-				 p->string);
-	}
+	check_top_keys("resilience.schema.json#", doc, keys, NULL);
 	CHECK(mismatches == 0);
 	EXPECT_MATCH(compare_list_schema("resilience.schema.json", "profiles", cfg_failure_profile_fields));
 	EXPECT_MATCH(compare_list_schema("resilience.schema.json", "causes", cfg_failure_cause_fields));
@@ -671,24 +667,7 @@ static void test_calibration_schema(void)
 		return;
 	mismatches = 0;
 	props = cJSON_GetObjectItemCaseSensitive(doc, "properties");
-	if (!cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(doc, "additionalProperties")))
-		mismatch("calibration.schema.json#", "additionalProperties must be false");
-	for (int i = 0; meta[i]; i++) {
-		if (!cJSON_GetObjectItemCaseSensitive(props, meta[i]))
-			mismatch("calibration.schema.json#", "no property \"%s\"", meta[i]);
-		if (!in_string_array(cJSON_GetObjectItemCaseSensitive(doc, "required"), meta[i]))
-			mismatch("calibration.schema.json#", "\"%s\" is not required", meta[i]);
-	}
-	cJSON_ArrayForEach(p, props) {
-		bool known = false;
-		for (int i = 0; meta[i]; i++)
-			known |= strcmp(meta[i], p->string) == 0;
-		for (int i = 0; optional[i]; i++)
-			known |= strcmp(optional[i], p->string) == 0;
-		if (!known)
-			mismatch("calibration.schema.json#", "property \"%s\" is not read by the loader",
-				 p->string);
-	}
+	check_top_keys("calibration.schema.json#", doc, meta, optional);
 	compare_calibration_v2(doc, props);
 	params = resolve(cJSON_GetObjectItemCaseSensitive(props, "parameters"), &doc);
 	pprops = params ? cJSON_GetObjectItemCaseSensitive(params, "properties") : NULL;

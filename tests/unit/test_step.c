@@ -39,6 +39,18 @@ static struct scenario llama70b_p5(int nodes)
 	return s;
 }
 
+/* No model parallelism: every GPU holds the whole model, dp of them (64
+ * p5.48xlarge: 512). */
+static void data_parallel_only(struct scenario *s, int dp)
+{
+	s->layout.tp = 1;
+	s->layout.pp = 1;
+	s->layout.vpp = 1;
+	s->layout.schedule = SCHED_1F1B;
+	s->layout.dp = dp;
+	s->layout.sequence_parallel = false;
+}
+
 static double parts_sum(const struct step_result *r)
 {
 	double t = 0;
@@ -143,13 +155,8 @@ static void test_llama70b(void)
 	CHECK(r2.part_s[PART_CP_COMM] >= 0);
 	CHECK_REL(parts_sum(&r2), r2.step_time_s, 1e-12);
 	s = llama70b_p5(64);
-	s.layout.tp = 1;
-	s.layout.pp = 1;
-	s.layout.vpp = 1;
-	s.layout.schedule = SCHED_1F1B;
-	s.layout.dp = 512;
+	data_parallel_only(&s, 512);
 	s.layout.fsdp = true;
-	s.layout.sequence_parallel = false;
 	s.training.recompute = RECOMPUTE_FULL;
 	CHECK(sim_step_predict(&s, &r2, &err) == SC_OK);
 	print_result("llama3-70b FSDP dp512 full recompute", &r2);
@@ -165,12 +172,7 @@ static void test_oom(void)
 
 	/* Llama-3.1-405B without model parallelism cannot fit an 80 GB GPU */
 	s.model = sc_fix_llama(126, 16384, 53248, 128, 8);
-	s.layout.tp = 1;
-	s.layout.pp = 1;
-	s.layout.vpp = 1;
-	s.layout.schedule = SCHED_1F1B;
-	s.layout.dp = 512;
-	s.layout.sequence_parallel = false;
+	data_parallel_only(&s, 512);
 	CHECK(sim_step_predict(&s, &r, &err) == SC_OK);
 	CHECK(r.oom);
 	CHECK(r.mem_bytes[MEM_WEIGHTS] > 800e9);

@@ -287,27 +287,61 @@ static void default_params(const struct cctx *c, struct cal_fit_opts *o)
 			o->params[o->n_params++] = collective_params[i];
 }
 
-enum sc_status fit_collectives(const struct cal_measurements *m, const struct cluster *cl,
-			       const struct cal_fit_opts *opts, struct cal_fit_result *res,
-			       struct sc_error *err)
+/* One curve's usable points into c (timed, right elements, at most
+ * CAL_FIT_MAX_POINTS), sorted by size, the largest weighted as the tail
+ * that fixes the asymptotic bus bandwidth. Returns how many it took. */
+static int gather_curve_points(const struct cal_curve *cv, const struct cal_fit_opts *opts,
+			       struct cctx *c, struct cal_fit_result *res)
 {
-	struct cctx c;
-	struct cal_fit_opts o = *opts;
-	int curve_of[CAL_FIT_MAX_CURVES];
-	enum sc_status st = SC_OK;
-	struct fit_problem prob;
-	char fitted_names[SC_CALIB_SOURCE_MAX];
-	bool fitted[CALIB_COUNT] = { false };
-	struct calibration base;
+	int first = c->n, used = 0;
 
-	memset(&c, 0, sizeof(c));
-	c.pts = calloc((size_t)CAL_FIT_MAX_CURVES * CAL_FIT_MAX_POINTS, sizeof(*c.pts));
-	if (!c.pts)
-		return sc_error_set(err, SC_ENOMEM, NULL, NULL, "out of memory");
+	for (int i = 0; i < cv->n_points && used < CAL_FIT_MAX_POINTS; i++) {
+		const struct cal_coll_point *p = &cv->points[i];
+		double t = opts->inplace ? p->inplace_time_s : p->time_s;
+		struct cpoint *q = &c->pts[c->n];
+
+		if (!(p->bytes > 0) || !(t > 0))
+			continue;
+		if ((opts->inplace ? p->inplace_wrong : p->wrong) > 0) {
+			fit_note(res, "%s: %.0f bytes has wrong elements: left out", cv->source, p->bytes);
+			continue;
+		}
+		q->curve = c->n_curves;
+		q->bytes = p->bytes;
+		q->t = t;
+		q->w = p->bytes < SMALL_BYTES ? W_SMALL : 1.0;
+		c->n++;
+		used++;
+	}
+	if (used < 2)
+		return used;
+	/* a log's rows (or concatenated logs) need not be in increasing
+	 * size; the segments and x ranges below read them in order */
+	qsort(&c->pts[first], (size_t)(c->n - first), sizeof(c->pts[0]), cpoint_by_bytes);
+	/* the largest sizes fix the asymptotic bus bandwidth */
+	for (int i = 0; i < TAIL_POINTS && i < used; i++) {
+		int best = -1;
+		for (int j = first; j < c->n; j++)
+			if (c->pts[j].w <= 1.0 && (best < 0 || c->pts[j].bytes > c->pts[best].bytes))
+				best = j;
+		if (best >= 0)
+			c->pts[best].w = W_TAIL;
+	}
+	return used;
+}
+
+/* The measured curves the model can fit, with their network spans and
+ * points; curve_of maps each fitted curve back to its measurement. */
+static enum sc_status gather_curves(const struct cal_measurements *m, const struct cluster *cl,
+				    const struct cal_fit_opts *opts, struct cctx *c, int *curve_of,
+				    struct cal_fit_result *res, struct sc_error *err)
+{
+	enum sc_status st;
+
 	for (int k = 0; k < m->n_curves; k++) {
 		const struct cal_curve *cv = &m->curves[k];
 		enum coll_op op;
-		int first = c.n, used = 0;
+		int first = c->n;
 
 		if (!cal_op_to_coll(cv->op, &op)) {
 			fit_note(res, "%s (%s): the model has no %s: not fitted", cv->op, cv->source, cv->op);
@@ -317,184 +351,159 @@ enum sc_status fit_collectives(const struct cal_measurements *m, const struct cl
 			fit_note(res, "%s (%s): one rank: nothing to fit", cv->op, cv->source);
 			continue;
 		}
-		if (c.n_curves == CAL_FIT_MAX_CURVES) {
+		if (c->n_curves == CAL_FIT_MAX_CURVES) {
 			fit_note(res, "more than %d curves: the rest are not fitted", CAL_FIT_MAX_CURVES);
 			break;
 		}
-		if ((st = curve_span(cv, cl, &c.span[c.n_curves], err)) != SC_OK)
-			goto out;
-		c.op[c.n_curves] = op;
-		for (int i = 0; i < cv->n_points && used < CAL_FIT_MAX_POINTS; i++) {
-			const struct cal_coll_point *p = &cv->points[i];
-			double t = opts->inplace ? p->inplace_time_s : p->time_s;
-			struct cpoint *q = &c.pts[c.n];
-
-			if (!(p->bytes > 0) || !(t > 0))
-				continue;
-			if ((opts->inplace ? p->inplace_wrong : p->wrong) > 0) {
-				fit_note(res, "%s: %.0f bytes has wrong elements: left out", cv->source, p->bytes);
-				continue;
-			}
-			q->curve = c.n_curves;
-			q->bytes = p->bytes;
-			q->t = t;
-			q->w = p->bytes < SMALL_BYTES ? W_SMALL : 1.0;
-			c.n++;
-			used++;
-		}
-		if (used < 2) {
-			c.n = first;
+		if ((st = curve_span(cv, cl, &c->span[c->n_curves], err)) != SC_OK)
+			return st;
+		c->op[c->n_curves] = op;
+		if (gather_curve_points(cv, opts, c, res) < 2) {
+			c->n = first;
 			fit_note(res, "%s (%s): fewer than two timed sizes: not fitted", cv->op, cv->source);
 			continue;
 		}
-		/* a log's rows (or concatenated logs) need not be in increasing
-		 * size; the segments and x ranges below read them in order */
-		qsort(&c.pts[first], (size_t)(c.n - first), sizeof(c.pts[0]), cpoint_by_bytes);
-		/* the largest sizes fix the asymptotic bus bandwidth */
-		for (int i = 0; i < TAIL_POINTS && i < used; i++) {
-			int best = -1;
-			for (int j = first; j < c.n; j++)
-				if (c.pts[j].w <= 1.0 && (best < 0 || c.pts[j].bytes > c.pts[best].bytes))
-					best = j;
-			if (best >= 0)
-				c.pts[best].w = W_TAIL;
-		}
-		curve_of[c.n_curves++] = k;
+		curve_of[c->n_curves++] = k;
 	}
-	if (c.n_curves == 0)
-		goto out;
-	if (o.n_params == 0)
-		default_params(&c, &o);
-	/* on an instance with an AWS EFA transport the model reads the
-	 * awsefa_* counterparts of the generic scale-out parameters */
-	for (int i = 0, n = o.n_params; i < n; i++)
-		for (int k = 0; k < c.n_curves; k++)
-			if (c.span[k].inter) {
-				o.params[i] = coll_scaleout_param(&c.span[k], (enum calib_param)o.params[i]);
+	return SC_OK;
+}
+
+/* On an instance with an AWS EFA transport the model reads the awsefa_*
+ * counterparts of the generic scale-out parameters: fit those. */
+static void use_awsefa_params(const struct cctx *c, struct cal_fit_opts *o)
+{
+	for (int i = 0, n = o->n_params; i < n; i++)
+		for (int k = 0; k < c->n_curves; k++)
+			if (c->span[k].inter) {
+				o->params[i] = coll_scaleout_param(&c->span[k], (enum calib_param)o->params[i]);
 				/* NCCL's NVLS_TREE has its own tree bandwidth there */
-				if (o.params[i] == CALIB_awsefa_tree_bw_eff && o.n_params < CALIB_COUNT)
-					o.params[o.n_params++] = CALIB_awsefa_nvlstree_bw_eff;
+				if (o->params[i] == CALIB_awsefa_tree_bw_eff && o->n_params < CALIB_COUNT)
+					o->params[o->n_params++] = CALIB_awsefa_nvlstree_bw_eff;
 				/* and weighs LL128 beside LL */
-				if (c.span[k].aws_efa && o.params[i] == CALIB_ll_bw_fraction &&
-				    o.n_params + 1 < CALIB_COUNT) {
-					o.params[o.n_params++] = CALIB_awsefa_ll128_alpha_fraction;
-					o.params[o.n_params++] = CALIB_awsefa_ll128_bw_fraction;
+				if (c->span[k].aws_efa && o->params[i] == CALIB_ll_bw_fraction &&
+				    o->n_params + 1 < CALIB_COUNT) {
+					o->params[o->n_params++] = CALIB_awsefa_ll128_alpha_fraction;
+					o->params[o->n_params++] = CALIB_awsefa_ll128_bw_fraction;
 				}
 				break;
 			}
-	memset(&prob, 0, sizeof(prob));
-	prob.n_points = c.n;
-	prob.residuals = coll_residuals;
-	prob.ctx = &c;
-	prob.params = o.params;
-	prob.n_params = o.n_params;
-	prob.prior_weight = opts->prior_weight >= 0 ? opts->prior_weight : CAL_FIT_PRIOR_WEIGHT;
-	prob.starts = opts->starts > 0 ? opts->starts : CAL_FIT_STARTS;
-	base = res->cal;
-	if ((st = fit_run(&prob, &res->cal, &res->cost, err)) != SC_OK)
-		goto out;
+}
 
-	/* Report each curve against the fitted model, and the ranges. */
-	{
-		double bmin[CALIB_COUNT], bmax[CALIB_COUNT];
-		int rmin[CALIB_COUNT], rmax[CALIB_COUNT], used_by[CALIB_COUNT] = { 0 };
+/* Which measured points' algorithms read each parameter: how many, and
+ * the message sizes and rank counts they span. */
+struct param_use {
+	double bmin[CALIB_COUNT], bmax[CALIB_COUNT];
+	int rmin[CALIB_COUNT], rmax[CALIB_COUNT], used_by[CALIB_COUNT];
+};
 
-		for (int i = 0; i < CALIB_COUNT; i++) {
-			bmin[i] = INFINITY;
-			bmax[i] = 0;
-			rmin[i] = 1 << 30;
-			rmax[i] = 0;
-		}
-		for (int k = 0; k < c.n_curves && res->n_curves < CAL_FIT_MAX_CURVES; k++) {
-			const struct cal_curve *src = &m->curves[curve_of[k]];
-			struct cal_fit_curve *cv = &res->curves[res->n_curves++];
-			double ly[CAL_FIT_MAX_POINTS], lyh[CAL_FIT_MAX_POINTS], rms = 0;
-			int seg = 0;
+static void param_use_note(struct param_use *u, const struct net_span *span, const struct coll_choice *ch,
+			   double x, int ranks)
+{
+	for (int p = 0; p < CALIB_COUNT; p++) {
+		int q;
 
-			memset(cv, 0, sizeof(*cv));
-			cv->tier = net_tier_name(&c.span[k]);
-			cv->ranks = src->ranks;
-			cv->nodes = c.span[k].nodes;
-			cv->busbw_factor = coll_busbw_factor(c.op[k], src->ranks);
-			snprintf(cv->op, sizeof(cv->op), "%s", src->op);
-			snprintf(cv->name, sizeof(cv->name), "%s %d ranks (%d x %d) %s", src->op, src->ranks,
-				 cv->nodes, c.span[k].ranks_per_domain, cv->tier);
-			for (int i = 0; i < c.n; i++) {
-				struct coll_choice ch;
-				struct cal_fit_point *pt;
-				double rel;
-
-				if (c.pts[i].curve != k)
-					continue;
-				pt = &cv->pts[cv->n];
-				pt->x = c.pts[i].bytes;
-				pt->measured_s = c.pts[i].t;
-				pt->predicted_s = coll_time(&res->cal, &c.span[k], c.op[k], pt->x, &ch);
-				snprintf(pt->algorithm, sizeof(pt->algorithm), "%s", ch.algorithm);
-				rel = pt->predicted_s / pt->measured_s - 1;
-				ly[cv->n] = log(pt->measured_s);
-				lyh[cv->n] = log(pt->predicted_s);
-				rms += rel * rel;
-				cv->max_rel = fmax(cv->max_rel, fabs(rel));
-				if (pt->x >= SMALL_BYTES)
-					cv->max_rel_from_1MiB = fmax(cv->max_rel_from_1MiB, fabs(rel));
-				for (int p = 0; p < CALIB_COUNT; p++) {
-					int q;
-
-					if (!cal_algorithm_uses(ch.algorithm, ch.tier, (enum calib_param)p))
-						continue;
-					q = (int)coll_scaleout_param(&c.span[k], (enum calib_param)p);
-					if (q == CALIB_awsefa_tree_bw_eff &&
-					    strncmp(ch.algorithm, "hierarchical(nvls+efa-tree)", 27) == 0)
-						q = CALIB_awsefa_nvlstree_bw_eff;
-					used_by[q]++;
-					bmin[q] = fmin(bmin[q], pt->x);
-					bmax[q] = fmax(bmax[q], pt->x);
-					rmin[q] = src->ranks < rmin[q] ? src->ranks : rmin[q];
-					rmax[q] = src->ranks > rmax[q] ? src->ranks : rmax[q];
-				}
-				cv->n++;
-			}
-			if (cv->n == 0)
-				continue;
-			cv->rms_rel = sqrt(rms / cv->n);
-			cv->r2_log = fit_r2(ly, lyh, cv->n);
-			{
-				const struct cal_fit_point *last = &cv->pts[cv->n - 1];
-				cv->busbw_data_GBps = cv->busbw_factor * last->x / last->measured_s / 1e9;
-				cv->busbw_model_GBps = cv->busbw_factor * last->x / last->predicted_s / 1e9;
-			}
-			/* segments: runs of one algorithm */
-			for (int i = 1; i <= cv->n; i++) {
-				if (i < cv->n && strcmp(cv->pts[i].algorithm, cv->pts[seg].algorithm) == 0)
-					continue;
-				if (i - seg >= MIN_SEGMENT)
-					add_segment(res, cv, seg, i);
-				seg = i;
-			}
-		}
-		for (int j = 0; j < o.n_params; j++) {
-			int p = o.params[j];
-			struct calib_range *r = &res->cal.range[p];
-
-			if (used_by[p] == 0) {
-				/* no point's algorithm reads it: the data says nothing */
-				*calib_value(&res->cal, (enum calib_param)p) =
-					calib_get(&base, (enum calib_param)p);
-				fit_note(res, "%s: no measured point's algorithm uses it: kept at the base value",
-					 calib_params[p].name);
-				continue;
-			}
-			fitted[p] = true;
-			r->quantity = CALIB_RANGE_MESSAGE_BYTES;
-			r->min = bmin[p];
-			r->max = bmax[p];
-			r->ranks_min = rmin[p];
-			r->ranks_max = rmax[p];
-		}
+		if (!cal_algorithm_uses(ch->algorithm, ch->tier, (enum calib_param)p))
+			continue;
+		q = (int)coll_scaleout_param(span, (enum calib_param)p);
+		if (q == CALIB_awsefa_tree_bw_eff &&
+		    strncmp(ch->algorithm, "hierarchical(nvls+efa-tree)", 27) == 0)
+			q = CALIB_awsefa_nvlstree_bw_eff;
+		u->used_by[q]++;
+		u->bmin[q] = fmin(u->bmin[q], x);
+		u->bmax[q] = fmax(u->bmax[q], x);
+		u->rmin[q] = ranks < u->rmin[q] ? ranks : u->rmin[q];
+		u->rmax[q] = ranks > u->rmax[q] ? ranks : u->rmax[q];
 	}
-	join_names(fitted_names, sizeof(fitted_names), fitted);
-	/* one record per curve, after the segments (in input order) */
+}
+
+/* Fitted curve k against the fitted model: each point's prediction and
+ * algorithm, the residual statistics, bus bandwidths and algorithm
+ * segments; notes which parameters its points use. */
+static void report_curve(const struct cctx *c, int k, const struct cal_curve *src, struct param_use *u,
+			 struct cal_fit_result *res)
+{
+	struct cal_fit_curve *cv = &res->curves[res->n_curves++];
+	double ly[CAL_FIT_MAX_POINTS], lyh[CAL_FIT_MAX_POINTS], rms = 0;
+	int seg = 0;
+
+	memset(cv, 0, sizeof(*cv));
+	cv->tier = net_tier_name(&c->span[k]);
+	cv->ranks = src->ranks;
+	cv->nodes = c->span[k].nodes;
+	cv->busbw_factor = coll_busbw_factor(c->op[k], src->ranks);
+	snprintf(cv->op, sizeof(cv->op), "%s", src->op);
+	snprintf(cv->name, sizeof(cv->name), "%s %d ranks (%d x %d) %s", src->op, src->ranks,
+		 cv->nodes, c->span[k].ranks_per_domain, cv->tier);
+	for (int i = 0; i < c->n; i++) {
+		struct coll_choice ch;
+		struct cal_fit_point *pt;
+		double rel;
+
+		if (c->pts[i].curve != k)
+			continue;
+		pt = &cv->pts[cv->n];
+		pt->x = c->pts[i].bytes;
+		pt->measured_s = c->pts[i].t;
+		pt->predicted_s = coll_time(&res->cal, &c->span[k], c->op[k], pt->x, &ch);
+		snprintf(pt->algorithm, sizeof(pt->algorithm), "%s", ch.algorithm);
+		rel = pt->predicted_s / pt->measured_s - 1;
+		ly[cv->n] = log(pt->measured_s);
+		lyh[cv->n] = log(pt->predicted_s);
+		rms += rel * rel;
+		cv->max_rel = fmax(cv->max_rel, fabs(rel));
+		if (pt->x >= SMALL_BYTES)
+			cv->max_rel_from_1MiB = fmax(cv->max_rel_from_1MiB, fabs(rel));
+		param_use_note(u, &c->span[k], &ch, pt->x, src->ranks);
+		cv->n++;
+	}
+	if (cv->n == 0)
+		return;
+	cv->rms_rel = sqrt(rms / cv->n);
+	cv->r2_log = fit_r2(ly, lyh, cv->n);
+	{
+		const struct cal_fit_point *last = &cv->pts[cv->n - 1];
+		cv->busbw_data_GBps = cv->busbw_factor * last->x / last->measured_s / 1e9;
+		cv->busbw_model_GBps = cv->busbw_factor * last->x / last->predicted_s / 1e9;
+	}
+	/* segments: runs of one algorithm */
+	for (int i = 1; i <= cv->n; i++) {
+		if (i < cv->n && strcmp(cv->pts[i].algorithm, cv->pts[seg].algorithm) == 0)
+			continue;
+		if (i - seg >= MIN_SEGMENT)
+			add_segment(res, cv, seg, i);
+		seg = i;
+	}
+}
+
+/* Each fitted parameter's valid range from the points that use it; one no
+ * point uses goes back to its base value, the data saying nothing. */
+static void set_fitted_ranges(const struct param_use *u, const struct cal_fit_opts *o,
+			      const struct calibration *base, bool *fitted, struct cal_fit_result *res)
+{
+	for (int j = 0; j < o->n_params; j++) {
+		int p = o->params[j];
+		struct calib_range *r = &res->cal.range[p];
+
+		if (u->used_by[p] == 0) {
+			/* no point's algorithm reads it: the data says nothing */
+			*calib_value(&res->cal, (enum calib_param)p) =
+				calib_get(base, (enum calib_param)p);
+			fit_note(res, "%s: no measured point's algorithm uses it: kept at the base value",
+				 calib_params[p].name);
+			continue;
+		}
+		fitted[p] = true;
+		r->quantity = CALIB_RANGE_MESSAGE_BYTES;
+		r->min = u->bmin[p];
+		r->max = u->bmax[p];
+		r->ranks_min = u->rmin[p];
+		r->ranks_max = u->rmax[p];
+	}
+}
+
+/* One fit record per curve, after the segments (in input order). */
+static void add_curve_records(const char *fitted_names, struct cal_fit_result *res)
+{
 	for (int k = 0; k < res->n_curves; k++) {
 		const struct cal_fit_curve *cv = &res->curves[k];
 		struct calib_fit *f;
@@ -518,6 +527,55 @@ enum sc_status fit_collectives(const struct cal_measurements *m, const struct cl
 			f->n_residuals = i + 1;
 		}
 	}
+}
+
+enum sc_status fit_collectives(const struct cal_measurements *m, const struct cluster *cl,
+			       const struct cal_fit_opts *opts, struct cal_fit_result *res,
+			       struct sc_error *err)
+{
+	struct cctx c;
+	struct cal_fit_opts o = *opts;
+	int curve_of[CAL_FIT_MAX_CURVES];
+	enum sc_status st = SC_OK;
+	struct fit_problem prob;
+	char fitted_names[SC_CALIB_SOURCE_MAX];
+	bool fitted[CALIB_COUNT] = { false };
+	struct calibration base;
+	struct param_use use = { .used_by = { 0 } };
+
+	memset(&c, 0, sizeof(c));
+	c.pts = calloc((size_t)CAL_FIT_MAX_CURVES * CAL_FIT_MAX_POINTS, sizeof(*c.pts));
+	if (!c.pts)
+		return sc_error_set(err, SC_ENOMEM, NULL, NULL, "out of memory");
+	if ((st = gather_curves(m, cl, opts, &c, curve_of, res, err)) != SC_OK || c.n_curves == 0)
+		goto out;
+	if (o.n_params == 0)
+		default_params(&c, &o);
+	use_awsefa_params(&c, &o);
+	memset(&prob, 0, sizeof(prob));
+	prob.n_points = c.n;
+	prob.residuals = coll_residuals;
+	prob.ctx = &c;
+	prob.params = o.params;
+	prob.n_params = o.n_params;
+	prob.prior_weight = opts->prior_weight >= 0 ? opts->prior_weight : CAL_FIT_PRIOR_WEIGHT;
+	prob.starts = opts->starts > 0 ? opts->starts : CAL_FIT_STARTS;
+	base = res->cal;
+	if ((st = fit_run(&prob, &res->cal, &res->cost, err)) != SC_OK)
+		goto out;
+
+	/* Report each curve against the fitted model, and the ranges. */
+	for (int i = 0; i < CALIB_COUNT; i++) {
+		use.bmin[i] = INFINITY;
+		use.bmax[i] = 0;
+		use.rmin[i] = 1 << 30;
+		use.rmax[i] = 0;
+	}
+	for (int k = 0; k < c.n_curves && res->n_curves < CAL_FIT_MAX_CURVES; k++)
+		report_curve(&c, k, &m->curves[curve_of[k]], &use, res);
+	set_fitted_ranges(&use, &o, &base, fitted, res);
+	join_names(fitted_names, sizeof(fitted_names), fitted);
+	add_curve_records(fitted_names, res);
 	for (int p = 0; p < CALIB_COUNT; p++) {
 		if (!fitted[p])
 			continue;

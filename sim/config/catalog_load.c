@@ -476,16 +476,15 @@ enum sc_status cfg_read_calibration_fits(struct cfg_reader *rd, const cJSON *arr
 	return st;
 }
 
-enum sc_status cfg_read_calibration(struct cfg_reader *rd, const cJSON *obj,
-				    struct calibration *cal, const char *pointer)
+/* The profile's metadata (schema version, name, GPU family, description),
+ * each required key present, read with a table that omits "parameters"
+ * and the schema_version 2 objects (read after). */
+static enum sc_status calib_read_meta(struct cfg_reader *rd, const cJSON *obj, struct calibration *cal,
+				      const char *pointer)
 {
 	static const char *const top_keys[] = { "schema_version", "name", "gpu_family",
 						"description", "parameters", "provenance",
 						"fits", NULL };
-	const char *names[CALIB_COUNT + 1];
-	const cJSON *params, *item;
-	char where[SC_ERROR_PTR_MAX], pwhere[SC_ERROR_PTR_MAX];
-	enum sc_status st;
 	const struct cfg_field meta[] = {
 		CFG_F_INT_RANGE(struct calibration, schema_version, REQ, 1, 2, "profile schema version (1, or 2 with ranges, provenance and fits)"),
 		CFG_F_STR(struct calibration, name, REQ, "profile name"),
@@ -493,34 +492,42 @@ enum sc_status cfg_read_calibration(struct cfg_reader *rd, const cJSON *obj,
 		CFG_F_STR(struct calibration, description, REQ, "what the profile is and where it comes from"),
 		CFG_END
 	};
+	char where[SC_ERROR_PTR_MAX];
+	enum sc_status st;
+	cJSON *copy;
 
-	memset(cal, 0, sizeof(*cal));
 	if ((st = cfg_check_keys(rd, obj, top_keys, pointer)) != SC_OK)
 		return st;
 	for (const struct cfg_field *f = meta; f->key; f++) {
-		item = cJSON_GetObjectItemCaseSensitive(obj, f->key);
+		const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, f->key);
+
 		cfg_pointer_key(where, sizeof(where), pointer, f->key);
 		if (!item)
 			return sc_error_set(rd->err, SC_EINVAL, rd->file, pointer[0] ? pointer : "/",
 					    "missing required key \"%s\"", f->key);
 	}
-	{
-		/* Read the metadata with a table that omits "parameters" and
-		 * the schema_version 2 objects (read below). */
-		cJSON *copy = cJSON_Duplicate(obj, true);
-		if (!copy)
-			return sc_error_set(rd->err, SC_ENOMEM, rd->file, pointer, "out of memory");
-		cJSON_DeleteItemFromObjectCaseSensitive(copy, "parameters");
-		cJSON_DeleteItemFromObjectCaseSensitive(copy, "provenance");
-		cJSON_DeleteItemFromObjectCaseSensitive(copy, "fits");
-		st = cfg_read_object(rd, copy, meta, cal, pointer);
-		cJSON_Delete(copy);
-		if (st != SC_OK)
-			return st;
-	}
+	if (!(copy = cJSON_Duplicate(obj, true)))
+		return sc_error_set(rd->err, SC_ENOMEM, rd->file, pointer, "out of memory");
+	cJSON_DeleteItemFromObjectCaseSensitive(copy, "parameters");
+	cJSON_DeleteItemFromObjectCaseSensitive(copy, "provenance");
+	cJSON_DeleteItemFromObjectCaseSensitive(copy, "fits");
+	st = cfg_read_object(rd, copy, meta, cal, pointer);
+	cJSON_Delete(copy);
+	return st;
+}
+
+/* The schema_version 2 objects: "provenance" (created and tool not empty)
+ * and "fits" (each record checked). */
+static enum sc_status calib_read_v2_objects(struct cfg_reader *rd, const cJSON *obj,
+					    struct calibration *cal, const char *pointer)
+{
+	char where[SC_ERROR_PTR_MAX];
+	enum sc_status st;
+
 	for (int i = 0; i < 2; i++) {
 		const char *key = i ? "fits" : "provenance";
-		item = cJSON_GetObjectItemCaseSensitive(obj, key);
+		const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+
 		if (!item)
 			continue;
 		cfg_pointer_key(where, sizeof(where), pointer, key);
@@ -541,6 +548,146 @@ enum sc_status cfg_read_calibration(struct cfg_reader *rd, const cJSON *obj,
 			return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
 					    "\"created\" and \"tool\" must not be empty");
 	}
+	return SC_OK;
+}
+
+/* A parameter's own bounds: an interval inside the catalogue's range. */
+static enum sc_status calib_param_bounds(struct cfg_reader *rd, const struct calib_param_info *info,
+					 int i, const struct calib_entry *e, struct calibration *cal,
+					 const char *pwhere)
+{
+	char bwhere[SC_ERROR_PTR_MAX];
+
+	cfg_pointer_key(bwhere, sizeof(bwhere), pwhere, "bounds");
+	if (!(e->bounds.min >= info->min && e->bounds.max <= info->max &&
+	      e->bounds.min < e->bounds.max))
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, bwhere,
+				    "bounds [%g, %g] must be an interval inside the catalogue's "
+				    "range [%g, %g] of %s", e->bounds.min, e->bounds.max,
+				    info->min, info->max, info->name);
+	cal->has_bounds[i] = true;
+	cal->bound_min[i] = e->bounds.min;
+	cal->bound_max[i] = e->bounds.max;
+	memcpy(cal->bound_source[i], e->bounds.source, sizeof(e->bounds.source));
+	return SC_OK;
+}
+
+/* A parameter's value and prior: inside the profile's bounds. */
+static enum sc_status calib_param_in_bounds(struct cfg_reader *rd, int i, const struct calib_entry *e,
+					    const struct calibration *cal, const char *pwhere)
+{
+	double lo, hi;
+
+	calib_bounds(cal, (enum calib_param)i, &lo, &hi, NULL);
+	if (!(e->value >= lo && e->value <= hi)) {
+		char vwhere[SC_ERROR_PTR_MAX];
+
+		cfg_pointer_key(vwhere, sizeof(vwhere), pwhere, "value");
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, vwhere,
+				    "value %g is outside the profile's bounds [%g, %g]",
+				    e->value, lo, hi);
+	}
+	if (cal->has_prior[i] && !(e->prior >= lo && e->prior <= hi)) {
+		char vwhere[SC_ERROR_PTR_MAX];
+
+		cfg_pointer_key(vwhere, sizeof(vwhere), pwhere, "prior");
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, vwhere,
+				    "prior %g is outside the profile's bounds [%g, %g]",
+				    e->prior, lo, hi);
+	}
+	return SC_OK;
+}
+
+/* A parameter's fitted data range (schema_version 2): ordered sizes and
+ * rank counts. */
+static enum sc_status calib_param_range(struct cfg_reader *rd, int i, const struct calib_entry *e,
+					struct calibration *cal, const char *pwhere)
+{
+	char rwhere[SC_ERROR_PTR_MAX];
+	struct calib_range *r = &cal->range[i];
+
+	cfg_pointer_key(rwhere, sizeof(rwhere), pwhere, "range");
+	if (cal->schema_version < 2)
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, rwhere,
+				    "\"range\" needs schema_version 2");
+	if (e->range.min > e->range.max)
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, rwhere,
+				    "min (%g) is more than max (%g)",
+				    e->range.min, e->range.max);
+	if (e->range.ranks_min > e->range.ranks_max)
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, rwhere,
+				    "ranks_min (%d) is more than ranks_max (%d)",
+				    e->range.ranks_min, e->range.ranks_max);
+	r->quantity = (enum calib_range_quantity)(e->range.quantity + 1);
+	r->min = e->range.min;
+	r->max = e->range.max;
+	r->ranks_min = e->range.ranks_min;
+	r->ranks_max = e->range.ranks_max;
+	return SC_OK;
+}
+
+/* Calibration parameter i from the "parameters" object at where: value,
+ * source, prior, on-bound note, bounds and range, each checked. */
+static enum sc_status calib_read_param(struct cfg_reader *rd, const cJSON *params, int i,
+				       struct calibration *cal, const char *where)
+{
+	const struct calib_param_info *info = &calib_params[i];
+	const struct cfg_field entry_fields[] = {
+		CFG_F_NUM_RANGE(struct calib_entry, value, REQ, info->min, info->max, "parameter value"),
+		CFG_F_STR(struct calib_entry, source, REQ, "where the value comes from"),
+		CFG_F_OBJ(struct calib_entry, range, 0, cfg_calib_range_fields,
+			  "the fitted data's range (schema_version 2)"),
+		CFG_F_OBJ(struct calib_entry, bounds, 0, cfg_calib_bounds_fields,
+			  "this profile's physical range, inside the catalogue's"),
+		CFG_F_NUM_RANGE(struct calib_entry, prior, 0, info->min, info->max,
+				"the value before any fit (centre of validate --fit's prior)"),
+		CFG_F_STR(struct calib_entry, on_bound, 0,
+			  "the measurement that puts the value on its bound"),
+		CFG_END
+	};
+	char pwhere[SC_ERROR_PTR_MAX];
+	const cJSON *item;
+	struct calib_entry e;
+	enum sc_status st;
+
+	memset(&e, 0, sizeof(e));
+	item = cJSON_GetObjectItemCaseSensitive(params, info->name);
+	if (!item)
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
+				    "missing calibration parameter \"%s\" (%s)",
+				    info->name, info->description);
+	cfg_pointer_key(pwhere, sizeof(pwhere), where, info->name);
+	if ((st = cfg_read_object(rd, item, entry_fields, &e, pwhere)) != SC_OK)
+		return st;
+	*calib_value(cal, (enum calib_param)i) = e.value;
+	memcpy(cal->source[i], e.source, sizeof(e.source));
+	memcpy(cal->on_bound[i], e.on_bound, sizeof(e.on_bound));
+	if (cJSON_GetObjectItemCaseSensitive(item, "prior")) {
+		cal->has_prior[i] = true;
+		cal->prior[i] = e.prior;
+	}
+	if (cJSON_GetObjectItemCaseSensitive(item, "bounds") &&
+	    (st = calib_param_bounds(rd, info, i, &e, cal, pwhere)) != SC_OK)
+		return st;
+	if ((st = calib_param_in_bounds(rd, i, &e, cal, pwhere)) != SC_OK)
+		return st;
+	if (cJSON_GetObjectItemCaseSensitive(item, "range"))
+		return calib_param_range(rd, i, &e, cal, pwhere);
+	return SC_OK;
+}
+
+enum sc_status cfg_read_calibration(struct cfg_reader *rd, const cJSON *obj,
+				    struct calibration *cal, const char *pointer)
+{
+	const char *names[CALIB_COUNT + 1];
+	const cJSON *params;
+	char where[SC_ERROR_PTR_MAX];
+	enum sc_status st;
+
+	memset(cal, 0, sizeof(*cal));
+	if ((st = calib_read_meta(rd, obj, cal, pointer)) != SC_OK ||
+	    (st = calib_read_v2_objects(rd, obj, cal, pointer)) != SC_OK)
+		return st;
 	params = cJSON_GetObjectItemCaseSensitive(obj, "parameters");
 	cfg_pointer_key(where, sizeof(where), pointer, "parameters");
 	if (!params)
@@ -551,102 +698,9 @@ enum sc_status cfg_read_calibration(struct cfg_reader *rd, const cJSON *obj,
 	names[CALIB_COUNT] = NULL;
 	if ((st = cfg_check_keys(rd, params, names, where)) != SC_OK)
 		return st;
-	for (int i = 0; i < CALIB_COUNT; i++) {
-		const struct calib_param_info *info = &calib_params[i];
-		const struct cfg_field entry_fields[] = {
-			CFG_F_NUM_RANGE(struct calib_entry, value, REQ, info->min, info->max, "parameter value"),
-			CFG_F_STR(struct calib_entry, source, REQ, "where the value comes from"),
-			CFG_F_OBJ(struct calib_entry, range, 0, cfg_calib_range_fields,
-				  "the fitted data's range (schema_version 2)"),
-			CFG_F_OBJ(struct calib_entry, bounds, 0, cfg_calib_bounds_fields,
-				  "this profile's physical range, inside the catalogue's"),
-			CFG_F_NUM_RANGE(struct calib_entry, prior, 0, info->min, info->max,
-					"the value before any fit (centre of validate --fit's prior)"),
-			CFG_F_STR(struct calib_entry, on_bound, 0,
-				  "the measurement that puts the value on its bound"),
-			CFG_END
-		};
-		const cJSON *bounds;
-		const cJSON *range;
-		struct calib_entry e;
-
-		memset(&e, 0, sizeof(e));
-		item = cJSON_GetObjectItemCaseSensitive(params, info->name);
-		if (!item)
-			return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
-					    "missing calibration parameter \"%s\" (%s)",
-					    info->name, info->description);
-		cfg_pointer_key(pwhere, sizeof(pwhere), where, info->name);
-		if ((st = cfg_read_object(rd, item, entry_fields, &e, pwhere)) != SC_OK)
+	for (int i = 0; i < CALIB_COUNT; i++)
+		if ((st = calib_read_param(rd, params, i, cal, where)) != SC_OK)
 			return st;
-		*calib_value(cal, (enum calib_param)i) = e.value;
-		memcpy(cal->source[i], e.source, sizeof(e.source));
-		memcpy(cal->on_bound[i], e.on_bound, sizeof(e.on_bound));
-		if (cJSON_GetObjectItemCaseSensitive(item, "prior")) {
-			cal->has_prior[i] = true;
-			cal->prior[i] = e.prior;
-		}
-		bounds = cJSON_GetObjectItemCaseSensitive(item, "bounds");
-		if (bounds) {
-			char bwhere[SC_ERROR_PTR_MAX];
-
-			cfg_pointer_key(bwhere, sizeof(bwhere), pwhere, "bounds");
-			if (!(e.bounds.min >= info->min && e.bounds.max <= info->max &&
-			      e.bounds.min < e.bounds.max))
-				return sc_error_set(rd->err, SC_EINVAL, rd->file, bwhere,
-						    "bounds [%g, %g] must be an interval inside the catalogue's "
-						    "range [%g, %g] of %s", e.bounds.min, e.bounds.max,
-						    info->min, info->max, info->name);
-			cal->has_bounds[i] = true;
-			cal->bound_min[i] = e.bounds.min;
-			cal->bound_max[i] = e.bounds.max;
-			memcpy(cal->bound_source[i], e.bounds.source, sizeof(e.bounds.source));
-		}
-		{
-			double lo, hi;
-
-			calib_bounds(cal, (enum calib_param)i, &lo, &hi, NULL);
-			if (!(e.value >= lo && e.value <= hi)) {
-				char vwhere[SC_ERROR_PTR_MAX];
-
-				cfg_pointer_key(vwhere, sizeof(vwhere), pwhere, "value");
-				return sc_error_set(rd->err, SC_EINVAL, rd->file, vwhere,
-						    "value %g is outside the profile's bounds [%g, %g]",
-						    e.value, lo, hi);
-			}
-			if (cal->has_prior[i] && !(e.prior >= lo && e.prior <= hi)) {
-				char vwhere[SC_ERROR_PTR_MAX];
-
-				cfg_pointer_key(vwhere, sizeof(vwhere), pwhere, "prior");
-				return sc_error_set(rd->err, SC_EINVAL, rd->file, vwhere,
-						    "prior %g is outside the profile's bounds [%g, %g]",
-						    e.prior, lo, hi);
-			}
-		}
-		range = cJSON_GetObjectItemCaseSensitive(item, "range");
-		if (range) {
-			char rwhere[SC_ERROR_PTR_MAX];
-			struct calib_range *r = &cal->range[i];
-
-			cfg_pointer_key(rwhere, sizeof(rwhere), pwhere, "range");
-			if (cal->schema_version < 2)
-				return sc_error_set(rd->err, SC_EINVAL, rd->file, rwhere,
-						    "\"range\" needs schema_version 2");
-			if (e.range.min > e.range.max)
-				return sc_error_set(rd->err, SC_EINVAL, rd->file, rwhere,
-						    "min (%g) is more than max (%g)",
-						    e.range.min, e.range.max);
-			if (e.range.ranks_min > e.range.ranks_max)
-				return sc_error_set(rd->err, SC_EINVAL, rd->file, rwhere,
-						    "ranks_min (%d) is more than ranks_max (%d)",
-						    e.range.ranks_min, e.range.ranks_max);
-			r->quantity = (enum calib_range_quantity)(e.range.quantity + 1);
-			r->min = e.range.min;
-			r->max = e.range.max;
-			r->ranks_min = e.range.ranks_min;
-			r->ranks_max = e.range.ranks_max;
-		}
-	}
 	return SC_OK;
 }
 

@@ -1268,6 +1268,123 @@ enum sc_status des_engine_run_jobs(const struct des_program *const *ps, int n_jo
 	return des_engine_run_shared(ps, n_jobs, NULL, 0, fabric, opt, res, NULL, err);
 }
 
+/* Job k's simulation state: its ranks and link-use counters, after the
+ * check that it shares the fabric's instance and TP folding. */
+static enum sc_status job_alloc(const struct des_program *p, int k, int fold, const struct net_topo *fabric,
+				const struct des_options *opt, struct sim *s, struct sc_error *err)
+{
+	if (p->fold != fold || p->topo.gpus_per_node != fabric->gpus_per_node)
+		return sc_error_set(err, SC_EUNSUPPORTED, NULL, NULL,
+				    "des: jobs on one fabric need the same instance and TP folding");
+	s->p = p;
+	s->opt = opt;
+	s->n = p->nsim;
+	if (k > 0)
+		snprintf(s->pre, sizeof(s->pre), "j%d:", k);
+	s->r = calloc((size_t)s->n, sizeof(*s->r));
+	s->nvl = calloc((size_t)2 * s->n, sizeof(double));
+	s->nic = calloc((size_t)2 * p->topo.nodes * (p->topo.nic_links > 0 ? p->topo.nic_links : 1),
+			sizeof(double));
+	s->up = calloc((size_t)2 * p->topo.leaves, sizeof(double));
+	if (!s->r || !s->nvl || !s->nic || !s->up)
+		return sc_error_set(err, SC_ENOMEM, NULL, NULL, "des: out of memory");
+	return SC_OK;
+}
+
+/* The storage hosts: one per tier the jobs name (jobs naming the same
+ * tier share its file system or bucket), and each job's read and write
+ * host (-1: none). */
+struct store_plan {
+	char name[DES_STORAGE_MAX][SC_NAME_MAX];
+	double rd_Bps[DES_STORAGE_MAX], wr_Bps[DES_STORAGE_MAX];
+	int n, rd_of[CLUSTER_JOBS_MAX_DES], wr_of[CLUSTER_JOBS_MAX_DES];
+};
+
+static enum sc_status plan_storage(const struct des_program *const *ps, int n_jobs, int fold,
+				   struct store_plan *sp, struct sc_error *err)
+{
+	for (int k = 0; k < n_jobs; k++) {
+		const struct des_io *io = &ps[k]->io;
+
+		if (k >= CLUSTER_JOBS_MAX_DES)
+			return sc_error_set(err, SC_EUNSUPPORTED, NULL, NULL, "des: more than %d jobs on one fabric",
+					    CLUSTER_JOBS_MAX_DES);
+		sp->rd_of[k] = sp->wr_of[k] = -1;
+		if (io->data)
+			sp->rd_of[k] = store_of(sp->name, sp->rd_Bps, sp->wr_Bps, &sp->n, io->data_tier,
+						io->read_Bps, 0);
+		if (io->ckpt && !io->ckpt_nvme)
+			sp->wr_of[k] = store_of(sp->name, sp->rd_Bps, sp->wr_Bps, &sp->n, io->ckpt_tier, 0,
+						io->write_Bps / fold);
+		if ((io->data && sp->rd_of[k] < 0) || (io->ckpt && !io->ckpt_nvme && sp->wr_of[k] < 0))
+			return sc_error_set(err, SC_EUNSUPPORTED, NULL, NULL,
+					    "des: more than %d storage tiers on one fabric", DES_STORAGE_MAX);
+	}
+	for (int h = 0; h < sp->n; h++) {
+		/* a tier only read (written) gets its other link at the same
+		 * capacity: nothing uses it */
+		if (!(sp->rd_Bps[h] > 0))
+			sp->rd_Bps[h] = sp->wr_Bps[h];
+		if (!(sp->wr_Bps[h] > 0))
+			sp->wr_Bps[h] = sp->rd_Bps[h];
+	}
+	return SC_OK;
+}
+
+/* Job k's ranks and their actors: storage reader/feeder and
+ * writer/sink, compute, pipeline, data-parallel and flow actors. */
+static enum sc_status spawn_job(struct sim *s, int k, const struct store_plan *sp, void **storage,
+				struct sc_error *err)
+{
+	enum sc_status rc;
+
+	s->store = (sg_host_t *)storage;
+	s->n_store = sp->n;
+	s->store_rd_Bps = sp->rd_Bps;
+	s->store_wr_Bps = sp->wr_Bps;
+	rc = setup_ranks(s, err);
+	if (rc != SC_OK)
+		return rc;
+	for (int i = 0; i < s->n; i++) {
+		struct rank *r = &s->r[i];
+
+		r->store_rd = sp->rd_of[k];
+		r->store_wr = sp->wr_of[k];
+		if (r->reads) {
+			spawn(s, r, "ir", io_read_actor);
+			spawn_on(s, r, "sr", io_feed_actor, s->store[r->store_rd]);
+		}
+		if (r->writes) {
+			spawn(s, r, "iw", io_write_actor);
+			if (!s->p->io.ckpt_nvme)
+				spawn_on(s, r, "sw", io_sink_actor, s->store[r->store_wr]);
+		}
+		spawn(s, r, "c", compute_actor);
+		if (r->st->n_sends > 0)
+			spawn(s, r, "p", pp_actor);
+		if (r->st->n_jobs > 0)
+			spawn(s, r, "d", dp_actor);
+		if (r->flow_go)
+			spawn(s, r, "f", flow_actor);
+	}
+	return SC_OK;
+}
+
+/* Whether job s ran to its end: no actor error, no deadlock, the
+ * timeline in memory. */
+static enum sc_status job_finished(const struct sim *s, struct sc_error *err)
+{
+	if (s->error[0])
+		return sc_error_set(err, SC_EINVAL, NULL, NULL, "%s", s->error);
+	if (s->actors_done != s->actors)
+		return sc_error_set(err, SC_EINVAL, NULL, NULL,
+				    "des: the simulation deadlocked (%d of %d actors finished; internal error)",
+				    s->actors_done, s->actors);
+	if (s->ev_oom)
+		return sc_error_set(err, SC_ENOMEM, NULL, NULL, "des: out of memory for the timeline");
+	return SC_OK;
+}
+
 enum sc_status des_engine_run_shared(const struct des_program *const *ps, int n_jobs,
 				     const struct des_stream *streams, int n_streams,
 				     const struct net_topo *fabric, const struct des_options *opt,
@@ -1281,39 +1398,19 @@ enum sc_status des_engine_run_shared(const struct des_program *const *ps, int n_
 	struct des_platform_spec spec;
 	int *gpus = NULL, total = 0, idx = 0, node_off = 0;
 	void **hosts = NULL, *storage[DES_STORAGE_MAX];
-	char errbuf[256], sname[DES_STORAGE_MAX][SC_NAME_MAX];
-	double s_rd[DES_STORAGE_MAX], s_wr[DES_STORAGE_MAX];
-	int ns = 0, rd_of[CLUSTER_JOBS_MAX_DES], wr_of[CLUSTER_JOBS_MAX_DES];
+	char errbuf[256];
+	struct store_plan sp;
 	double w0 = now_s(), w1;
 	enum sc_status rc = SC_OK;
 
 	if (!S)
 		return sc_error_set(err, SC_ENOMEM, NULL, NULL, "des: out of memory");
+	memset(&sp, 0, sizeof(sp));
 	for (int k = 0; k < n_jobs; k++) {
-		const struct des_program *p = ps[k];
-		struct sim *s = &S[k];
-
 		memset(&res[k], 0, sizeof(res[k]));
-		if (p->fold != fold || p->topo.gpus_per_node != fabric->gpus_per_node) {
-			rc = sc_error_set(err, SC_EUNSUPPORTED, NULL, NULL,
-					  "des: jobs on one fabric need the same instance and TP folding");
+		if ((rc = job_alloc(ps[k], k, fold, fabric, opt, &S[k], err)) != SC_OK)
 			goto out;
-		}
-		s->p = p;
-		s->opt = opt;
-		s->n = p->nsim;
-		if (k > 0)
-			snprintf(s->pre, sizeof(s->pre), "j%d:", k);
-		s->r = calloc((size_t)s->n, sizeof(*s->r));
-		s->nvl = calloc((size_t)2 * s->n, sizeof(double));
-		s->nic = calloc((size_t)2 * p->topo.nodes * (p->topo.nic_links > 0 ? p->topo.nic_links : 1),
-				sizeof(double));
-		s->up = calloc((size_t)2 * p->topo.leaves, sizeof(double));
-		if (!s->r || !s->nvl || !s->nic || !s->up) {
-			rc = sc_error_set(err, SC_ENOMEM, NULL, NULL, "des: out of memory");
-			goto out;
-		}
-		total += s->n;
+		total += S[k].n;
 	}
 	n_sg = des_streams_gpus(streams, n_streams, fold, NULL);
 	gpus = calloc((size_t)total + n_sg + 1, sizeof(int));
@@ -1338,40 +1435,13 @@ enum sc_status des_engine_run_shared(const struct des_program *const *ps, int n_
 			goto out;
 		}
 	}
-	/* the storage hosts: one per tier the jobs name (jobs naming the same
-	 * tier share its file system or bucket) */
-	for (int k = 0; k < n_jobs; k++) {
-		const struct des_io *io = &ps[k]->io;
-
-		rd_of[k] = wr_of[k] = -1;
-		if (k >= CLUSTER_JOBS_MAX_DES) {
-			rc = sc_error_set(err, SC_EUNSUPPORTED, NULL, NULL, "des: more than %d jobs on one fabric",
-					  CLUSTER_JOBS_MAX_DES);
-			goto out;
-		}
-		if (io->data)
-			rd_of[k] = store_of(sname, s_rd, s_wr, &ns, io->data_tier, io->read_Bps, 0);
-		if (io->ckpt && !io->ckpt_nvme)
-			wr_of[k] = store_of(sname, s_rd, s_wr, &ns, io->ckpt_tier, 0, io->write_Bps / fold);
-		if ((io->data && rd_of[k] < 0) || (io->ckpt && !io->ckpt_nvme && wr_of[k] < 0)) {
-			rc = sc_error_set(err, SC_EUNSUPPORTED, NULL, NULL, "des: more than %d storage tiers on one fabric",
-					  DES_STORAGE_MAX);
-			goto out;
-		}
-	}
-	for (int h = 0; h < ns; h++) {
-		/* a tier only read (written) gets its other link at the same
-		 * capacity: nothing uses it */
-		if (!(s_rd[h] > 0))
-			s_rd[h] = s_wr[h];
-		if (!(s_wr[h] > 0))
-			s_wr[h] = s_rd[h];
-	}
+	if ((rc = plan_storage(ps, n_jobs, fold, &sp, err)) != SC_OK)
+		goto out;
 	des_sim_init(total * 4 + n_sg);
 	des_platform_spec_of(fabric, fold, flops, gpus, total + n_sg, &spec);
-	spec.n_storage = ns;
-	spec.storage_read_Bps = s_rd;
-	spec.storage_write_Bps = s_wr;
+	spec.n_storage = sp.n;
+	spec.storage_read_Bps = sp.rd_Bps;
+	spec.storage_write_Bps = sp.wr_Bps;
 	if (des_platform_build(&spec, hosts, storage, errbuf, sizeof(errbuf)) != 0) {
 		rc = sc_error_set(err, SC_EINVAL, NULL, NULL, "%s", errbuf);
 		goto out;
@@ -1380,39 +1450,9 @@ enum sc_status des_engine_run_shared(const struct des_program *const *ps, int n_
 	for (int k = 0; k < n_jobs; k++)
 		for (int i = 0; i < S[k].n; i++)
 			S[k].r[i].host = hosts[idx++];
-	for (int k = 0; k < n_jobs; k++) {
-		struct sim *s = &S[k];
-
-		s->store = (sg_host_t *)storage;
-		s->n_store = ns;
-		s->store_rd_Bps = s_rd;
-		s->store_wr_Bps = s_wr;
-		rc = setup_ranks(s, err);
-		if (rc != SC_OK)
+	for (int k = 0; k < n_jobs; k++)
+		if ((rc = spawn_job(&S[k], k, &sp, storage, err)) != SC_OK)
 			goto out;
-		for (int i = 0; i < s->n; i++) {
-			struct rank *r = &s->r[i];
-
-			r->store_rd = rd_of[k];
-			r->store_wr = wr_of[k];
-			if (r->reads) {
-				spawn(s, r, "ir", io_read_actor);
-				spawn_on(s, r, "sr", io_feed_actor, s->store[r->store_rd]);
-			}
-			if (r->writes) {
-				spawn(s, r, "iw", io_write_actor);
-				if (!s->p->io.ckpt_nvme)
-					spawn_on(s, r, "sw", io_sink_actor, s->store[r->store_wr]);
-			}
-			spawn(s, r, "c", compute_actor);
-			if (r->st->n_sends > 0)
-				spawn(s, r, "p", pp_actor);
-			if (r->st->n_jobs > 0)
-				spawn(s, r, "d", dp_actor);
-			if (r->flow_go)
-				spawn(s, r, "f", flow_actor);
-		}
-	}
 	if (n_streams > 0 &&
 	    (rc = des_streams_start(streams, n_streams, fold, gpus, hosts, total + n_sg, &srun, err)) != SC_OK)
 		goto out;
@@ -1421,24 +1461,10 @@ enum sc_status des_engine_run_shared(const struct des_program *const *ps, int n_
 	if (srun && (rc = des_streams_finish(srun, stream_out, err)) != SC_OK)
 		goto out;
 	for (int k = 0; k < n_jobs; k++) {
-		struct sim *s = &S[k];
-
 		res[k].stats.platform_s = w1 - w0;
 		res[k].stats.run_s = now_s() - w1;
-		if (s->error[0]) {
-			rc = sc_error_set(err, SC_EINVAL, NULL, NULL, "%s", s->error);
+		if ((rc = job_finished(&S[k], err)) != SC_OK)
 			goto out;
-		}
-		if (s->actors_done != s->actors) {
-			rc = sc_error_set(err, SC_EINVAL, NULL, NULL,
-					  "des: the simulation deadlocked (%d of %d actors finished; internal error)",
-					  s->actors_done, s->actors);
-			goto out;
-		}
-		if (s->ev_oom) {
-			rc = sc_error_set(err, SC_ENOMEM, NULL, NULL, "des: out of memory for the timeline");
-			goto out;
-		}
 	}
 	for (int k = 0; k < n_jobs; k++) {
 		fill_result(&S[k], &res[k]);

@@ -727,23 +727,13 @@ static void gdef(struct des_program *p, int g, enum layout_group lg)
 	p->g[g].span = net_span_of(&p->sc->cluster, p->g[g].n, p->g[g].stride);
 }
 
-enum sc_status des_program_build(const struct scenario *sc, const struct des_options *opt,
-				 struct des_program *p, struct sc_error *err)
+/* The analytical step, its preparation and the layout the program runs:
+ * degrees, micro-batches and the expert data-parallel size. */
+static enum sc_status program_layout(const struct scenario *sc, struct des_program *p, struct sc_error *err)
 {
 	const struct layout *lay = &sc->layout;
-	const struct training *tr = &sc->training;
-	const struct calibration *cal = &sc->calibration;
-	struct des_options def;
-	double *pd = NULL, *pe = NULL;
 	enum sc_status rc;
 
-	memset(p, 0, sizeof(*p));
-	if (!opt) {
-		memset(&def, 0, sizeof(def));
-		opt = &def;
-	}
-	p->sc = sc;
-	sc_error_clear(err);
 	rc = sim_step_predict(sc, &p->analytic, err);
 	if (rc != SC_OK)
 		return rc;
@@ -766,8 +756,14 @@ enum sc_status des_program_build(const struct scenario *sc, const struct des_opt
 	p->zero = p->li.zero;
 	p->mb = p->li.micro_batches;
 	p->edp = p->li.edp;
+	return SC_OK;
+}
 
-	/* what the DES does not cover */
+/* What the DES does not cover: NVLink domains that are not whole nodes,
+ * TP groups that cross a domain, domains with no NIC between them. */
+static enum sc_status program_supported(const struct scenario *sc, const struct des_program *p,
+					struct sc_error *err)
+{
 	if (p->topo.domain_gpus < p->topo.gpus_per_node ||
 	    p->topo.domain_gpus % p->topo.gpus_per_node != 0)
 		return sc_error_set(err, SC_EUNSUPPORTED, NULL, "/cluster/instance",
@@ -781,7 +777,12 @@ enum sc_status des_program_build(const struct scenario *sc, const struct des_opt
 		return sc_error_set(err, SC_EUNSUPPORTED, NULL, "/cluster/instance/efa_nics",
 				    "des: instance \"%s\" has no EFA NICs to connect %d NVLink domains",
 				    sc->cluster.instance.name, p->topo.domains);
+	return SC_OK;
+}
 
+/* The simulated ranks and their communication groups. */
+static void program_groups(const struct scenario *sc, const struct des_options *opt, struct des_program *p)
+{
 	/* TP replicas: the tp ranks of a TP group run the same program on
 	 * their own NVLink ports, NICs and rails; when no link is shared
 	 * (one NIC link per GPU) and expert layers keep the same TP groups,
@@ -803,6 +804,14 @@ enum sc_status des_program_build(const struct scenario *sc, const struct des_opt
 	p->pp_g.span = layout_span(&sc->cluster, &p->li, LG_PP);
 	p->cp_flows = p->cp > 1 && p->prep.cp_span.inter;
 	p->ep_flows = p->ep > 1 && model_is_moe(&sc->model) && p->prep.ep_span.inter;
+}
+
+/* The GPU's rate, the pipeline message, and the parts of the step the DES
+ * takes from the analytical step as they are (optimizer, overhead, tail). */
+static void program_step_costs(const struct scenario *sc, struct des_program *p)
+{
+	const struct training *tr = &sc->training;
+	const struct calibration *cal = &sc->calibration;
 
 	/* the GPU as a SimGrid host: its dense peak at the training
 	 * precision; blocks are executed as their duration times this rate */
@@ -835,16 +844,15 @@ enum sc_status des_program_build(const struct scenario *sc, const struct des_opt
 			break;
 		}
 	}
-	/* storage traffic: what of the tail it simulates leaves the tail */
-	if ((rc = des_io_build(p, opt, err)) != SC_OK)
-		return rc;
+}
 
-	/* stages */
-	p->stages = calloc((size_t)p->pp, sizeof(*p->stages));
-	pd = calloc((size_t)p->pp * p->nchunk, sizeof(double));
-	pe = calloc((size_t)p->pp * p->nchunk, sizeof(double));
-	if (!p->stages || !pd || !pe)
-		goto oom;
+/* Each pipeline stage: its chunks' costs and parameters (pd, pe: dense and
+ * expert parameters per stage and chunk), overlap windows, and the
+ * schedule's op list with its p2p marked. Returns false out of memory. */
+static bool program_stages(struct des_program *p, double *pd, double *pe)
+{
+	const struct layout *lay = &p->sc->layout;
+
 	for (int s = 0; s < p->pp; s++) {
 		struct des_stage *st = &p->stages[s];
 		int C = p->nchunk;
@@ -852,7 +860,7 @@ enum sc_status des_program_build(const struct scenario *sc, const struct des_opt
 		st->ops = calloc((size_t)sched_max_ops(lay->schedule, p->pp, p->v, p->mb), sizeof(*st->ops));
 		st->cost = calloc((size_t)2 * C, sizeof(*st->cost));
 		if (!st->ops || !st->cost)
-			goto oom;
+			return false;
 		for (int c = 0; c < C; c++) {
 			chunk_cost(p, s, c, &st->cost[2 * c], &pd[s * C + c], &pe[s * C + c]);
 			st->params_dense += pd[s * C + c];
@@ -864,9 +872,39 @@ enum sc_status des_program_build(const struct scenario *sc, const struct des_opt
 						 st->cost[2 * c + d].launch_s) * p->v / C;
 		}
 		if (!schedule_ops(p, s, st))
-			goto oom;
+			return false;
 		mark_p2p(p, s, st);
 	}
+	return true;
+}
+
+enum sc_status des_program_build(const struct scenario *sc, const struct des_options *opt,
+				 struct des_program *p, struct sc_error *err)
+{
+	struct des_options def;
+	double *pd = NULL, *pe = NULL;
+	enum sc_status rc;
+
+	memset(p, 0, sizeof(*p));
+	if (!opt) {
+		memset(&def, 0, sizeof(def));
+		opt = &def;
+	}
+	p->sc = sc;
+	sc_error_clear(err);
+	if ((rc = program_layout(sc, p, err)) != SC_OK || (rc = program_supported(sc, p, err)) != SC_OK)
+		return rc;
+	program_groups(sc, opt, p);
+	program_step_costs(sc, p);
+	/* storage traffic: what of the tail it simulates leaves the tail */
+	if ((rc = des_io_build(p, opt, err)) != SC_OK)
+		return rc;
+
+	p->stages = calloc((size_t)p->pp, sizeof(*p->stages));
+	pd = calloc((size_t)p->pp * p->nchunk, sizeof(double));
+	pe = calloc((size_t)p->pp * p->nchunk, sizeof(double));
+	if (!p->stages || !pd || !pe || !program_stages(p, pd, pe))
+		goto oom;
 	p->budget = opt->fidelity < 0 ? -1 : opt->fidelity > 0 ? opt->fidelity : DES_DEFAULT_FIDELITY;
 	rc = fit_budget(p, pd, pe, err);
 	free(pd);

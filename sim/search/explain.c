@@ -98,44 +98,43 @@ static void try_size(struct ctx *x, const char *key, int v)
 	try_one(x, &c, change, set);
 }
 
-enum sc_status explain_run(const struct scenario *sc, double confidence, struct explain_result *out,
-			   struct sc_error *err)
+/* Each parallel degree doubled and (when even) halved: tp, pp, vpp (with
+ * a pipeline), cp, ep (MoE). */
+static void try_degrees(struct ctx *x)
 {
-	struct ctx x = { sc, out };
+	const struct scenario *sc = x->base;
 	const struct layout *l = &sc->layout;
-	bool moe = model_is_moe(&sc->model);
+
+	try_size(x, "tp", l->tp * 2);
+	if (l->tp % 2 == 0)
+		try_size(x, "tp", l->tp / 2);
+	try_size(x, "pp", l->pp * 2);
+	if (l->pp % 2 == 0)
+		try_size(x, "pp", l->pp / 2);
+	if (l->pp > 1) {
+		try_size(x, "vpp", l->vpp * 2);
+		if (l->vpp % 2 == 0)
+			try_size(x, "vpp", l->vpp / 2);
+	}
+	try_size(x, "cp", l->cp * 2);
+	if (l->cp % 2 == 0)
+		try_size(x, "cp", l->cp / 2);
+	if (model_is_moe(&sc->model)) {
+		try_size(x, "ep", l->ep * 2);
+		if (l->ep % 2 == 0)
+			try_size(x, "ep", l->ep / 2);
+	}
+}
+
+/* The memory-for-time trades: every other ZeRO stage (without FSDP),
+ * every other recompute, bf16 Adam moments, the micro batch doubled and
+ * halved. */
+static void try_memory_trades(struct ctx *x)
+{
+	const struct scenario *sc = x->base;
+	const struct layout *l = &sc->layout;
 	char change[96], set[256];
 
-	memset(out, 0, sizeof(*out));
-	if (sim_step_predict(sc, &out->base, err) != SC_OK)
-		return err->status;
-	{
-		enum model_regime regime;
-
-		out->band = sim_step_band(sc, &out->base, &regime);
-		out->regime = (int)regime;
-	}
-	out->confidence = confidence > 0 && confidence < 1 ? confidence : MODEL_DECISION_CONFIDENCE;
-
-	try_size(&x, "tp", l->tp * 2);
-	if (l->tp % 2 == 0)
-		try_size(&x, "tp", l->tp / 2);
-	try_size(&x, "pp", l->pp * 2);
-	if (l->pp % 2 == 0)
-		try_size(&x, "pp", l->pp / 2);
-	if (l->pp > 1) {
-		try_size(&x, "vpp", l->vpp * 2);
-		if (l->vpp % 2 == 0)
-			try_size(&x, "vpp", l->vpp / 2);
-	}
-	try_size(&x, "cp", l->cp * 2);
-	if (l->cp % 2 == 0)
-		try_size(&x, "cp", l->cp / 2);
-	if (moe) {
-		try_size(&x, "ep", l->ep * 2);
-		if (l->ep % 2 == 0)
-			try_size(&x, "ep", l->ep / 2);
-	}
 	if (!l->fsdp)
 		for (int z = 0; z <= 3; z++) {
 			struct scenario c = *sc;
@@ -145,7 +144,7 @@ enum sc_status explain_run(const struct scenario *sc, double confidence, struct 
 			c.layout.zero_stage = z;
 			snprintf(change, sizeof(change), "zero_stage %d", z);
 			snprintf(set, sizeof(set), "--set layout.zero_stage=%d", z);
-			try_one(&x, &c, change, set);
+			try_one(x, &c, change, set);
 		}
 	for (int rc = RECOMPUTE_NONE; rc <= RECOMPUTE_FULL; rc++) {
 		struct scenario c = *sc;
@@ -155,7 +154,7 @@ enum sc_status explain_run(const struct scenario *sc, double confidence, struct 
 		c.training.recompute = (enum sc_recompute)rc;
 		snprintf(change, sizeof(change), "recompute %s", recompute_name(c.training.recompute));
 		snprintf(set, sizeof(set), "--set training.recompute=%s", recompute_name(c.training.recompute));
-		try_one(&x, &c, change, set);
+		try_one(x, &c, change, set);
 	}
 	if (sc->training.optimizer == OPT_ADAM && sc->training.moments_dtype != DTYPE_BF16) {
 		/* Megatron's precision-aware optimizer (--exp-avg-dtype bf16):
@@ -165,7 +164,7 @@ enum sc_status explain_run(const struct scenario *sc, double confidence, struct 
 		c.training.moments_dtype = DTYPE_BF16;
 		snprintf(change, sizeof(change), "moments_dtype bf16");
 		snprintf(set, sizeof(set), "--set training.moments_dtype=bf16");
-		try_one(&x, &c, change, set);
+		try_one(x, &c, change, set);
 	}
 	for (int k = 0; k < 2; k++) {
 		struct scenario c = *sc;
@@ -176,58 +175,80 @@ enum sc_status explain_run(const struct scenario *sc, double confidence, struct 
 		c.training.micro_batch_seqs = mb;
 		snprintf(change, sizeof(change), "micro batch %d", mb);
 		snprintf(set, sizeof(set), "--set training.micro_batch_seqs=%d", mb);
-		try_one(&x, &c, change, set);
+		try_one(x, &c, change, set);
 	}
-	/* every other schedule, with the vpp its rule needs (models/layout:
-	 * DualPipe and the one-chunk schedules from an interleaved layout
-	 * take vpp 1, ZB-V vpp 2) */
-	if (l->pp > 1)
-		for (int s = SCHED_1F1B; s <= SCHED_DUALPIPE; s++) {
-			struct scenario c = *sc;
+}
 
-			if (s == (int)l->schedule)
-				continue;
-			layout_set_schedule(&c.layout, (enum sc_schedule)s);
-			snprintf(change, sizeof(change), "schedule %s", schedule_name(c.layout.schedule));
-			if (c.layout.vpp != l->vpp) {
-				size_t n = strlen(change);
+/* Every other pipeline schedule, with the vpp its rule needs
+ * (models/layout: DualPipe and the one-chunk schedules from an
+ * interleaved layout take vpp 1, ZB-V vpp 2). */
+static void try_schedules(struct ctx *x)
+{
+	const struct scenario *sc = x->base;
+	const struct layout *l = &sc->layout;
+	char change[96], set[256];
 
-				snprintf(change + n, sizeof(change) - n, " (vpp %d)", c.layout.vpp);
-			}
-			snprintf(set, sizeof(set), "--set layout.schedule=%s", schedule_name(c.layout.schedule));
-			set_follow(l, &c.layout, "schedule", set, sizeof(set));
-			try_one(&x, &c, change, set);
+	if (l->pp <= 1)
+		return;
+	for (int s = SCHED_1F1B; s <= SCHED_DUALPIPE; s++) {
+		struct scenario c = *sc;
+
+		if (s == (int)l->schedule)
+			continue;
+		layout_set_schedule(&c.layout, (enum sc_schedule)s);
+		snprintf(change, sizeof(change), "schedule %s", schedule_name(c.layout.schedule));
+		if (c.layout.vpp != l->vpp) {
+			size_t n = strlen(change);
+
+			snprintf(change + n, sizeof(change) - n, " (vpp %d)", c.layout.vpp);
 		}
+		snprintf(set, sizeof(set), "--set layout.schedule=%s", schedule_name(c.layout.schedule));
+		set_follow(l, &c.layout, "schedule", set, sizeof(set));
+		try_one(x, &c, change, set);
+	}
+}
+
+/* The communication switches flipped: TP overlap and sequence
+ * parallelism (with TP), EP overlap and the MoE dispatcher (with EP). */
+static void try_comm_switches(struct ctx *x)
+{
+	const struct scenario *sc = x->base;
+	const struct layout *l = &sc->layout;
+	char change[96], set[256];
+
 	if (l->tp > 1) {
 		struct scenario c = *sc;
 
 		c.layout.tp_comm_overlap = !l->tp_comm_overlap;
 		snprintf(change, sizeof(change), "tp_comm_overlap %s", c.layout.tp_comm_overlap ? "on" : "off");
 		snprintf(set, sizeof(set), "--set layout.tp_comm_overlap=%s", c.layout.tp_comm_overlap ? "true" : "false");
-		try_one(&x, &c, change, set);
+		try_one(x, &c, change, set);
 		c = *sc;
 		c.layout.sequence_parallel = !l->sequence_parallel;
 		snprintf(change, sizeof(change), "sequence_parallel %s", c.layout.sequence_parallel ? "on" : "off");
 		snprintf(set, sizeof(set), "--set layout.sequence_parallel=%s",
 			 c.layout.sequence_parallel ? "true" : "false");
-		try_one(&x, &c, change, set);
+		try_one(x, &c, change, set);
 	}
-	if (moe && l->ep > 1) {
+	if (model_is_moe(&sc->model) && l->ep > 1) {
 		struct scenario c = *sc;
 
 		c.layout.ep_comm_overlap = !l->ep_comm_overlap;
 		snprintf(change, sizeof(change), "ep_comm_overlap %s", c.layout.ep_comm_overlap ? "on" : "off");
 		snprintf(set, sizeof(set), "--set layout.ep_comm_overlap=%s", c.layout.ep_comm_overlap ? "true" : "false");
-		try_one(&x, &c, change, set);
+		try_one(x, &c, change, set);
 		c = *sc;
 		c.layout.moe_dispatcher = l->moe_dispatcher == MOE_DISPATCH_FLEX ? MOE_DISPATCH_ALLTOALL : MOE_DISPATCH_FLEX;
 		snprintf(change, sizeof(change), "moe_dispatcher %s", moe_dispatcher_name(c.layout.moe_dispatcher));
 		snprintf(set, sizeof(set), "--set layout.moe_dispatcher=%s", moe_dispatcher_name(c.layout.moe_dispatcher));
-		try_one(&x, &c, change, set);
+		try_one(x, &c, change, set);
 	}
+}
 
-	/* what fits first, then surely faster, tied, surely slower, each by
-	 * step time (insertion sort: a few dozen options) */
+/* What fits first, then surely faster, tied, surely slower, each by step
+ * time (insertion sort: a few dozen options). */
+static void sort_options(struct explain_result *out)
+{
 	for (int i = 1; i < out->n; i++) {
 		struct explain_option t = out->opt[i];
 		int j = i - 1;
@@ -241,6 +262,29 @@ enum sc_status explain_run(const struct scenario *sc, double confidence, struct 
 		}
 		out->opt[j + 1] = t;
 	}
+}
+
+enum sc_status explain_run(const struct scenario *sc, double confidence, struct explain_result *out,
+			   struct sc_error *err)
+{
+	struct ctx x = { sc, out };
+
+	memset(out, 0, sizeof(*out));
+	if (sim_step_predict(sc, &out->base, err) != SC_OK)
+		return err->status;
+	{
+		enum model_regime regime;
+
+		out->band = sim_step_band(sc, &out->base, &regime);
+		out->regime = (int)regime;
+	}
+	out->confidence = confidence > 0 && confidence < 1 ? confidence : MODEL_DECISION_CONFIDENCE;
+
+	try_degrees(&x);
+	try_memory_trades(&x);
+	try_schedules(&x);
+	try_comm_switches(&x);
+	sort_options(out);
 
 	out->share = explain_share_of(&out->base);
 	{

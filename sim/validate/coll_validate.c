@@ -165,19 +165,14 @@ static void place_curve(struct cv_curve *c, const struct catalog *cat)
 	c->cal = *cal;
 }
 
-static enum sc_status read_curve(const cJSON *item, const char *file, const char *base,
-				 const struct catalog *cat, struct cv_curve *c, struct sc_error *err)
+/* The curve's identity and shape: names, the tuner that chose NCCL's
+ * algorithm, source group, nodes and GPUs per node. */
+static enum sc_status read_curve_header(const cJSON *item, const char *file, const char *base,
+					struct cv_curve *c, struct sc_error *err)
 {
-	const cJSON *pts, *p;
-	double v;
 	enum sc_status st;
-	int i = 0;
-	bool time_derived, nvshmem;
+	double v;
 
-	memset(c, 0, sizeof(*c));
-	c->expressible = true;
-	if (!cJSON_IsObject(item))
-		return sc_error_set(err, SC_EINVAL, file, base, "expected a curve object");
 	if ((st = get_str(item, "id", c->id, sizeof(c->id), true, file, base, err)) ||
 	    (st = get_str(item, "collective", c->collective, sizeof(c->collective), true, file, base, err)) ||
 	    (st = get_str(item, "source_group", c->source_group, sizeof(c->source_group), false, file, base, err)) ||
@@ -216,6 +211,141 @@ static enum sc_status read_curve(const cJSON *item, const char *file, const char
 	if (!isnan(v) && !(v >= 1 && v <= 4096 && v == floor(v)))
 		return bad(err, file, base, "gpus_per_node", "expected a whole number of GPUs >= 1");
 	c->gpus_per_node = isnan(v) ? 0 : (int)v;
+	return SC_OK;
+}
+
+/* An EP dispatch/combine point's shape (tokens, hidden, top_k, experts,
+ * ep_size, dtype) into the curve; *bytes: the tokens' payload. */
+static enum sc_status read_ep_shape(const cJSON *p, const char *file, const char *pbase, struct cv_curve *c,
+				    double *bytes, struct sc_error *err)
+{
+	double tok, hid, k, ex, eps;
+	char dt[16];
+	enum sc_status st;
+
+	if ((st = get_num(p, "tokens", &tok, file, pbase, err)) ||
+	    (st = get_num(p, "hidden", &hid, file, pbase, err)) ||
+	    (st = get_num(p, "top_k", &k, file, pbase, err)) ||
+	    (st = get_num(p, "experts", &ex, file, pbase, err)) ||
+	    (st = get_num(p, "ep_size", &eps, file, pbase, err)) ||
+	    (st = get_str(p, "dtype", dt, sizeof(dt), false, file, pbase, err)))
+		return st;
+	if (!(tok >= 1 && hid >= 1 && k >= 1 && eps >= 1) || tok > 1e9 || hid > 1e6 ||
+	    k > 1024 || eps > 1e6)
+		return sc_error_set(err, SC_EINVAL, file, pbase,
+				    "an EP point needs tokens, hidden, top_k and ep_size >= 1");
+	c->ep_tokens = (int)tok;
+	c->ep_hidden = (int)hid;
+	c->ep_top_k = (int)k;
+	c->ep_experts = isnan(ex) ? 0 : (int)ex;
+	c->ep_size = (int)eps;
+	snprintf(c->ep_dtype, sizeof(c->ep_dtype), "%s", dt);
+	*bytes = tok * hid * (dtype_bytes(dt) > 0 ? dtype_bytes(dt) : 1);
+	return SC_OK;
+}
+
+/* Point i of the curve: its size and the one published metric it is
+ * compared on (a time not derived from a bandwidth first, then bus, alg
+ * and plain bandwidth, then a derived time). */
+static enum sc_status read_point(const cJSON *p, int i, bool time_derived, const char *file,
+				 const char *base, struct cv_curve *c, struct sc_error *err)
+{
+	char pbase[SC_ERROR_PTR_MAX], where[SC_ERROR_PTR_MAX];
+	struct cv_point *q = &c->points[i];
+	double bytes, t, bus, alg, gb;
+	enum sc_status st;
+
+	cfg_pointer_key(where, sizeof(where), base, "points");
+	cfg_pointer_index(pbase, sizeof(pbase), where, i);
+	if (!cJSON_IsObject(p))
+		return sc_error_set(err, SC_EINVAL, file, pbase, "expected a point object");
+	if ((st = get_num(p, "bytes", &bytes, file, pbase, err)) ||
+	    (st = get_num(p, "time_us", &t, file, pbase, err)) ||
+	    (st = get_num(p, "busbw_GBps", &bus, file, pbase, err)) ||
+	    (st = get_num(p, "algbw_GBps", &alg, file, pbase, err)) ||
+	    (st = get_num(p, "GBps", &gb, file, pbase, err)))
+		return st;
+	if (c->kind == CV_KIND_EP) {
+		if ((st = read_ep_shape(p, file, pbase, c, &bytes, err)))
+			return st;
+	} else if (!(bytes > 0)) {
+		return bad(err, file, pbase, "bytes", "expected bytes > 0");
+	}
+	q->bytes = bytes;
+	q->used = true;
+	q->call = c->kind == CV_KIND_EP;
+	if (!isnan(t) && t > 0 && !time_derived) {
+		q->metric = CV_TIME;
+		q->measured = t * 1e-6;
+	} else if (!isnan(bus) && bus > 0) {
+		q->metric = CV_BUSBW;
+		q->measured = bus;
+	} else if (!isnan(alg) && alg > 0) {
+		q->metric = CV_ALGBW;
+		q->measured = alg;
+	} else if (!isnan(gb) && gb > 0) {
+		q->metric = CV_THROUGHPUT;
+		q->measured = gb;
+	} else if (!isnan(t) && t > 0) {
+		q->metric = CV_TIME;
+		q->measured = t * 1e-6;
+	} else {
+		q->used = false;
+	}
+	return SC_OK;
+}
+
+/* Whether the model expresses the curve (NVSHMEM, broadcast/reduce and
+ * EP benchmarks it cannot place are marked not expressed), then where it
+ * runs. */
+static void express_curve(struct cv_curve *c, bool nvshmem, const struct catalog *cat)
+{
+	if (nvshmem) {
+		not_expressed(c, "NVSHMEM perftest all-to-all: the model has no NVSHMEM transport "
+			      "(host-initiated or GPU-initiated through the EFA CPU proxy)");
+		return;
+	}
+	if (strcmp(c->collective, "broadcast") == 0 || strcmp(c->collective, "reduce") == 0) {
+		not_expressed(c, "broadcast/reduce are not modelled");
+		return;
+	}
+	if (c->kind == CV_KIND_EP) {
+		if (moe_backend_of_name(c->benchmark[0] == 'u' ? "uccl-ep" :
+					strncmp(c->benchmark, "pplx", 4) == 0 ? "pplx-garden" : "?") < 0) {
+			not_expressed(c, "EP benchmark of an unknown dispatch backend");
+			return;
+		}
+		if (c->ep_size != c->nodes * (c->gpus_per_node > 0 ? c->gpus_per_node : 8)) {
+			not_expressed(c, "ep_size is not nodes x gpus_per_node");
+			return;
+		}
+		if (dtype_bytes(c->ep_dtype) <= 0) {
+			not_expressed(c, "EP dtype not stated (the bytes per token are unknown)");
+			return;
+		}
+		if (c->points[0].metric != CV_TIME) {
+			not_expressed(c, "EP point without a published latency (its bandwidth "
+				      "definition is the benchmark's own)");
+			return;
+		}
+	}
+	place_curve(c, cat);
+}
+
+static enum sc_status read_curve(const cJSON *item, const char *file, const char *base,
+				 const struct catalog *cat, struct cv_curve *c, struct sc_error *err)
+{
+	const cJSON *pts, *p;
+	enum sc_status st;
+	int i = 0;
+	bool time_derived, nvshmem;
+
+	memset(c, 0, sizeof(*c));
+	c->expressible = true;
+	if (!cJSON_IsObject(item))
+		return sc_error_set(err, SC_EINVAL, file, base, "expected a curve object");
+	if ((st = read_curve_header(item, file, base, c, err)))
+		return st;
 	pts = cJSON_GetObjectItemCaseSensitive(item, "points");
 	if (!cJSON_IsArray(pts) || cJSON_GetArraySize(pts) < 1)
 		return bad(err, file, base, "points", "expected a non-empty array of points");
@@ -232,88 +362,12 @@ static enum sc_status read_curve(const cJSON *item, const char *file, const char
 	nvshmem = flag_has(item, "nvshmem_not_nccl");
 
 	cJSON_ArrayForEach(p, pts) {
-		char pbase[SC_ERROR_PTR_MAX], where[SC_ERROR_PTR_MAX];
-		struct cv_point *q = &c->points[i];
-		double bytes, t, bus, alg, gb;
-
-		cfg_pointer_key(where, sizeof(where), base, "points");
-		cfg_pointer_index(pbase, sizeof(pbase), where, i);
-		if (!cJSON_IsObject(p))
-			return sc_error_set(err, SC_EINVAL, file, pbase, "expected a point object");
-		if ((st = get_num(p, "bytes", &bytes, file, pbase, err)) ||
-		    (st = get_num(p, "time_us", &t, file, pbase, err)) ||
-		    (st = get_num(p, "busbw_GBps", &bus, file, pbase, err)) ||
-		    (st = get_num(p, "algbw_GBps", &alg, file, pbase, err)) ||
-		    (st = get_num(p, "GBps", &gb, file, pbase, err)))
+		if ((st = read_point(p, i, time_derived, file, base, c, err)))
 			return st;
-		if (c->kind == CV_KIND_EP) {
-			double tok, hid, k, ex, eps;
-			char dt[16];
-
-			if ((st = get_num(p, "tokens", &tok, file, pbase, err)) ||
-			    (st = get_num(p, "hidden", &hid, file, pbase, err)) ||
-			    (st = get_num(p, "top_k", &k, file, pbase, err)) ||
-			    (st = get_num(p, "experts", &ex, file, pbase, err)) ||
-			    (st = get_num(p, "ep_size", &eps, file, pbase, err)) ||
-			    (st = get_str(p, "dtype", dt, sizeof(dt), false, file, pbase, err)))
-				return st;
-			if (!(tok >= 1 && hid >= 1 && k >= 1 && eps >= 1) || tok > 1e9 || hid > 1e6 ||
-			    k > 1024 || eps > 1e6)
-				return sc_error_set(err, SC_EINVAL, file, pbase,
-						    "an EP point needs tokens, hidden, top_k and ep_size >= 1");
-			c->ep_tokens = (int)tok;
-			c->ep_hidden = (int)hid;
-			c->ep_top_k = (int)k;
-			c->ep_experts = isnan(ex) ? 0 : (int)ex;
-			c->ep_size = (int)eps;
-			snprintf(c->ep_dtype, sizeof(c->ep_dtype), "%s", dt);
-			bytes = tok * hid * (dtype_bytes(dt) > 0 ? dtype_bytes(dt) : 1);
-		} else if (!(bytes > 0)) {
-			return bad(err, file, pbase, "bytes", "expected bytes > 0");
-		}
-		q->bytes = bytes;
-		q->used = true;
-		q->call = c->kind == CV_KIND_EP;
-		if (!isnan(t) && t > 0 && !time_derived) {
-			q->metric = CV_TIME;
-			q->measured = t * 1e-6;
-		} else if (!isnan(bus) && bus > 0) {
-			q->metric = CV_BUSBW;
-			q->measured = bus;
-		} else if (!isnan(alg) && alg > 0) {
-			q->metric = CV_ALGBW;
-			q->measured = alg;
-		} else if (!isnan(gb) && gb > 0) {
-			q->metric = CV_THROUGHPUT;
-			q->measured = gb;
-		} else if (!isnan(t) && t > 0) {
-			q->metric = CV_TIME;
-			q->measured = t * 1e-6;
-		} else {
-			q->used = false;
-		}
 		i++;
 	}
 	c->n_points = i;
-
-	if (nvshmem)
-		return not_expressed(c, "NVSHMEM perftest all-to-all: the model has no NVSHMEM transport "
-				     "(host-initiated or GPU-initiated through the EFA CPU proxy)"), SC_OK;
-	if (strcmp(c->collective, "broadcast") == 0 || strcmp(c->collective, "reduce") == 0)
-		return not_expressed(c, "broadcast/reduce are not modelled"), SC_OK;
-	if (c->kind == CV_KIND_EP) {
-		if (moe_backend_of_name(c->benchmark[0] == 'u' ? "uccl-ep" :
-					strncmp(c->benchmark, "pplx", 4) == 0 ? "pplx-garden" : "?") < 0)
-			return not_expressed(c, "EP benchmark of an unknown dispatch backend"), SC_OK;
-		if (c->ep_size != c->nodes * (c->gpus_per_node > 0 ? c->gpus_per_node : 8))
-			return not_expressed(c, "ep_size is not nodes x gpus_per_node"), SC_OK;
-		if (dtype_bytes(c->ep_dtype) <= 0)
-			return not_expressed(c, "EP dtype not stated (the bytes per token are unknown)"), SC_OK;
-		if (c->points[0].metric != CV_TIME)
-			return not_expressed(c, "EP point without a published latency (its bandwidth "
-					     "definition is the benchmark's own)"), SC_OK;
-	}
-	place_curve(c, cat);
+	express_curve(c, nvshmem, cat);
 	return SC_OK;
 }
 

@@ -593,23 +593,10 @@ static void set_metric(struct sval_value *v, double measured, const char *stat)
 	snprintf(v->stat, sizeof(v->stat), "%s", stat);
 }
 
-static int build_case(const struct models *models, const struct catalog *cat,
-		      const struct srv_engines *engines, const struct raw_case *rc,
-		      struct sval_case *vc)
+/* The case's identity as the table prints it: names, layout, formats,
+ * scenario kind and engine major.minor. */
+static void case_identity(const struct raw_case *rc, bool is_static, struct sval_case *vc)
 {
-	const struct raw_measured *ms = &rc->measured;
-	const struct raw_workload *w = &rc->workload;
-	const struct smodel *sm = NULL;
-	const struct gpu_spec *gpu;
-	const struct srv_engine *eng;
-	const struct fabric_spec *fab;
-	const struct calibration *cal;
-	struct srv_scenario *sc;
-	bool is_static = has_flag(rc->flags, "static_batching");
-	char gname[SC_NAME_MAX];
-	double mean_in = w->mean_input_len, mean_out = w->mean_output_len, der_in = 0, der_out = 0;
-	int tp = rc->tp;
-
 	snprintf(vc->id, sizeof(vc->id), "%s", rc->id);
 	snprintf(vc->source_group, sizeof(vc->source_group), "%s", rc->source_group);
 	snprintf(vc->trust, sizeof(vc->trust), "%s", rc->trust);
@@ -638,8 +625,14 @@ static int build_case(const struct models *models, const struct catalog *cat,
 	}
 	snprintf(vc->regime, sizeof(vc->regime), "-");
 	vc->expressible = true;
+}
 
-	/* what the case publishes */
+/* What the case publishes: throughput, TTFT and TPOT, each from the first
+ * of its published forms. */
+static void case_published_metrics(const struct raw_case *rc, struct sval_case *vc)
+{
+	const struct raw_measured *ms = &rc->measured;
+
 	if (given(ms->output_tokens_per_s))
 		set_metric(&vc->m[SVAL_THROUGHPUT], ms->output_tokens_per_s, "output tokens/s");
 	else if (given(ms->output_tokens_per_s_per_gpu))
@@ -661,10 +654,14 @@ static int build_case(const struct models *models, const struct catalog *cat,
 		set_metric(&vc->m[SVAL_TPOT], ms->itl_median_ms, "median");
 	else if (given(ms->token_latency_p50_s))
 		set_metric(&vc->m[SVAL_TPOT], ms->token_latency_p50_s * 1e3, "median");
+}
 
-	for (int i = 0; i < models->n; i++)
-		if (strcmp(models->m[i].name, rc->model) == 0)
-			sm = &models->m[i];
+/* Whether the case's model, features and layout are ones the simulator
+ * expresses; sets *tp (derived from the GPU count when unpublished).
+ * Returns 1, or 0 with the case marked not expressible. */
+static int case_expressible(const struct smodel *sm, const struct raw_case *rc, struct sval_case *vc,
+			    int *tp)
+{
 	if (!vc->m[SVAL_THROUGHPUT].have && !vc->m[SVAL_TTFT].have && !vc->m[SVAL_TPOT].have)
 		return not_expressible(vc, "%s", "publishes only a phase-isolated prefill or decode rate per GPU or node, not output throughput, TTFT or TPOT");
 	if (!sm)
@@ -684,20 +681,32 @@ static int build_case(const struct models *models, const struct catalog *cat,
 
 		if (rc->pp * rc->dp <= 0 || rc->gpu_count % (rc->pp * rc->dp) != 0)
 			return not_expressible(vc, "%s", "the tensor-parallel size is not published");
-		tp = rc->gpu_count / (rc->pp * rc->dp);
-		snprintf(note, sizeof(note), "tp=%d (gpus / (pp x dp))", tp);
+		*tp = rc->gpu_count / (rc->pp * rc->dp);
+		snprintf(note, sizeof(note), "tp=%d (gpus / (pp x dp))", *tp);
 		assume(vc, note);
-		snprintf(vc->layout, sizeof(vc->layout), "tp%d pp%d ep%d dp%d*", tp, rc->pp,
+		snprintf(vc->layout, sizeof(vc->layout), "tp%d pp%d ep%d dp%d*", *tp, rc->pp,
 			 rc->ep > 0 ? rc->ep : 1, rc->dp);
 	}
 	if (rc->attention_dp == NOT_GIVEN)
 		return not_expressible(vc, "%s", "attention data parallelism is on but its degree is not published");
 	if (rc->attention_dp > 1)
 		return not_expressible(vc, "%s", "attention data parallelism (DeepSeek-style DP attention) is not modelled");
-	if (rc->ep > 1 && tp % rc->ep != 0)
+	if (rc->ep > 1 && *tp % rc->ep != 0)
 		return not_expressible(vc, "%s", "expert parallelism beyond the TP group is not modelled");
-	if (tp * rc->pp * rc->dp != rc->gpu_count)
+	if (*tp * rc->pp * rc->dp != rc->gpu_count)
 		return not_expressible(vc, "%s", "tp x pp x dp is not the GPU count");
+	return 1;
+}
+
+/* The catalogue entries the case runs on: GPU (published short names
+ * mapped to a catalogue variant), engine, fabric and calibration.
+ * Returns 1, or 0 with the case marked not expressible. */
+static int case_catalog_entries(const struct catalog *cat, const struct srv_engines *engines,
+				const struct raw_case *rc, struct sval_case *vc, const struct gpu_spec **gpu,
+				const struct srv_engine **eng, const struct fabric_spec **fab,
+				const struct calibration **cal)
+{
+	char gname[SC_NAME_MAX];
 
 	snprintf(gname, sizeof(gname), "%s", rc->gpu);
 	if (strcmp(gname, "a100") == 0) {
@@ -707,17 +716,24 @@ static int build_case(const struct models *models, const struct catalog *cat,
 		snprintf(gname, sizeof(gname), "h100-sxm");
 		assume(vc, "gpu h100 = h100-sxm");
 	}
-	if (!(gpu = catalog_gpu(cat, gname)))
+	if (!(*gpu = catalog_gpu(cat, gname)))
 		return not_expressible(vc, "GPU \"%s\" is not in the catalogue", gname);
-	if (!(eng = srv_engine_find(engines, engine_name(rc))))
+	if (!(*eng = srv_engine_find(engines, engine_name(rc))))
 		return not_expressible(vc, "engine \"%s\" is not in configs/engines.json", rc->engine);
-	if (!(fab = catalog_fabric(cat, "dgx-infiniband")))
+	if (!(*fab = catalog_fabric(cat, "dgx-infiniband")))
 		return not_expressible(vc, "%s", "fabric \"dgx-infiniband\" is not in the catalogue");
-	if (!(cal = catalog_calibration(cat, gpu->calibration)))
-		return not_expressible(vc, "calibration \"%s\" is not in the catalogue", gpu->calibration);
+	if (!(*cal = catalog_calibration(cat, (*gpu)->calibration)))
+		return not_expressible(vc, "calibration \"%s\" is not in the catalogue", (*gpu)->calibration);
+	return 1;
+}
 
-	if (!(sc = calloc(1, sizeof(*sc))))
-		return not_expressible(vc, "%s", "out of memory");
+/* The replica's hardware and parallel layout: the instance the GPU ships
+ * in (NVL72 trays for GB200/GB300, 8-GPU nodes otherwise), tp/pp/ep and
+ * the replica count. */
+static void case_replica(const struct smodel *sm, const struct gpu_spec *gpu,
+			 const struct fabric_spec *fab, const struct calibration *cal,
+			 const struct raw_case *rc, int tp, struct sval_case *vc, struct srv_scenario *sc)
+{
 	snprintf(sc->name, sizeof(sc->name), "%s", rc->id);
 	sc->arch = sm->arch;
 	if (sm->filled[0]) {
@@ -751,18 +767,20 @@ static int build_case(const struct models *models, const struct catalog *cat,
 	if (sc->arch.m.experts == 0)
 		sc->replica.ep = 1;
 	sc->replicas = rc->dp;
+}
 
-	/* formats */
-	if (!parse_format(rc->precision.weights, &sc->precision.weights)) {
-		free(sc);
+/* Weight, activation and KV-cache formats: published, or the engine's
+ * default for the weights and the GPU's tensor cores.
+ * Returns 1, or 0 with the case marked not expressible. */
+static int case_formats(const struct gpu_spec *gpu, const struct srv_engine *eng,
+			const struct raw_case *rc, struct sval_case *vc, struct srv_scenario *sc)
+{
+	if (!parse_format(rc->precision.weights, &sc->precision.weights))
 		return not_expressible(vc, "weight format \"%s\" is not modelled", rc->precision.weights);
-	}
 	if (rc->precision.activations[0]) {
-		if (!parse_format(rc->precision.activations, &sc->precision.activations)) {
-			free(sc);
+		if (!parse_format(rc->precision.activations, &sc->precision.activations))
 			return not_expressible(vc, "activation format \"%s\" is not modelled",
 					       rc->precision.activations);
-		}
 		if ((sc->precision.activations == SRV_FMT_FP8 && !(gpu->peak_fp8_flops > 0)) ||
 		    (sc->precision.activations == SRV_FMT_NVFP4 && !(gpu->peak_fp4_flops > 0))) {
 			/* the engines fall back to a weight-only kernel (Marlin) */
@@ -785,7 +803,6 @@ static int build_case(const struct models *models, const struct catalog *cat,
 			sc->precision.kv_cache = SRV_FMT_FP8;
 			assume(vc, "kv fp8-mixed = fp8");
 		} else if (!parse_format(rc->precision.kv_cache, &sc->precision.kv_cache)) {
-			free(sc);
 			return not_expressible(vc, "KV-cache format \"%s\" is not modelled", rc->precision.kv_cache);
 		}
 	} else if (eng->kv_cache_dtype == SRV_KV_DTYPE_CHECKPOINT &&
@@ -800,8 +817,16 @@ static int build_case(const struct models *models, const struct catalog *cat,
 		sc->precision.kv_cache = sc->precision.weights == SRV_FMT_FP16 ? SRV_FMT_FP16 : SRV_FMT_BF16;
 		assume(vc, sc->precision.kv_cache == SRV_FMT_FP16 ? "kv=fp16" : "kv=bf16");
 	}
+	return 1;
+}
 
-	/* engine */
+/* The engine's settings: its defaults (smaller-GPU defaults where the
+ * benchmark does not set them), overridden by the published batch limits. */
+static void case_engine(const struct gpu_spec *gpu, const struct srv_engine *eng,
+			const struct raw_case *rc, struct sval_case *vc, struct srv_scenario *sc)
+{
+	const struct raw_workload *w = &rc->workload;
+
 	sc->engine = *eng;
 	if (strcmp(eng->name, rc->engine) != 0) {
 		char note[96];
@@ -819,32 +844,47 @@ static int build_case(const struct models *models, const struct catalog *cat,
 	if (w->max_num_tokens > 0)
 		sc->engine.max_num_batched_tokens = w->max_num_tokens;
 	sc->router = SRV_ROUTER_LEAST_LOADED;
+}
 
-	/* lengths: stated, realised, or derived from published token rates */
+/* Prompt and output lengths: stated, realised, or derived from published
+ * token rates; then the case's length regime.
+ * Returns 1, or 0 with the case marked not expressible. */
+static int case_lengths(const struct raw_case *rc, struct sval_case *vc, struct srv_scenario *sc)
+{
+	const struct raw_measured *ms = &rc->measured;
+	const struct raw_workload *w = &rc->workload;
+	double mean_in = w->mean_input_len, mean_out = w->mean_output_len, der_in = 0, der_out = 0;
+
 	if (given(ms->output_tokens_per_s) && given(ms->requests_per_s))
 		der_out = ms->output_tokens_per_s / ms->requests_per_s;
 	if (given(ms->total_tokens_per_s) && given(ms->output_tokens_per_s) && given(ms->requests_per_s))
 		der_in = (ms->total_tokens_per_s - ms->output_tokens_per_s) / ms->requests_per_s;
 	if (!set_length(vc, &sc->workload.input_tokens, w->input_len, mean_in, der_in, "input") ||
-	    !set_length(vc, &sc->workload.output_tokens, w->output_len, mean_out, der_out, "output")) {
-		free(sc);
+	    !set_length(vc, &sc->workload.output_tokens, w->output_len, mean_out, der_out, "output"))
 		return not_expressible(vc, "%s", "the prompt and output lengths are not published");
-	}
 
 	snprintf(vc->regime, sizeof(vc->regime), "%s",
 		 sval_regime(length_mean(&sc->workload.input_tokens), length_mean(&sc->workload.output_tokens)));
+	return 1;
+}
 
-	/* arrivals; online benchmarks go through the engine's HTTP server */
+/* Arrivals: a static batch, Poisson at the published rate, a closed loop
+ * at the published concurrency, or a burst of all prompts; online
+ * benchmarks go through the engine's HTTP server.
+ * Returns 1, or 0 with the case marked not expressible. */
+static int case_arrivals(const struct raw_case *rc, bool is_static, struct sval_case *vc,
+			 struct srv_scenario *sc)
+{
+	const struct raw_workload *w = &rc->workload;
+
 	sc->workload.front_end = strcmp(rc->scenario, "online") == 0;
 	sc->workload.seed = 1;
 	sc->workload.warmup_requests = 0;
 	if (is_static) {
 		int b = w->batch_size > 0 ? w->batch_size : w->concurrency;
 
-		if (b <= 0) {
-			free(sc);
+		if (b <= 0)
 			return not_expressible(vc, "%s", "a static batch without a batch size");
-		}
 		sc->engine.schedule = SRV_SCHED_STATIC;
 		sc->engine.max_num_seqs = b;
 		sc->workload.arrival = SRV_ARRIVAL_BURST;
@@ -868,8 +908,45 @@ static int build_case(const struct models *models, const struct catalog *cat,
 		sc->workload.arrival = SRV_ARRIVAL_BURST;
 		sc->workload.requests = w->num_prompts;
 	} else {
-		free(sc);
 		return not_expressible(vc, "%s", "neither the request rate nor the concurrency and prompt count are published");
+	}
+	return 1;
+}
+
+/* One published case as a serving scenario, or the reason it is not
+ * expressible; vc->sc is set only when the whole case expresses. */
+static int build_case(const struct models *models, const struct catalog *cat,
+		      const struct srv_engines *engines, const struct raw_case *rc,
+		      struct sval_case *vc)
+{
+	const struct smodel *sm = NULL;
+	const struct gpu_spec *gpu;
+	const struct srv_engine *eng;
+	const struct fabric_spec *fab;
+	const struct calibration *cal;
+	struct srv_scenario *sc;
+	bool is_static = has_flag(rc->flags, "static_batching");
+	int tp = rc->tp;
+
+	case_identity(rc, is_static, vc);
+	case_published_metrics(rc, vc);
+	for (int i = 0; i < models->n; i++)
+		if (strcmp(models->m[i].name, rc->model) == 0)
+			sm = &models->m[i];
+	if (!case_expressible(sm, rc, vc, &tp) ||
+	    !case_catalog_entries(cat, engines, rc, vc, &gpu, &eng, &fab, &cal))
+		return 0;
+	if (!(sc = calloc(1, sizeof(*sc))))
+		return not_expressible(vc, "%s", "out of memory");
+	case_replica(sm, gpu, fab, cal, rc, tp, vc, sc);
+	if (!case_formats(gpu, eng, rc, vc, sc)) {
+		free(sc);
+		return 0;
+	}
+	case_engine(gpu, eng, rc, vc, sc);
+	if (!case_lengths(rc, vc, sc) || !case_arrivals(rc, is_static, vc, sc)) {
+		free(sc);
+		return 0;
 	}
 	vc->sc = sc;
 	return 1;

@@ -371,19 +371,12 @@ static const struct val_recipe *recipe_for(const struct val_set *set, const char
 	return NULL;
 }
 
-/* Turn one raw case into a scenario; fills vc.  Returns 1 when expressible. */
-static int build_case(const struct val_set *set, const struct catalog *cat,
-		       const struct raw_case *rc, struct val_case *vc, struct sc_error *err)
+/* The case's identity as the table prints it, and its measured step time:
+ * published, or from the published model TFLOP/s under the group's
+ * Megatron-LM FLOP count. */
+static void case_identity(const struct val_set *set, const struct model_arch *m,
+			  const struct val_recipe *rec, const struct raw_case *rc, struct val_case *vc)
 {
-	const struct model_arch *m = model_for(set, cat, rc->model);
-	const struct gpu_spec *gpu = catalog_gpu(cat, rc->gpu);
-	const struct val_system *sys = system_for(set, rc->gpu);
-	const struct val_recipe *rec = recipe_for(set, rc->source_group);
-	const struct instance_spec *aws = rc->system[0] ? catalog_instance(cat, rc->system) : NULL;
-	struct scenario *sc;
-	struct sc_error cerr;
-
-	(void)err;
 	snprintf(vc->id, sizeof(vc->id), "%s", rc->id);
 	snprintf(vc->source_group, sizeof(vc->source_group), "%s", rc->source_group);
 	snprintf(vc->trust, sizeof(vc->trust), "%s", rc->trust);
@@ -406,6 +399,16 @@ static int build_case(const struct val_set *set, const struct catalog *cat,
 			add_assumption(vc, "step time from model TFLOP/s under Megatron-LM's FLOP count (group recipe)");
 		}
 	}
+}
+
+/* Whether the case's measurement, task, model, GPU, system and MoE
+ * dispatcher are ones the simulator expresses.
+ * Returns 1, or 0 with the case marked not expressible. */
+static int case_expressible(const struct val_set *set, const struct catalog *cat,
+			    const struct model_arch *m, const struct gpu_spec *gpu,
+			    const struct val_system *sys, const struct instance_spec *aws,
+			    const struct raw_case *rc, struct val_case *vc)
+{
 	if (!set->memory_cases && !(vc->measured_step_s > 0))
 		return not_expressible(vc, "%s", "no step time or throughput published (TFLOP/s only, "
 				       "under the source's own FLOP convention)");
@@ -437,12 +440,17 @@ static int build_case(const struct val_set *set, const struct catalog *cat,
 	    moe_backend_of_name(rc->moe_dispatcher) < 0)
 		return not_expressible(vc, "MoE dispatcher \"%s\" is not modelled (alltoall, allgather, "
 				       "flex/deepep/hybridep, uccl-ep, pplx-garden)", rc->moe_dispatcher);
+	return 1;
+}
 
-	sc = calloc(1, sizeof(*sc));
-	if (!sc)
-		return not_expressible(vc, "%s", "out of memory");
-	snprintf(sc->name, sizeof(sc->name), "%s", rc->id);
-	sc->model = *m;
+/* The cluster the case ran on: the stated AWS instance on the
+ * UltraCluster fabric, or the systems file's node for the GPU on its
+ * network; whole nodes, or one node cut to the GPU count.
+ * Returns 1, or 0 with the case marked not expressible. */
+static int case_cluster(const struct catalog *cat, const struct gpu_spec *gpu,
+			const struct val_system *sys, const struct instance_spec *aws,
+			const struct raw_case *rc, struct val_case *vc, struct scenario *sc)
+{
 	sc->cluster.gpu = *gpu;
 	sc->cluster.fabric = *catalog_fabric(cat, aws ? "ultracluster" : sys->fabric);
 	if (aws) {
@@ -457,10 +465,8 @@ static int build_case(const struct val_set *set, const struct catalog *cat,
 		in->efa_nic_Gbps = sys->scaleout_Gbps_per_gpu;
 		snprintf(in->source, sizeof(in->source), "%s", sys->source);
 	}
-	if (rc->gpu_count % rc->gpus_per_node != 0 && rc->gpu_count > rc->gpus_per_node) {
-		free(sc);
+	if (rc->gpu_count % rc->gpus_per_node != 0 && rc->gpu_count > rc->gpus_per_node)
 		return not_expressible(vc, "%s", "GPU count is not a whole number of nodes");
-	}
 	sc->cluster.nodes = rc->gpu_count >= rc->gpus_per_node ? rc->gpu_count / rc->gpus_per_node : 1;
 	if (rc->gpu_count < rc->gpus_per_node) {
 		sc->cluster.instance.gpus_per_node = rc->gpu_count;
@@ -469,7 +475,15 @@ static int build_case(const struct val_set *set, const struct catalog *cat,
 	}
 	if (sc->cluster.instance.nvlink_domain_gpus > rc->gpu_count)
 		sc->cluster.instance.nvlink_domain_gpus = rc->gpu_count;
+	return 1;
+}
 
+/* The training settings: batch, precision, recompute, optimizer, and the
+ * framework switches of the source group's recipe.
+ * Returns 1, or 0 with the case marked not expressible. */
+static int case_training(const struct val_recipe *rec, const struct raw_case *rc, struct val_case *vc,
+			 struct scenario *sc)
+{
 	sc->training.seq_len = rc->seq_len;
 	sc->training.global_batch_seqs = rc->global_batch_seqs;
 	if (rc->micro_batch > 0) {
@@ -478,10 +492,8 @@ static int build_case(const struct val_set *set, const struct catalog *cat,
 		sc->training.micro_batch_seqs = 1;
 		add_assumption(vc, "micro_batch=1");
 	}
-	if (!parse_precision(rc->precision, &sc->training.precision)) {
-		free(sc);
+	if (!parse_precision(rc->precision, &sc->training.precision))
 		return not_expressible(vc, "precision \"%s\" is not modelled", rc->precision);
-	}
 	if (strcmp(rc->recompute, "full") == 0) {
 		sc->training.recompute = RECOMPUTE_FULL;
 	} else if (strcmp(rc->recompute, "selective") == 0) {
@@ -516,7 +528,15 @@ static int build_case(const struct val_set *set, const struct catalog *cat,
 			add_assumption(vc, "grad_reduce_in_fp32=false (group recipe)");
 		}
 	}
+	return 1;
+}
 
+/* The parallel layout: degrees, pipeline schedule, expert TP, optimizer
+ * sharding, sequence parallelism and communication overlap; unstated
+ * settings take the Megatron-Core recipe defaults. */
+static void case_layout(const struct model_arch *m, const struct val_recipe *rec,
+			const struct raw_case *rc, struct val_case *vc, struct scenario *sc)
+{
 	sc->layout.tp = rc->tp;
 	sc->layout.pp = rc->pp;
 	sc->layout.dp = rc->dp;
@@ -564,6 +584,13 @@ static int build_case(const struct val_set *set, const struct catalog *cat,
 		sc->layout.tp_comm_overlap = true;
 		add_assumption(vc, "tp_comm_overlap=true (NVIDIA performance recipe)");
 	}
+}
+
+/* The MoE token dispatcher: the stated backend, else flex (the
+ * Megatron-Core MoE recipes' default across nodes). */
+static void case_moe_dispatcher(const struct model_arch *m, const struct raw_case *rc,
+				struct val_case *vc, struct scenario *sc)
+{
 	if (model_is_moe(m) && rc->moe_dispatcher[0]) {
 		static const enum sc_moe_dispatcher of_backend[] = {
 			[MOE_BACKEND_ALLTOALL] = MOE_DISPATCH_ALLTOALL, [MOE_BACKEND_FLEX] = MOE_DISPATCH_FLEX,
@@ -581,20 +608,57 @@ static int build_case(const struct val_set *set, const struct catalog *cat,
 		if (rc->ep > 1)
 			add_assumption(vc, "moe_dispatcher=flex");
 	}
-	{
-		const struct calibration *cal = catalog_calibration(cat, gpu->calibration);
-		if (!cal) {
-			free(sc);
-			return not_expressible(vc, "calibration profile \"%s\" missing", gpu->calibration);
-		}
-		sc->calibration = *cal;
-	}
+}
+
+/* The GPU's calibration profile, then the whole scenario checked as the
+ * loader checks one. Returns 1, or 0 with the case marked not expressible. */
+static int case_calibration_and_check(const struct catalog *cat, const struct gpu_spec *gpu,
+				      struct val_case *vc, struct scenario *sc)
+{
+	const struct calibration *cal = catalog_calibration(cat, gpu->calibration);
+	struct sc_error cerr;
+
+	if (!cal)
+		return not_expressible(vc, "calibration profile \"%s\" missing", gpu->calibration);
+	sc->calibration = *cal;
 	sc_error_clear(&cerr);
 	if (scenario_check(sc, NULL, &cerr) != SC_OK) {
 		char msg[VAL_REASON_MAX];
 		snprintf(msg, sizeof(msg), "%s: %s", cerr.pointer, cerr.message);
-		free(sc);
 		return not_expressible(vc, "layout not valid for the model: %s", msg);
+	}
+	return 1;
+}
+
+/* Turn one raw case into a scenario; fills vc.  Returns 1 when expressible. */
+static int build_case(const struct val_set *set, const struct catalog *cat,
+		       const struct raw_case *rc, struct val_case *vc, struct sc_error *err)
+{
+	const struct model_arch *m = model_for(set, cat, rc->model);
+	const struct gpu_spec *gpu = catalog_gpu(cat, rc->gpu);
+	const struct val_system *sys = system_for(set, rc->gpu);
+	const struct val_recipe *rec = recipe_for(set, rc->source_group);
+	const struct instance_spec *aws = rc->system[0] ? catalog_instance(cat, rc->system) : NULL;
+	struct scenario *sc;
+
+	(void)err;
+	case_identity(set, m, rec, rc, vc);
+	if (!case_expressible(set, cat, m, gpu, sys, aws, rc, vc))
+		return 0;
+	sc = calloc(1, sizeof(*sc));
+	if (!sc)
+		return not_expressible(vc, "%s", "out of memory");
+	snprintf(sc->name, sizeof(sc->name), "%s", rc->id);
+	sc->model = *m;
+	if (!case_cluster(cat, gpu, sys, aws, rc, vc, sc) || !case_training(rec, rc, vc, sc)) {
+		free(sc);
+		return 0;
+	}
+	case_layout(m, rec, rc, vc, sc);
+	case_moe_dispatcher(m, rc, vc, sc);
+	if (!case_calibration_and_check(cat, gpu, vc, sc)) {
+		free(sc);
+		return 0;
 	}
 	vc->scenario = sc;
 	vc->assumptions_built = (int)strlen(vc->assumptions);

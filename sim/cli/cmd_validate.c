@@ -214,7 +214,7 @@ static int regime_bands(const struct val_set *set, FILE *out, const char *bands_
 		/* the file holds the pooled bands only: checked out of sample
 		 * (nested), they cover 68 % where each family's own cover 26 %
 		 * (Hopper) to 77 % (Ampere): a family has too few source groups
-		 * for its between-group spread (README, Accuracy) */
+		 * for its between-group spread (docs/accuracy.md) */
 		j = val_regime_bands_json(set, st + n - 1, families + n - 1, 1,
 					  "stepcast validate --out-of-sample --bands-output "
 					  "configs/uncertainty-bands.json (scripts/refit-calibration.sh)", created);

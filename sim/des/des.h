@@ -30,11 +30,11 @@
 #define DES_DEFAULT_FIDELITY 1000000.0
 /* Default wall-clock limit of one simulation child. */
 #define DES_DEFAULT_TIME_LIMIT_S 900.0
-/* Default cost budgets of one simulation (README "The discrete-event
+/* Default cost budgets of one simulation (docs/des.md "The discrete-event
  * engine", Cost): known from the program before any child starts
  * (struct des_estimate), past them des_predict() refuses with the estimate
  * (SC_EUNSUPPORTED) and names the option that raises it.  Flows cost about
- * 5-35 us each here (README's cost table), so 10^7 flows stay below the
+ * 5-35 us each here (docs/des.md, the cost table), so 10^7 flows stay below the
  * 900 s time limit; 4 GiB is what a laptop or a CI runner can give one
  * child (search --rerank runs one per CPU).  Timeline slices (--trace) cost
  * about 40 bytes in memory and 110 bytes of JSON each. */

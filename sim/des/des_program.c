@@ -658,7 +658,7 @@ static long long stage_events(const struct des_stage *st)
 
 /* The memory model of a simulation child, fitted to its peak RSS (wait4)
  * on runs from 4 to 16,384 simulated GPUs on the 2-core CI machine kind
- * (README "The discrete-event engine", Cost; test_des_estimate checks that
+ * (docs/des.md "The discrete-event engine", Cost; test_des_estimate checks that
  * it bounds the measured peak):
  *   DES_MEM_BASE: the parent's pages the child inherits, SimGrid's engine
  *     and the catalogue (9-20 MiB measured on small runs);

@@ -26,7 +26,7 @@
 
 /* Fewer residuals give no band: the relative standard error of a sample
  * standard deviation is about 1 / sqrt(2 (n - 1)) (normal theory), 27 % at
- * n = 8, above the band-width differences between regimes (README,
+ * n = 8, above the band-width differences between regimes (docs/accuracy.md,
  * Accuracy) below it. */
 #define VAL_BAND_MIN_CASES 8
 

@@ -19,6 +19,7 @@
 #include "../../sim/config/scenario_load.h"
 #include "../../models/network.h"
 #include "../../sim/des/des_internal.h"
+#include "../unit/sc_catalog.h"
 #include "../unit/sc_test.h"
 
 #include <string.h>
@@ -27,18 +28,7 @@ static struct scenario job;
 
 static void load_job(void)
 {
-	static struct catalog cat;
-	struct sc_error err;
-
-	CHECK(catalog_load(catalog_default_dir(), &cat, &err) == SC_OK);
-	CHECK(scenario_load("scenarios/quickstart.json", &cat, &job, &err) == SC_OK);
-	catalog_free(&cat);
-	job.cluster.nodes = 2;
-	job.layout.tp = 8;
-	job.layout.pp = 1;
-	job.layout.dp = 2;
-	job.layout.sequence_parallel = true;
-	job.training.global_batch_seqs = 16;
+	CHECK(sc_test_load_dp_pair("scenarios/quickstart.json", &job));
 	job.cluster.fabric.nodes_per_leaf = 2;
 	job.cluster.fabric.leaf_spine_oversubscription = 2.0;
 	job.calibration.dp_overlap = 0;

@@ -63,4 +63,33 @@ static inline bool sc_test_load(const char *path, struct scenario *sc)
 	return true;
 }
 
+/* Scenario PATH cut down to one data-parallel pair the DES tests compute by
+ * hand: 2 nodes, tp 8 (one simulated GPU per node), pp 1, dp 2, sequence
+ * parallel, 16 sequences a step; its own catalogue, freed before it
+ * returns.  false (said on stderr) on an error. */
+static inline bool sc_test_load_dp_pair(const char *path, struct scenario *sc)
+{
+	struct catalog cat;
+	struct sc_error err;
+	enum sc_status st;
+
+	if (catalog_load(catalog_default_dir(), &cat, &err) != SC_OK) {
+		fprintf(stderr, "catalog: %s: %s\n", err.file, err.message);
+		return false;
+	}
+	st = scenario_load(path, &cat, sc, &err);
+	catalog_free(&cat);
+	if (st != SC_OK) {
+		fprintf(stderr, "%s: %s: %s\n", err.file, err.pointer, err.message);
+		return false;
+	}
+	sc->cluster.nodes = 2;
+	sc->layout.tp = 8;
+	sc->layout.pp = 1;
+	sc->layout.dp = 2;
+	sc->layout.sequence_parallel = true;
+	sc->training.global_batch_seqs = 16;
+	return true;
+}
+
 #endif

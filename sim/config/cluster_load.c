@@ -35,23 +35,165 @@ void cluster_jobs_free(struct cluster_jobs *c)
 	c->n = 0;
 }
 
+/* Job k of the file (object j at /jobs/k): its scenario file (relative to
+ * the cluster file's folder), name and kind; a training or checkpoint job's
+ * scenario loaded and checked against the first one's instance and fabric
+ * (*t0: that job's index, -1 before it). */
+static enum sc_status read_job(const char *path, const struct catalog *cat, const cJSON *j, int k,
+			       struct cluster_jobs *out, int *t0, struct sc_error *err)
+{
+	static const char *const job_keys[] = { "scenario", "name", "kind", NULL };
+	struct cfg_reader rd = { path, err, NULL };
+	const char *slash = strrchr(path, '/');
+	char at[64];
+	char *file = out->file[k];
+	const cJSON *s, *n, *kd;
+	struct scenario *sc = &out->sc[k];
+	enum sc_status st;
+
+	snprintf(at, sizeof(at), "/jobs/%d", k);
+	if (!cJSON_IsObject(j))
+		return sc_error_set(err, SC_EINVAL, path, at, "expected a job object, got %s", cfg_json_type_name(j));
+	if ((st = cfg_check_keys(&rd, j, job_keys, at)) != SC_OK)
+		return st;
+	s = cJSON_GetObjectItemCaseSensitive(j, "scenario");
+	n = cJSON_GetObjectItemCaseSensitive(j, "name");
+	kd = cJSON_GetObjectItemCaseSensitive(j, "kind");
+	if (!cJSON_IsString(s) || !s->valuestring[0]) {
+		snprintf(at, sizeof(at), "/jobs/%d/scenario", k);
+		return sc_error_set(err, SC_EINVAL, path, at, "expected a scenario file name");
+	}
+	if (s->valuestring[0] == '/' || !slash)
+		snprintf(file, SC_ERROR_FILE_MAX, "%s", s->valuestring);
+	else
+		snprintf(file, SC_ERROR_FILE_MAX, "%.*s/%s", (int)(slash - path), path, s->valuestring);
+	snprintf(out->job_name[k], sizeof(out->job_name[k]), "%s",
+		 cJSON_IsString(n) ? n->valuestring : s->valuestring);
+	if ((st = job_kind(path, k, kd, &out->kind[k], err)) != SC_OK)
+		return st;
+	if (out->kind[k] == CLUSTER_JOB_SERVING)
+		return SC_OK;
+	if ((st = scenario_load(file, cat, sc, err)) != SC_OK)
+		return st;
+	if (out->kind[k] == CLUSTER_JOB_CHECKPOINT && !sc->storage.enabled) {
+		snprintf(at, sizeof(at), "/jobs/%d/kind", k);
+		return sc_error_set(err, SC_EINVAL, path, at,
+				    "a checkpoint job needs its scenario's \"storage\" object (the tier it writes to)");
+	}
+	if (*t0 >= 0 && (strcmp(sc->cluster.instance.name, out->sc[*t0].cluster.instance.name) != 0 ||
+			 strcmp(sc->cluster.fabric.name, out->sc[*t0].cluster.fabric.name) != 0)) {
+		snprintf(at, sizeof(at), "/jobs/%d/scenario", k);
+		return sc_error_set(err, SC_EINVAL, path, at,
+				    "job \"%s\" runs on %s / %s; the cluster's jobs share job %d's %s / %s",
+				    out->job_name[k], sc->cluster.instance.name, sc->cluster.fabric.name, *t0,
+				    out->sc[*t0].cluster.instance.name, out->sc[*t0].cluster.fabric.name);
+	}
+	if (*t0 < 0)
+		*t0 = k;
+	out->job_nodes[k] = sc->cluster.nodes;
+	return SC_OK;
+}
+
+/* The serving jobs' node counts from the hook, then each job's first node:
+ * every training job's nodes first, in file order, then the serving jobs'. */
+static enum sc_status number_nodes(const char *path, const struct cluster_serving_hook *serving, int t0,
+				   struct cluster_jobs *out, struct sc_error *err)
+{
+	enum sc_status st;
+
+	for (int i = 0; i < out->n; i++) {
+		char at[64];
+
+		if (out->kind[i] != CLUSTER_JOB_SERVING)
+			continue;
+		snprintf(at, sizeof(at), "/jobs/%d/kind", i);
+		if (!serving || !serving->nodes)
+			return sc_error_set(err, SC_EUNSUPPORTED, path, at, "serving jobs are not simulated here");
+		if ((st = serving->nodes(serving->ctx, i, out->file[i], &out->sc[t0].cluster, &out->job_nodes[i],
+					 err)) != SC_OK)
+			return st;
+	}
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < out->n; i++)
+			if ((out->kind[i] == CLUSTER_JOB_SERVING) == (pass == 1)) {
+				out->first_node[i] = out->nodes;
+				out->nodes += out->job_nodes[i];
+			}
+	return SC_OK;
+}
+
+/* Each training or checkpoint job's slice of the whole placement: its
+ * nodes first_node .. first_node + nodes - 1. */
+static enum sc_status slice_placements(const char *path, const struct placement *whole,
+				       struct cluster_jobs *out, struct sc_error *err)
+{
+	struct placement slice;
+	enum sc_status st;
+
+	for (int k = 0; k < out->n; k++) {
+		int *idx;
+		char src[PLACEMENT_SOURCE_MAX];
+
+		if (out->kind[k] == CLUSTER_JOB_SERVING)
+			continue;
+		idx = malloc((size_t)out->sc[k].cluster.nodes * sizeof(*idx));
+		if (!idx)
+			return sc_error_set(err, SC_ENOMEM, path, NULL, "out of memory");
+		for (int i = 0; i < out->sc[k].cluster.nodes; i++)
+			idx[i] = out->first_node[k] + i;
+		snprintf(src, sizeof(src), "nodes %d-%d of %s", out->first_node[k],
+			 out->first_node[k] + out->sc[k].cluster.nodes - 1, whole->source);
+		st = placement_subset(whole, idx, out->sc[k].cluster.nodes, src, &slice, err);
+		free(idx);
+		if (st != SC_OK)
+			return st;
+		if (!(out->sc[k].cluster.placement = placement_keep(&slice)))
+			return sc_error_set(err, SC_ENOMEM, path, NULL, "out of memory");
+	}
+	return SC_OK;
+}
+
+/* The cluster's fabric (job t0's cluster at all the nodes) and its whole
+ * placement (the file's, else packed), sliced per job. */
+static enum sc_status place_jobs(const char *path, const cJSON *pl, int t0, struct cluster_jobs *out,
+				 struct sc_error *err)
+{
+	struct placement whole;
+	const struct placement *kept;
+	enum sc_status st;
+	int npl = out->sc[t0].cluster.fabric.nodes_per_leaf > 0 ? out->sc[t0].cluster.fabric.nodes_per_leaf : 0;
+
+	memset(&whole, 0, sizeof(whole));
+	if (pl)
+		st = placement_read(path, pl, "/placement", out->nodes, npl, &whole, err);
+	else
+		st = placement_generate(&whole, PLACEMENT_GEN_PACKED, out->nodes, 0, npl > 0 ? npl : out->nodes, 1, err);
+	if (st == SC_OK) {
+		out->fabric = out->sc[t0].cluster;
+		out->fabric.nodes = out->nodes;
+		out->fabric_job = t0;
+		st = slice_placements(path, &whole, out, err);
+	}
+	if (st == SC_OK && !(kept = placement_keep(&whole)))
+		st = sc_error_set(err, SC_ENOMEM, path, NULL, "out of memory");
+	else if (st == SC_OK)
+		out->fabric.placement = kept;
+	placement_free(&whole);
+	return st;
+}
+
 enum sc_status cluster_jobs_load(const char *path, const struct catalog *cat,
 				 const struct cluster_serving_hook *serving, struct cluster_jobs *out,
 				 struct sc_error *err)
 {
 	static const char *const keys[] = { "name", "jobs", "placement", NULL };
-	static const char *const job_keys[] = { "scenario", "name", "kind", NULL };
 	cJSON *root = cfg_parse_file(path, err);
-	const cJSON *jobs, *nm, *pl, *j;
+	const cJSON *jobs, *nm, *j;
 	struct cfg_reader rd = { path, err, NULL };
-	struct placement whole, slice;
-	const struct placement *kept;
 	enum sc_status st = SC_OK;
-	const char *slash = strrchr(path, '/');
-	int k = 0, npl, t0 = -1;
+	int k = 0, t0 = -1;
 
 	memset(out, 0, sizeof(*out));
-	memset(&whole, 0, sizeof(whole));
 	if (!root)
 		return err->status;
 	if (!cJSON_IsObject(root)) {
@@ -62,7 +204,6 @@ enum sc_status cluster_jobs_load(const char *path, const struct catalog *cat,
 		goto done;
 	nm = cJSON_GetObjectItemCaseSensitive(root, "name");
 	jobs = cJSON_GetObjectItemCaseSensitive(root, "jobs");
-	pl = cJSON_GetObjectItemCaseSensitive(root, "placement");
 	if (!cJSON_IsString(nm)) {
 		st = sc_error_set(err, SC_EINVAL, path, "/name", "expected the cluster's name (a string)");
 		goto done;
@@ -78,57 +219,8 @@ enum sc_status cluster_jobs_load(const char *path, const struct catalog *cat,
 		goto done;
 	}
 	cJSON_ArrayForEach(j, jobs) {
-		char at[64];
-		char *file = out->file[k];
-		const cJSON *s, *n, *kd;
-
-		snprintf(at, sizeof(at), "/jobs/%d", k);
-		if (!cJSON_IsObject(j)) {
-			st = sc_error_set(err, SC_EINVAL, path, at, "expected a job object, got %s", cfg_json_type_name(j));
+		if ((st = read_job(path, cat, j, k, out, &t0, err)) != SC_OK)
 			goto done;
-		}
-		if ((st = cfg_check_keys(&rd, j, job_keys, at)) != SC_OK)
-			goto done;
-		s = cJSON_GetObjectItemCaseSensitive(j, "scenario");
-		n = cJSON_GetObjectItemCaseSensitive(j, "name");
-		kd = cJSON_GetObjectItemCaseSensitive(j, "kind");
-		if (!cJSON_IsString(s) || !s->valuestring[0]) {
-			snprintf(at, sizeof(at), "/jobs/%d/scenario", k);
-			st = sc_error_set(err, SC_EINVAL, path, at, "expected a scenario file name");
-			goto done;
-		}
-		if (s->valuestring[0] == '/' || !slash)
-			snprintf(file, SC_ERROR_FILE_MAX, "%s", s->valuestring);
-		else
-			snprintf(file, SC_ERROR_FILE_MAX, "%.*s/%s", (int)(slash - path), path, s->valuestring);
-		snprintf(out->job_name[k], sizeof(out->job_name[k]), "%s",
-			 cJSON_IsString(n) ? n->valuestring : s->valuestring);
-		if ((st = job_kind(path, k, kd, &out->kind[k], err)) != SC_OK)
-			goto done;
-		if (out->kind[k] == CLUSTER_JOB_SERVING) {
-			k++;
-			continue;
-		}
-		if ((st = scenario_load(file, cat, &out->sc[k], err)) != SC_OK)
-			goto done;
-		if (out->kind[k] == CLUSTER_JOB_CHECKPOINT && !out->sc[k].storage.enabled) {
-			snprintf(at, sizeof(at), "/jobs/%d/kind", k);
-			st = sc_error_set(err, SC_EINVAL, path, at,
-					  "a checkpoint job needs its scenario's \"storage\" object (the tier it writes to)");
-			goto done;
-		}
-		if (t0 >= 0 && (strcmp(out->sc[k].cluster.instance.name, out->sc[t0].cluster.instance.name) != 0 ||
-				strcmp(out->sc[k].cluster.fabric.name, out->sc[t0].cluster.fabric.name) != 0)) {
-			snprintf(at, sizeof(at), "/jobs/%d/scenario", k);
-			st = sc_error_set(err, SC_EINVAL, path, at,
-					  "job \"%s\" runs on %s / %s; the cluster's jobs share job %d's %s / %s",
-					  out->job_name[k], out->sc[k].cluster.instance.name, out->sc[k].cluster.fabric.name,
-					  t0, out->sc[t0].cluster.instance.name, out->sc[t0].cluster.fabric.name);
-			goto done;
-		}
-		if (t0 < 0)
-			t0 = k;
-		out->job_nodes[k] = out->sc[k].cluster.nodes;
 		k++;
 	}
 	out->n = k;
@@ -137,69 +229,9 @@ enum sc_status cluster_jobs_load(const char *path, const struct catalog *cat,
 				  "expected at least one training or checkpoint job (the fabric is its cluster)");
 		goto done;
 	}
-	/* serving jobs: their nodes from the hook; every training job's
-	 * nodes first, in file order, then the serving jobs' */
-	for (int i = 0; i < out->n; i++) {
-		char at[64];
-
-		if (out->kind[i] != CLUSTER_JOB_SERVING)
-			continue;
-		snprintf(at, sizeof(at), "/jobs/%d/kind", i);
-		if (!serving || !serving->nodes) {
-			st = sc_error_set(err, SC_EUNSUPPORTED, path, at, "serving jobs are not simulated here");
-			goto done;
-		}
-		if ((st = serving->nodes(serving->ctx, i, out->file[i], &out->sc[t0].cluster, &out->job_nodes[i],
-					 err)) != SC_OK)
-			goto done;
-	}
-	for (int pass = 0; pass < 2; pass++)
-		for (int i = 0; i < out->n; i++)
-			if ((out->kind[i] == CLUSTER_JOB_SERVING) == (pass == 1)) {
-				out->first_node[i] = out->nodes;
-				out->nodes += out->job_nodes[i];
-			}
-	npl = out->sc[t0].cluster.fabric.nodes_per_leaf > 0 ? out->sc[t0].cluster.fabric.nodes_per_leaf : 0;
-	if (pl)
-		st = placement_read(path, pl, "/placement", out->nodes, npl, &whole, err);
-	else
-		st = placement_generate(&whole, PLACEMENT_GEN_PACKED, out->nodes, 0, npl > 0 ? npl : out->nodes, 1, err);
-	if (st != SC_OK)
-		goto done;
-	out->fabric = out->sc[t0].cluster;
-	out->fabric.nodes = out->nodes;
-	out->fabric_job = t0;
-	for (k = 0; k < out->n; k++) {
-		int *idx;
-		char src[PLACEMENT_SOURCE_MAX];
-
-		if (out->kind[k] == CLUSTER_JOB_SERVING)
-			continue;
-		idx = malloc((size_t)out->sc[k].cluster.nodes * sizeof(*idx));
-		if (!idx) {
-			st = sc_error_set(err, SC_ENOMEM, path, NULL, "out of memory");
-			goto done;
-		}
-		for (int i = 0; i < out->sc[k].cluster.nodes; i++)
-			idx[i] = out->first_node[k] + i;
-		snprintf(src, sizeof(src), "nodes %d-%d of %s", out->first_node[k],
-			 out->first_node[k] + out->sc[k].cluster.nodes - 1, whole.source);
-		st = placement_subset(&whole, idx, out->sc[k].cluster.nodes, src, &slice, err);
-		free(idx);
-		if (st != SC_OK)
-			goto done;
-		if (!(out->sc[k].cluster.placement = placement_keep(&slice))) {
-			st = sc_error_set(err, SC_ENOMEM, path, NULL, "out of memory");
-			goto done;
-		}
-	}
-	if (!(kept = placement_keep(&whole))) {
-		st = sc_error_set(err, SC_ENOMEM, path, NULL, "out of memory");
-		goto done;
-	}
-	out->fabric.placement = kept;
+	if ((st = number_nodes(path, serving, t0, out, err)) == SC_OK)
+		st = place_jobs(path, cJSON_GetObjectItemCaseSensitive(root, "placement"), t0, out, err);
 done:
-	placement_free(&whole);
 	cJSON_Delete(root);
 	if (st != SC_OK)
 		cluster_jobs_free(out);

@@ -486,14 +486,13 @@ static const char *row_head =
 	"<th>memory/GPU</th><th class=\"l\">bottleneck</th><th>time to train</th><th>on-demand</th>"
 	"<th>capacity block</th><th>$/M tokens</th>";
 
-void rpt_plan_html(FILE *out, const struct rpt_plan_input *in)
+/* The page's head and its title line: the scenario, the budget, the
+ * pricing (and a comparison's basis). */
+static void plan_html_head(FILE *out, const struct rpt_plan_input *in)
 {
-	const struct compare_result *r = in->res;
 	const struct scenario *sc = in->sc;
-	char lines[RPT_DECISION_MAX][RPT_LINE_MAX], basis[256], d[32];
-	struct compare_ref front[256];
-	int nf = compare_pareto(r, in->opts->pricing, front, 256);
 	const char *kind = in->compare ? "Instance-type comparison" : "Capacity plan";
+	char basis[256], d[32];
 
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>", out);
 	fprintf(out, "%s: ", kind);
@@ -514,79 +513,95 @@ void rpt_plan_html(FILE *out, const struct rpt_plan_input *in)
 		fputc('.', out);
 	}
 	fputs("</p>\n", out);
+}
 
-	if (in->compare) {
-		int nd = rpt_plan_decision(in, lines);
+/* A comparison's decision lines and its best layout per instance type. */
+static void plan_html_compare(FILE *out, const struct rpt_plan_input *in)
+{
+	const struct compare_result *r = in->res;
+	char lines[RPT_DECISION_MAX][RPT_LINE_MAX];
+	int nd = rpt_plan_decision(in, lines);
 
-		fputs("<section id=\"decision\">\n<h2>Decision</h2>\n<ul class=\"decision\">\n", out);
-		for (int i = 0; i < nd; i++) {
+	fputs("<section id=\"decision\">\n<h2>Decision</h2>\n<ul class=\"decision\">\n", out);
+	for (int i = 0; i < nd; i++) {
+		fputs("<li>", out);
+		rpt_html_str(out, lines[i]);
+		fputs("</li>\n", out);
+	}
+	fputs("</ul>\n</section>\n", out);
+	fprintf(out, "<section id=\"best\">\n<h2>Best layout per instance type</h2>\n<table>\n"
+		"<tr><th class=\"l\">instance</th><th class=\"l\">GPU</th>%s</tr>\n", row_head);
+	for (int i = 0; i < r->n; i++) {
+		bool win = i == r->fastest || i == r->cheapest[in->opts->pricing];
+
+		/* a tie with a winner (inside the model's band) is a win too */
+		for (int k = 0; k < r->n_fastest_tied; k++)
+			win |= r->fastest_tied[k] == i;
+		for (int k = 0; k < r->n_cheapest_tied[in->opts->pricing]; k++)
+			win |= r->cheapest_tied[in->opts->pricing][k] == i;
+		row_html(out, &r->entries[i], plan_chosen(&r->entries[i].plan), win, NULL);
+	}
+	fputs("</table>\n<p class=\"meta\">Green rows win on time or on cost, or are tied with the "
+	      "winner inside the model's band (see the decision).</p>\n</section>\n", out);
+}
+
+/* A plan's chosen point: node count, layout, time, band, deadline and the
+ * cost under each pricing. */
+static void plan_html_choice(FILE *out, const struct rpt_plan_input *in)
+{
+	const struct compare_entry *e = &in->res->entries[0];
+	const struct plan_point *p = plan_chosen(&e->plan);
+	char d[32];
+
+	fputs("<section id=\"decision\">\n<h2>Plan</h2>\n<ul class=\"decision\">\n", out);
+	if (p) {
+		char lay[96], a[32], band[RPT_LINE_MAX];
+
+		fprintf(out, "<li>%d x %s (%d GPUs): %s</li>\n", p->nodes, e->instance.name, p->gpus,
+			rpt_plan_choice_text(e->plan.choice));
+		if (rpt_plan_tie_text(in, e, band, sizeof(band)))
+			fprintf(out, "<li>%s</li>\n", band);
+		fprintf(out, "<li>layout %s, %.4g s per step, %.4g tokens/s, MFU %.1f %%</li>\n",
+			rpt_layout_str(&p->best, lay, sizeof(lay)), p->best.step_time_s,
+			p->best.tokens_per_s, p->best.mfu * 100);
+		fprintf(out, "<li>%s to train (goodput %.0f %%), %.4g GPU-hours</li>\n",
+			rpt_duration(p->train[0].time_s, d, sizeof(d)), p->train[0].goodput * 100,
+			p->train[0].gpu_hours);
+		fputs("<li>", out);
+		rpt_html_str(out, rpt_plan_time_band(p, band, sizeof(band)));
+		fputs(" (the step time's band)</li>\n", out);
+		if (rpt_plan_deadline_text(in, p, band, sizeof(band))) {
 			fputs("<li>", out);
-			rpt_html_str(out, lines[i]);
+			rpt_html_str(out, band);
 			fputs("</li>\n", out);
 		}
-		fputs("</ul>\n</section>\n", out);
-		fprintf(out, "<section id=\"best\">\n<h2>Best layout per instance type</h2>\n<table>\n"
-			"<tr><th class=\"l\">instance</th><th class=\"l\">GPU</th>%s</tr>\n", row_head);
-		for (int i = 0; i < r->n; i++) {
-			bool win = i == r->fastest || i == r->cheapest[in->opts->pricing];
+		for (int pr = 0; pr < PRICING_COUNT; pr++) {
+			char buy[512];
 
-			/* a tie with a winner (inside the model's band) is a win too */
-			for (int k = 0; k < r->n_fastest_tied; k++)
-				win |= r->fastest_tied[k] == i;
-			for (int k = 0; k < r->n_cheapest_tied[in->opts->pricing]; k++)
-				win |= r->cheapest_tied[in->opts->pricing][k] == i;
-			row_html(out, &r->entries[i], plan_chosen(&r->entries[i].plan), win, NULL);
+			if (p->train[pr].usd_per_h > 0) {
+				fprintf(out, "<li>%s: %s, $%.4g per million tokens; ",
+					plan_pricing_name((enum plan_pricing)pr),
+					rpt_usd(p->train[pr].usd_total, a, sizeof(a)),
+					p->train[pr].usd_per_mtoken);
+				rpt_html_str(out, rpt_purchase(&e->instance, p->nodes, (enum plan_pricing)pr,
+							       buy, sizeof(buy)));
+			} else {
+				fprintf(out, "<li>%s: not offered (", plan_pricing_name((enum plan_pricing)pr));
+				rpt_html_str(out, rpt_price_options(&e->instance.price, buy, sizeof(buy)));
+				fputc(')', out);
+			}
+			fputs("</li>\n", out);
 		}
-		fputs("</table>\n<p class=\"meta\">Green rows win on time or on cost, or are tied with the "
-		      "winner inside the model's band (see the decision).</p>\n</section>\n", out);
 	} else {
-		const struct compare_entry *e = &r->entries[0];
-		const struct plan_point *p = plan_chosen(&e->plan);
-
-		fputs("<section id=\"decision\">\n<h2>Plan</h2>\n<ul class=\"decision\">\n", out);
-		if (p) {
-			char lay[96], a[32], band[RPT_LINE_MAX];
-
-			fprintf(out, "<li>%d x %s (%d GPUs): %s</li>\n", p->nodes, e->instance.name, p->gpus,
-				rpt_plan_choice_text(e->plan.choice));
-			if (rpt_plan_tie_text(in, e, band, sizeof(band)))
-				fprintf(out, "<li>%s</li>\n", band);
-			fprintf(out, "<li>layout %s, %.4g s per step, %.4g tokens/s, MFU %.1f %%</li>\n",
-				rpt_layout_str(&p->best, lay, sizeof(lay)), p->best.step_time_s,
-				p->best.tokens_per_s, p->best.mfu * 100);
-			fprintf(out, "<li>%s to train (goodput %.0f %%), %.4g GPU-hours</li>\n",
-				rpt_duration(p->train[0].time_s, d, sizeof(d)), p->train[0].goodput * 100,
-				p->train[0].gpu_hours);
-			fputs("<li>", out);
-			rpt_html_str(out, rpt_plan_time_band(p, band, sizeof(band)));
-			fputs(" (the step time's band)</li>\n", out);
-			if (rpt_plan_deadline_text(in, p, band, sizeof(band))) {
-				fputs("<li>", out);
-				rpt_html_str(out, band);
-				fputs("</li>\n", out);
-			}
-			for (int pr = 0; pr < PRICING_COUNT; pr++) {
-				char buy[512];
-
-				if (p->train[pr].usd_per_h > 0) {
-					fprintf(out, "<li>%s: %s, $%.4g per million tokens; ",
-						plan_pricing_name((enum plan_pricing)pr),
-						rpt_usd(p->train[pr].usd_total, a, sizeof(a)),
-						p->train[pr].usd_per_mtoken);
-					rpt_html_str(out, rpt_purchase(&e->instance, p->nodes, (enum plan_pricing)pr,
-								       buy, sizeof(buy)));
-				} else {
-					fprintf(out, "<li>%s: not offered (", plan_pricing_name((enum plan_pricing)pr));
-					rpt_html_str(out, rpt_price_options(&e->instance.price, buy, sizeof(buy)));
-					fputc(')', out);
-				}
-				fputs("</li>\n", out);
-			}
-		} else {
-			fprintf(out, "<li>%s</li>\n", rpt_plan_choice_text(e->plan.choice));
-		}
-		fputs("</ul>\n</section>\n", out);
+		fprintf(out, "<li>%s</li>\n", rpt_plan_choice_text(e->plan.choice));
 	}
+	fputs("</ul>\n</section>\n", out);
+}
+
+/* The three charts: breakdown, cost against time, scaling. */
+static void plan_html_charts(FILE *out, const struct rpt_plan_input *in)
+{
+	const struct compare_result *r = in->res;
 
 	fputs("<section id=\"breakdown\">\n<h2>Step-time breakdown</h2>\n", out);
 	chart_breakdown(out, r);
@@ -601,6 +616,13 @@ void rpt_plan_html(FILE *out, const struct rpt_plan_input *in)
 	chart_scaling(out, r);
 	fputs("<p class=\"meta\">Throughput of the best layout at each node count (global batch fixed).</p>\n"
 	      "</section>\n", out);
+}
+
+/* Every point of the sweep, Pareto points marked. */
+static void plan_html_sweep(FILE *out, const struct compare_result *r, enum plan_pricing pricing)
+{
+	struct compare_ref front[256];
+	int nf = compare_pareto(r, pricing, front, 256);
 
 	fprintf(out, "<section id=\"sweep\">\n<h2>All points</h2>\n<table>\n<tr><th class=\"l\">instance</th>"
 		"<th class=\"l\">GPU</th>%s<th>Pareto</th></tr>\n", row_head);
@@ -609,7 +631,11 @@ void rpt_plan_html(FILE *out, const struct rpt_plan_input *in)
 			row_html(out, &r->entries[i], &r->entries[i].plan.points[k], k == r->entries[i].plan.chosen,
 				 rpt_plan_on_pareto(front, nf, i, k) ? "yes" : "");
 	fputs("</table>\n</section>\n", out);
+}
 
+/* Prices with the date each was read, and the notes. */
+static void plan_html_prices_notes(FILE *out, const struct compare_result *r)
+{
 	fputs("<section id=\"prices\">\n<h2>Prices</h2>\n<p class=\"meta\">USD per instance-hour, with the date "
 	      "each was read: check them before you buy.</p>\n<table>\n<tr><th class=\"l\">instance</th>"
 	      "<th>on-demand</th><th>capacity block</th><th class=\"l\">region</th><th class=\"l\">date</th>"
@@ -646,5 +672,17 @@ void rpt_plan_html(FILE *out, const struct rpt_plan_input *in)
 	}
 	fputs("<li>Time to train = budget / throughput / goodput (plan_time_to_train in sim/plan/cost.c); "
 	      "failures and checkpoints are not in it yet.</li>\n</ul>\n</section>\n", out);
+}
+
+void rpt_plan_html(FILE *out, const struct rpt_plan_input *in)
+{
+	plan_html_head(out, in);
+	if (in->compare)
+		plan_html_compare(out, in);
+	else
+		plan_html_choice(out, in);
+	plan_html_charts(out, in);
+	plan_html_sweep(out, in->res, in->opts->pricing);
+	plan_html_prices_notes(out, in->res);
 	fprintf(out, "<footer class=\"meta\">stepcast %s</footer>\n</body>\n</html>\n", STEPCAST_VERSION);
 }

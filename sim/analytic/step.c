@@ -169,19 +169,21 @@ static void tp_comm(const struct ctx *x, const struct net_span *grp, int f,
 	}
 }
 
-static void time_kind(const struct ctx *x, const struct tf_layer *L,
-		      bool has_layer_attention, struct step_kind_time *kt)
+/* One layer kind's work before overlap: compute (forward, backward, the
+ * attention kernels apart for CP's window) and communication per
+ * direction. */
+struct kind_work {
+	struct gpu_time fwd, bwd, attn, attn_b;
+	double gemm_f, gemm_b;
+	double tp_f, tp_b, etp_f, etp_b, ep_f, ep_b, cp_f, cp_b;
+};
+
+/* The GEMMs forward and backward (data and weight gradients). */
+static void kind_gemms(const struct ctx *x, const struct tf_layer *L, struct kind_work *w,
+		       struct step_kind_time *kt)
 {
 	const struct calibration *cal = x->cal;
-	const struct layout *lay = &x->sc->layout;
-	enum sc_recompute rc = x->sc->training.recompute;
-	struct gpu_time fwd = { 0, 0, 0 }, bwd = { 0, 0, 0 }, attn = { 0, 0, 0 };
-	struct gpu_time attn_b = { 0, 0, 0 };
-	double gemm_f = 0, gemm_b = 0, mem_bytes = 0, mem_kernels = 0;
-	double tp_f, tp_b, etp_f, etp_b, ep_f = 0, ep_b = 0, cp_f = 0, cp_b = 0;
-	double hid_f, hid_b;
 
-	memset(kt, 0, sizeof(*kt));
 	for (int i = 0; i < L->n_gemms; i++) {
 		const struct tf_gemm *g = &L->gemm[i];
 		enum gpu_dtype dt = g->keep_bf16 ? GPU_DTYPE_BF16 : x->dtype;
@@ -199,11 +201,19 @@ static void time_kind(const struct ctx *x, const struct tf_layer *L,
 		/* the weight-gradient GEMM alone: the W pass zero-bubble
 		 * schedules postpone (Qi et al. 2023) */
 		kt->wgrad_s += gpu_time_total(&w1);
-		gpu_time_add(&fwd, &f1, 1.0);
-		gpu_time_add(&bwd, &b1, 1.0);
-		gemm_f += gpu_time_total(&f1);
-		gemm_b += gpu_time_total(&b1);
+		gpu_time_add(&w->fwd, &f1, 1.0);
+		gpu_time_add(&w->bwd, &b1, 1.0);
+		w->gemm_f += gpu_time_total(&f1);
+		w->gemm_b += gpu_time_total(&b1);
 	}
+}
+
+/* The attention core, and the element-wise kernels by their bytes. */
+static void kind_attention_memops(const struct ctx *x, const struct tf_layer *L, struct kind_work *w)
+{
+	const struct calibration *cal = x->cal;
+	double mem_bytes = 0, mem_kernels = 0;
+
 	if (L->attn_flops > 0) {
 		/* flash-attention backward recomputes the scores and does five
 		 * matmuls to the forward's two (Dao 2023, FlashAttention-2,
@@ -217,11 +227,11 @@ static void time_kind(const struct ctx *x, const struct tf_layer *L,
 				     ? cal->attn_eta_portable
 				     : cal->attn_eta * gpu_attention_head_factor(cal, L->attn_head_dim);
 
-		gpu_attention_time(x->gpu, cal, eta, L->attn_flops, L->attn_bytes, &attn);
+		gpu_attention_time(x->gpu, cal, eta, L->attn_flops, L->attn_bytes, &w->attn);
 		gpu_attention_time(x->gpu, cal, eta, L->attn_flops * cal->attn_bwd_flops_ratio,
-				   2.0 * L->attn_bytes, &attn_b);
-		gpu_time_add(&fwd, &attn, 1.0);
-		gpu_time_add(&bwd, &attn_b, 1.0);
+				   2.0 * L->attn_bytes, &w->attn_b);
+		gpu_time_add(&w->fwd, &w->attn, 1.0);
+		gpu_time_add(&w->bwd, &w->attn_b, 1.0);
 	}
 	for (int i = 0; i < L->n_memops; i++) {
 		mem_bytes += L->memop[i].bytes;
@@ -229,20 +239,24 @@ static void time_kind(const struct ctx *x, const struct tf_layer *L,
 	}
 	/* element-wise backward reads the saved input and the incoming
 	 * gradient and writes the outgoing one: about twice the forward bytes */
-	gpu_memory_time(x->gpu, cal, mem_bytes, mem_kernels, &fwd);
-	gpu_memory_time(x->gpu, cal, 2.0 * mem_bytes, 2.0 * mem_kernels, &bwd);
+	gpu_memory_time(x->gpu, cal, mem_bytes, mem_kernels, &w->fwd);
+	gpu_memory_time(x->gpu, cal, 2.0 * mem_bytes, 2.0 * mem_kernels, &w->bwd);
+}
 
-	/* communication before overlap */
-	tp_comm(x, &x->tp, L->tp_f, L->tp_g, L->tp_bytes, &tp_f, &tp_b);
-	tp_comm(x, &x->etp, L->etp_f, L->etp_g, L->etp_bytes, &etp_f, &etp_b);
-	kt->etp_s = etp_f + etp_b;
-	tp_f += etp_f;
-	tp_b += etp_b;
+/* TP (with expert TP), EP and CP communication before overlap. */
+static void kind_comm(const struct ctx *x, const struct tf_layer *L, bool has_layer_attention,
+		      struct kind_work *w, struct step_kind_time *kt)
+{
+	tp_comm(x, &x->tp, L->tp_f, L->tp_g, L->tp_bytes, &w->tp_f, &w->tp_b);
+	tp_comm(x, &x->etp, L->etp_f, L->etp_g, L->etp_bytes, &w->etp_f, &w->etp_b);
+	kt->etp_s = w->etp_f + w->etp_b;
+	w->tp_f += w->etp_f;
+	w->tp_b += w->etp_b;
 	if (L->ep_calls > 0 && x->ep.ranks > 1) {
 		double a2a = ep_a2a(x, L->ep_bytes * x->imbalance, NULL);
 
-		ep_f = L->ep_calls * a2a;
-		ep_b = L->ep_calls * a2a;
+		w->ep_f = L->ep_calls * a2a;
+		w->ep_b = L->ep_calls * a2a;
 	}
 	if (has_layer_attention && x->cp.ranks > 1 && L->cp_kv_bytes > 0) {
 		/* ring attention: cp - 1 steps each passing one K,V chunk;
@@ -252,9 +266,15 @@ static void time_kind(const struct ctx *x, const struct tf_layer *L,
 
 		ring.ranks = 2;
 		step = coll_time(x->cal, &ring, COLL_SEND_RECV, L->cp_kv_bytes, NULL);
-		cp_f = (x->cp.ranks - 1) * step;
-		cp_b = 2.0 * (x->cp.ranks - 1) * step;
+		w->cp_f = (x->cp.ranks - 1) * step;
+		w->cp_b = 2.0 * (x->cp.ranks - 1) * step;
 	}
+}
+
+/* What recomputation adds to the backward. */
+static void kind_recompute(const struct ctx *x, const struct tf_layer *L, struct kind_work *w)
+{
+	enum sc_recompute rc = x->sc->training.recompute;
 
 	/* recompute: full re-runs the whole forward (and its communication)
 	 * before the backward; selective re-runs the attention core
@@ -262,36 +282,31 @@ static void time_kind(const struct ctx *x, const struct tf_layer *L,
 	if (full_recompute_share(&x->sc->training) > 0) {
 		double f = full_recompute_share(&x->sc->training);
 
-		gpu_time_add(&bwd, &fwd, f);
-		gemm_b += f * gemm_f;
-		tp_b += f * tp_f;
-		ep_b += f * ep_f;
-		cp_b += f * cp_f;
+		gpu_time_add(&w->bwd, &w->fwd, f);
+		w->gemm_b += f * w->gemm_f;
+		w->tp_b += f * w->tp_f;
+		w->ep_b += f * w->ep_f;
+		w->cp_b += f * w->cp_f;
 	} else if (rc == RECOMPUTE_SELECTIVE && L->attn_flops > 0) {
-		gpu_time_add(&bwd, &attn, 1.0);
-		cp_b += cp_f;
+		gpu_time_add(&w->bwd, &w->attn, 1.0);
+		w->cp_b += w->cp_f;
 	}
+}
 
-	kt->compute = fwd;
-	gpu_time_add(&kt->compute, &bwd, 1.0);
-	kt->fwd_s = gpu_time_total(&fwd);
-	kt->bwd_s = gpu_time_total(&bwd);
-	kt->tp_s = tp_f + tp_b;
-	kt->cp_s = cp_f + cp_b;
-	kt->ep_s = ep_f + ep_b;
-	kt->tp_dir_s[0] = tp_f;
-	kt->tp_dir_s[1] = tp_b;
-	kt->cp_dir_s[0] = cp_f;
-	kt->cp_dir_s[1] = cp_b;
-	kt->ep_dir_s[0] = ep_f;
-	kt->ep_dir_s[1] = ep_b;
+/* The hidden parts of TP, CP and EP communication, the interference of
+ * what is hidden, and the kind's total. */
+static void kind_overlap(const struct ctx *x, const struct kind_work *w, struct step_kind_time *kt)
+{
+	const struct calibration *cal = x->cal;
+	const struct layout *lay = &x->sc->layout;
+	double hid_f, hid_b;
 
 	/* TP: hidden under the GEMMs by userbuffer comm-GEMM overlap only
 	 * when the layout enables it (Transformer Engine tp_comm_overlap) */
 	hid_f = hid_b = 0;
 	{
-		double h_f = lay->tp_comm_overlap ? layout_hidden_s(cal->tp_overlap, tp_f, gemm_f) : 0;
-		double h_b = lay->tp_comm_overlap ? layout_hidden_s(cal->tp_overlap, tp_b, gemm_b) : 0;
+		double h_f = lay->tp_comm_overlap ? layout_hidden_s(cal->tp_overlap, w->tp_f, w->gemm_f) : 0;
+		double h_b = lay->tp_comm_overlap ? layout_hidden_s(cal->tp_overlap, w->tp_b, w->gemm_b) : 0;
 
 		kt->tp_exp_s = kt->tp_s - h_f - h_b;
 		kt->tp_hid_dir_s[0] = h_f;
@@ -301,9 +316,9 @@ static void time_kind(const struct ctx *x, const struct tf_layer *L,
 	}
 	/* CP: the ring exchange always runs under the attention kernels */
 	{
-		double af = gpu_time_total(&attn), ab = gpu_time_total(&attn_b);
-		double h_f = layout_hidden_s(cal->cp_overlap, cp_f, af);
-		double h_b = layout_hidden_s(cal->cp_overlap, cp_b, ab);
+		double af = gpu_time_total(&w->attn), ab = gpu_time_total(&w->attn_b);
+		double h_f = layout_hidden_s(cal->cp_overlap, w->cp_f, af);
+		double h_b = layout_hidden_s(cal->cp_overlap, w->cp_b, ab);
 
 		kt->cp_exp_s = kt->cp_s - h_f - h_b;
 		kt->cp_win_dir_s[0] = af;
@@ -315,8 +330,8 @@ static void time_kind(const struct ctx *x, const struct tf_layer *L,
 	 * (e.g. Megatron's MoE a2a overlap, DeepEP), under the rest of the
 	 * layer's compute */
 	{
-		double h_f = lay->ep_comm_overlap ? layout_hidden_s(cal->ep_overlap, ep_f, kt->fwd_s - hid_f) : 0;
-		double h_b = lay->ep_comm_overlap ? layout_hidden_s(cal->ep_overlap, ep_b, kt->bwd_s - hid_b) : 0;
+		double h_f = lay->ep_comm_overlap ? layout_hidden_s(cal->ep_overlap, w->ep_f, kt->fwd_s - hid_f) : 0;
+		double h_b = lay->ep_comm_overlap ? layout_hidden_s(cal->ep_overlap, w->ep_b, kt->bwd_s - hid_b) : 0;
 
 		kt->ep_exp_s = kt->ep_s - h_f - h_b;
 		hid_f += h_f;
@@ -326,6 +341,34 @@ static void time_kind(const struct ctx *x, const struct tf_layer *L,
 	kt->total_s = gpu_time_total(&kt->compute) + kt->tp_exp_s + kt->cp_exp_s +
 		      kt->ep_exp_s + kt->interference_s;
 }
+
+static void time_kind(const struct ctx *x, const struct tf_layer *L,
+		      bool has_layer_attention, struct step_kind_time *kt)
+{
+	struct kind_work w;
+
+	memset(kt, 0, sizeof(*kt));
+	memset(&w, 0, sizeof(w));
+	kind_gemms(x, L, &w, kt);
+	kind_attention_memops(x, L, &w);
+	kind_comm(x, L, has_layer_attention, &w, kt);
+	kind_recompute(x, L, &w);
+	kt->compute = w.fwd;
+	gpu_time_add(&kt->compute, &w.bwd, 1.0);
+	kt->fwd_s = gpu_time_total(&w.fwd);
+	kt->bwd_s = gpu_time_total(&w.bwd);
+	kt->tp_s = w.tp_f + w.tp_b;
+	kt->cp_s = w.cp_f + w.cp_b;
+	kt->ep_s = w.ep_f + w.ep_b;
+	kt->tp_dir_s[0] = w.tp_f;
+	kt->tp_dir_s[1] = w.tp_b;
+	kt->cp_dir_s[0] = w.cp_f;
+	kt->cp_dir_s[1] = w.cp_b;
+	kt->ep_dir_s[0] = w.ep_f;
+	kt->ep_dir_s[1] = w.ep_b;
+	kind_overlap(x, &w, kt);
+}
+
 
 static void kind_add(struct step_kind_time *acc, const struct step_kind_time *k, double n)
 {

@@ -492,17 +492,13 @@ static enum sc_status calib_read_meta(struct cfg_reader *rd, const cJSON *obj, s
 		CFG_F_STR(struct calibration, description, REQ, "what the profile is and where it comes from"),
 		CFG_END
 	};
-	char where[SC_ERROR_PTR_MAX];
 	enum sc_status st;
 	cJSON *copy;
 
 	if ((st = cfg_check_keys(rd, obj, top_keys, pointer)) != SC_OK)
 		return st;
 	for (const struct cfg_field *f = meta; f->key; f++) {
-		const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, f->key);
-
-		cfg_pointer_key(where, sizeof(where), pointer, f->key);
-		if (!item)
+		if (!cJSON_GetObjectItemCaseSensitive(obj, f->key))
 			return sc_error_set(rd->err, SC_EINVAL, rd->file, pointer[0] ? pointer : "/",
 					    "missing required key \"%s\"", f->key);
 	}

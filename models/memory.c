@@ -223,6 +223,17 @@ double mem_optimizer_bytes_per_param(enum sc_optimizer o, enum sc_dtype master,
 #define DS_REDUCE_BUCKET_ELEMENTS 5e8
 #define DS_ALLGATHER_BUCKET_ELEMENTS 5e8
 
+/* DeepSpeed ZeRO-3 optimizer step (deepspeed/runtime/zero/stage3.py,
+ * _prepare_fp32_grad_for_sub_group): the gradient partition, held in the
+ * model's dtype through the backward (averaged_gradients), is flattened
+ * into a new model-dtype tensor and that cast to FP32 for the FP32 master
+ * weights (self.flatten(...).to(fp32 dtype)): 2 + 4 bytes per element of
+ * one sub-group at a time, freed after its step; sub_group_size defaults
+ * to 1e9 elements of the rank's partition (deepspeed/runtime/zero/config.py,
+ * _create_fp16_sub_groups). */
+#define DS_SUB_GROUP_ELEMENTS 1e9
+#define DS_STEP_GRAD_COPY_BYTES (2.0 + 4.0)
+
 /* Bytes per logit element held by the loss of one micro-batch:
  *   Megatron-Core: the BF16 logits and the FP32 softmax its vocab-parallel
  *     cross-entropy computes in place and keeps for the backward (6);
@@ -293,7 +304,9 @@ void mem_estimate(const struct mem_in *in, const struct calibration *cal,
 		break;
 	case FW_DEEPSPEED:
 		out->weights_bytes = 2.0 * p_w;
-		out->gradients_bytes = gb * p_g;
+		/* ZeRO-3 keeps the gradient partition in the model's dtype; its
+		 * FP32 copy exists only at the optimizer step (below) */
+		out->gradients_bytes = (in->zero_stage >= 3 ? 2.0 : gb) * p_g;
 		out->optimizer_bytes = mem_optimizer_bytes_per_param(in->optimizer, in->master_dtype,
 								     in->moments_dtype) * p_o;
 		/* ZeRO-3: the live gathered BF16 parameters of the unit being
@@ -309,15 +322,34 @@ void mem_estimate(const struct mem_in *in, const struct calibration *cal,
 			else if (in->zero_stage >= 1)
 				out->buffers_bytes += 2.0 * fmin(DS_ALLGATHER_BUCKET_ELEMENTS, p_all);
 		}
+		/* a model built outside deepspeed.zero.Init runs the plain
+		 * F.linear, whose autograd node keeps a view of the gathered
+		 * weight, so ZeRO-3's release after the module's forward frees
+		 * nothing until that backward: every linear weight of the stage,
+		 * unsharded, at the start of the backward (zero.Init replaces
+		 * F.linear with LinearFunctionForZeroStage3, which saves only an
+		 * id, to avoid exactly this: deepspeed/runtime/zero/linear.py) */
+		if (in->zero_stage >= 3)
+			out->buffers_bytes += 2.0 * in->retained_weight_params;
 		break;
 	}
 	out->buffers_bytes += MEM_WORKSPACE_BYTES +
-			      loss_bytes_per_logit(in->framework, in->compile) * in->logits_elements /
+			      loss_bytes_per_logit(in->framework, in->compile_loss) * in->logits_elements /
 			      (in->loss_chunks > 1 ? in->loss_chunks : 1);
 	if (in->loss_chunks > 1)
 		out->buffers_bytes += MEM_CHUNKED_LOSS_GRAD_BYTES * in->loss_hidden_elements;
 	out->activations_bytes = in->act_per_microbatch_bytes * in->inflight_microbatches +
 				 in->act_extra_bytes;
+	/* DeepSpeed ZeRO-3 with FP32 master weights: the optimizer step's
+	 * gradient copies of one sub-group, after the activations and the
+	 * backward's buffers are freed; the peak is the larger phase */
+	if (in->framework == FW_DEEPSPEED && in->zero_stage >= 3 &&
+	    in->master_dtype != DTYPE_BF16) {
+		double step = DS_STEP_GRAD_COPY_BYTES * fmin(DS_SUB_GROUP_ELEMENTS, p_g);
+
+		if (step > out->activations_bytes + out->buffers_bytes)
+			out->buffers_bytes = step - out->activations_bytes;
+	}
 	out->allocated_bytes = out->weights_bytes + out->gradients_bytes + out->optimizer_bytes +
 			       out->activations_bytes + out->buffers_bytes;
 	slack = MEM_ALLOCATOR_SLACK;

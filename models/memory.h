@@ -72,7 +72,11 @@ struct mem_in {
 	enum sc_precision precision;
 	enum sc_optimizer optimizer;
 	bool compile;
+	bool compile_loss;               /* the loss compiled (compile, less no_compile_loss) */
 	bool no_lp_weight_cache;         /* TE's low-precision weight copies not kept */
+	double retained_weight_params;   /* DeepSpeed ZeRO-3 without zero.Init's memory-
+					    efficient linear, no recompute: the linear
+					    weights on this GPU, unsharded, kept by autograd */
 	double act_per_microbatch_bytes; /* the stage's layers, one micro-batch */
 	double inflight_microbatches;    /* from the pipeline schedule */
 	double act_extra_bytes;          /* held once (recompute working set) */

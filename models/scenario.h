@@ -138,6 +138,11 @@ struct training {
 	bool compile;            /* torch.compile (torchtitan): fused elementwise ops and loss */
 	bool no_lp_weight_cache; /* Megatron --disable-parameter-transpose-cache: TE's FP8/FP4
 				    weight copies cast per GEMM, not kept across micro-batches */
+	bool no_compile_loss;    /* with compile: the loss runs eager (torchtitan
+				    compile.components without "loss") */
+	bool no_mem_efficient_linear; /* DeepSpeed ZeRO-3 model built outside
+				    deepspeed.zero.Init: plain F.linear keeps each gathered
+				    weight for its backward */
 	bool activation_input_fp8; /* the MLP activation's (SwiGLU) input kept in FP8 with
 				      1 x 128 tile scales (DeepSeek-V3 report 3.3.4) */
 	int recompute_layer_interval; /* with selective: one decoder layer in this many fully

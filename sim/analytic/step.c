@@ -916,7 +916,7 @@ static void stage_memory(const struct scenario *sc, const struct step_prep *p,
 	for (int pass = 0; pass < nranks; pass++) {
 		int s = pass == 0 ? 0 : dualpipe ? (pp / 2 > 1 ? pass : 1) : pp - 1;
 		struct stage_content c;
-		struct mem_in mi;
+		struct mem_in mi = { 0 };
 		struct mem_out tmp, *mo = pass == 0 ? &out->mem_stage[0] : &tmp;
 		double act, extra, logits = 0, inflight, copies;
 
@@ -985,6 +985,13 @@ static void stage_memory(const struct scenario *sc, const struct step_prep *p,
 		mi.precision = tr->precision;
 		mi.optimizer = tr->optimizer;
 		mi.compile = tr->compile;
+		mi.compile_loss = tr->compile && !tr->no_compile_loss;
+		/* every linear weight of the stage (not the input embedding,
+		 * whose backward keeps only the indices) */
+		if (tr->framework == FW_DEEPSPEED && tr->no_mem_efficient_linear &&
+		    tr->recompute != RECOMPUTE_FULL)
+			mi.retained_weight_params = c.params_dense + c.params_expert -
+				(c.first && !(m->tied_embeddings && pp == 1) ? p->ops.embed.params_dense_local : 0);
 		mi.no_lp_weight_cache = tr->no_lp_weight_cache;
 		mi.act_per_microbatch_bytes = act;
 		mi.inflight_microbatches = inflight;

@@ -15,10 +15,13 @@
  *     those modules; dropout on unless --attention-dropout and --hidden-dropout
  *     are both 0 (Megatron's defaults are 0.1); flag eager_attention ->
  *     unfused attention;
- *   notes naming torchtitan's ChunkedLossWrapper -> loss_chunks its
- *     default (MEM_TORCHTITAN_LOSS_CHUNKS); notes giving a numeric
- *     selective_ac_option "N" (torchtitan, recompute selective) ->
- *     recompute_layer_interval N;
+ *   loss_chunks, recompute_layer_interval, no_compile_loss and
+ *     no_mem_efficient_linear: the scenario's training fields of the same
+ *     names (what the case's configuration and framework version state:
+ *     torchtitan's ChunkedLossWrapper, selective_ac_option "N", a torchtitan
+ *     that compiled only the blocks, a DeepSpeed model built outside
+ *     deepspeed.zero.Init); recompute_layer_interval only with recompute
+ *     selective;
  *   measured_rank "last global rank..." -> the last pipeline stage, else
  *     the first (rank 0);
  *   the peak in GiB (peak_memory_GiB); a case without one (the unit is
@@ -35,6 +38,7 @@
 
 #include "../analytic/step.h"
 #include "../config/datadir.h"
+#include "../config/scenario_load.h"
 
 const char *mem_statistic_name(enum mem_statistic s)
 {
@@ -56,7 +60,39 @@ const char *memval_default_path(void)
 /* The memory file's own keys of a case, beside the training-case ones. */
 static const char *const memory_keys[] = { "framework", "framework_version", "optimizer",
 					   "activation_offload", "measured", "framework_args",
-					   "framework_env", NULL };
+					   "framework_env", "loss_chunks", "recompute_layer_interval",
+					   "no_compile_loss", "no_mem_efficient_linear", NULL };
+
+/* Of them, the scenario's training fields, read by the scenario's own
+ * field table (its types and ranges). */
+static const char *const training_keys[] = { "loss_chunks", "recompute_layer_interval",
+					     "no_compile_loss", "no_mem_efficient_linear", NULL };
+
+static enum sc_status read_training_keys(const char *path, const char *where, const cJSON *item,
+					 struct training *tr, struct sc_error *err)
+{
+	struct cfg_field fields[sizeof(training_keys) / sizeof(training_keys[0])];
+	struct cfg_reader rd = { path, err, NULL };
+	cJSON *obj = cJSON_CreateObject();
+	enum sc_status st;
+	int n = 0;
+
+	if (!obj)
+		return sc_error_set(err, SC_ENOMEM, path, NULL, "out of memory");
+	for (int i = 0; training_keys[i]; i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(item, training_keys[i]);
+
+		for (const struct cfg_field *f = cfg_training_fields; f->key; f++)
+			if (strcmp(f->key, training_keys[i]) == 0)
+				fields[n++] = *f;
+		if (v)
+			cJSON_AddItemToObject(obj, training_keys[i], cJSON_Duplicate(v, true));
+	}
+	memset(&fields[n], 0, sizeof(fields[n]));
+	st = cfg_read_object(&rd, obj, fields, tr, where);
+	cJSON_Delete(obj);
+	return st;
+}
 
 static void not_expressed(struct mem_case *mc, const char *why)
 {
@@ -115,6 +151,7 @@ static enum sc_status apply_memory_keys(const char *path, const char *where, con
 	const char *stat, *rank;
 	char ptr[SC_ERROR_PTR_MAX];
 	struct training *tr;
+	enum sc_status st;
 
 	if (!fw || !opt) {
 		cfg_pointer_key(ptr, sizeof(ptr), where, fw ? "optimizer" : "framework");
@@ -198,24 +235,10 @@ static enum sc_status apply_memory_keys(const char *path, const char *where, con
 			}
 		}
 	}
-	{
-		/* the loss the case names: torchtitan's ChunkedLossWrapper
-		 * (its default chunks, models/memory.h) */
-		const char *notes = string_of(item, "notes");
-
-		const char *ac = notes ? strstr(notes, "selective_ac_option") : NULL;
-
-		if (tr->framework == FW_TORCHTITAN && notes && strstr(notes, "ChunkedLossWrapper"))
-			tr->loss_chunks = MEM_TORCHTITAN_LOSS_CHUNKS;
-		/* torchtitan's layer-selective option: selective_ac_option "N"
-		 * (a number; "op" is the op-level policy) */
-		if (tr->framework == FW_TORCHTITAN && tr->recompute == RECOMPUTE_SELECTIVE && ac) {
-			ac += strlen("selective_ac_option");
-			ac += strspn(ac, " =\\\"");
-			if (*ac >= '1' && *ac <= '9')
-				tr->recompute_layer_interval = atoi(ac);
-		}
-	}
+	if ((st = read_training_keys(path, where, item, tr, err)) != SC_OK)
+		return st;
+	if (tr->recompute != RECOMPUTE_SELECTIVE)
+		tr->recompute_layer_interval = 0;
 	/* Megatron's optimizer is not distributed unless
 	 * --use-distributed-optimizer is given (megatron/training/arguments.py,
 	 * default False): a case whose argument list lacks it (and is not

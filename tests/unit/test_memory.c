@@ -242,22 +242,35 @@ static void test_frameworks(void)
 	in.logits_elements = 1e9;
 	mem_estimate(&in, &cal, &o);
 	CHECK_REL(o.buffers_bytes, 10 * unit + ws + 10e9, 1e-12);
-	in.compile = true;
+	in.compile = true;   /* the blocks compiled, the loss eager (torchtitan before 2025-04) */
+	mem_estimate(&in, &cal, &o);
+	CHECK_REL(o.buffers_bytes, 10 * unit + ws + 10e9, 1e-12);
+	in.compile_loss = true;
 	mem_estimate(&in, &cal, &o);
 	CHECK_REL(o.buffers_bytes, 10 * unit + ws + 4e9, 1e-12);
 	in.logits_elements = 0;
-	/* DeepSpeed ZeRO-3: BF16 params, FP32 master, FP32 grads, moments:
-	 * 18 / d, plus the live units and the 5e8-element reduce bucket */
+	/* DeepSpeed ZeRO-3: BF16 params and BF16 gradient partitions, FP32
+	 * master and moments: 16 / d; the backward holds the live units and
+	 * the 5e8-element reduce bucket, the optimizer step the flattened BF16
+	 * and FP32 gradient copies of one 1e9-element sub-group (here the
+	 * whole 1e9-element partition): the step is the peak */
 	in.framework = FW_DEEPSPEED;
 	mem_estimate(&in, &cal, &o);
-	CHECK_REL(o.weights_bytes + o.gradients_bytes + o.optimizer_bytes, 18 * P / 8, 1e-12);
-	CHECK_REL(o.buffers_bytes, 4 * unit + 2 * 5e8 + ws, 1e-12);
-	/* bf16 master weights, gradients and moments */
+	CHECK_REL(o.weights_bytes + o.gradients_bytes + o.optimizer_bytes, 16 * P / 8, 1e-12);
+	CHECK_REL(o.buffers_bytes, 6 * 1e9, 1e-12);
+	/* outside deepspeed.zero.Init, without recompute: every gathered
+	 * linear weight kept for its backward, the backward is the peak */
+	in.retained_weight_params = P;
+	mem_estimate(&in, &cal, &o);
+	CHECK_REL(o.buffers_bytes, 4 * unit + 2 * 5e8 + ws + 2 * P, 1e-12);
+	in.retained_weight_params = 0;
+	/* bf16 master weights, gradients and moments: no FP32 copy at the step */
 	in.master_dtype = DTYPE_BF16;
 	in.moments_dtype = DTYPE_BF16;
 	in.grad_fp32 = false;
 	mem_estimate(&in, &cal, &o);
 	CHECK_REL(o.weights_bytes + o.gradients_bytes + o.optimizer_bytes, 10 * P / 8, 1e-12);
+	CHECK_REL(o.buffers_bytes, 4 * unit + 2 * 5e8 + ws, 1e-12);
 	/* Megatron-Core's distributed optimizer: 6 + 12 / d */
 	in.framework = FW_MEGATRON_CORE;
 	in.master_dtype = DTYPE_FP32;
@@ -283,6 +296,7 @@ static void test_chunked_loss(void)
 	memset(&in, 0, sizeof(in));
 	in.framework = FW_TORCHTITAN;
 	in.compile = true;
+	in.compile_loss = true;
 	in.precision = PREC_BF16;
 	in.optimizer = OPT_ADAM;
 	in.capacity_bytes = 192e9;

@@ -3,13 +3,50 @@
  * and report the error per case and in summary. */
 #include <stdio.h>
 
+#include <string.h>
+
 #include "../../reports/rpt_mem_validate.h"
+#include "../../reports/rpt_step.h"
+#include "../analytic/step.h"
 #include "../validate/mem_validate.h"
 #include "cli.h"
 #include "cli_serve.h"
 
+/* --explain ID: the predict report of one memory case (its memory
+ * breakdown per category), then the statistic it states against the
+ * measured peak. */
+static int explain_case(const struct mem_val_set *set, const char *id)
+{
+	for (int i = 0; i < set->n_cases; i++) {
+		const struct mem_case *mc = &set->cases[i];
+		struct step_result r;
+		struct sc_error err;
+
+		if (strcmp(mc->vc.id, id) != 0)
+			continue;
+		if (!mc->vc.scenario) {
+			fprintf(stderr, "stepcast: validate: case '%s' is not expressed: %s\n", id,
+				mc->vc.reason);
+			return EXIT_UNSUPPORTED;
+		}
+		sc_error_clear(&err);
+		if (sim_step_predict(mc->vc.scenario, &r, &err) != SC_OK)
+			return cli_fail(&err);
+		rpt_step_text(stdout, mc->vc.scenario, &r);
+		printf("\nmeasured    %.2f GiB %s on the %s stage (predicted %.2f, error %+.1f %%)\n",
+		       mc->measured_bytes / 1073741824.0, mem_statistic_name(mc->statistic),
+		       mc->stage ? "last" : "first", mc->predicted_bytes / 1073741824.0, 100 * mc->err_rel);
+		if (mc->vc.assumptions[0])
+			printf("assumed     %s\n", mc->vc.assumptions);
+		return EXIT_OK;
+	}
+	fprintf(stderr, "stepcast: validate: no case with id '%s' in %s\n", id, set->path);
+	return EXIT_INVALID;
+}
+
 int cli_validate_memory(const char *path, const char *systems, enum cli_format fmt,
-			double max_mape, bool summary_only, const char *config_dir)
+			double max_mape, bool summary_only, const char *config_dir,
+			const char *explain)
 {
 	struct catalog cat;
 	struct mem_val_set set;
@@ -25,6 +62,12 @@ int cli_validate_memory(const char *path, const char *systems, enum cli_format f
 	    memval_run(&set, &cat, &err) != SC_OK) {
 		catalog_free(&cat);
 		return cli_fail(&err);
+	}
+	if (explain) {
+		code = explain_case(&set, explain);
+		memval_free(&set);
+		catalog_free(&cat);
+		return code;
 	}
 	if (!rpt_mem_validate(stdout, &set, (enum rpt_validate_format)fmt, summary_only)) {
 		fprintf(stderr, "stepcast: error: out of memory\n");

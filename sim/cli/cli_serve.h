@@ -36,9 +36,11 @@ void cli_print_cross_validation(const struct calibration *cal, const struct val_
 int cli_validate_serving(const struct cli_serve_validate_opts *o);
 
 /* `stepcast validate --memory [FILE]` (path NULL: the shipped
- * memory-cases.json): --max-mape applies to the memory MAPE. */
+ * memory-cases.json): --max-mape applies to the memory MAPE; explain (not
+ * NULL): the full prediction of that case, the measured statistic beside. */
 int cli_validate_memory(const char *path, const char *systems, enum cli_format fmt,
-			double max_mape, bool summary_only, const char *config_dir);
+			double max_mape, bool summary_only, const char *config_dir,
+			const char *explain);
 
 /* `stepcast compare --serving SCENARIO`: plan the serving scenario at its
  * Poisson rate and p99 SLOs on each instance type (instances: a

@@ -443,11 +443,11 @@ static int validate_other(const struct validate_args *o)
 	int code;
 
 	if (o->memory) {
-		if (o->serving || o->fit || o->calib || o->explain || o->cross)
+		if (o->serving || o->fit || o->calib || o->cross)
 			return cli_usage_error("validate", "--memory takes only --format, --summary, "
-					       "--max-mape, --systems and --config-dir");
+					       "--max-mape, --systems, --explain and --config-dir");
 		return cli_finish(cli_validate_memory(o->file, o->systems, o->fmt, o->max_mape,
-						      o->summary_only, o->dir));
+						      o->summary_only, o->dir, o->explain));
 	}
 	if (o->min_bytes > 0 && !o->collectives)
 		return cli_usage_error("validate", "--min-bytes is only used with --collectives");

@@ -1,0 +1,1 @@
+validate --memory tests/validation/data/memory-cases.json --explain no-such-case

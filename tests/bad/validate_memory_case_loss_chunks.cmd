@@ -1,0 +1,1 @@
+validate --memory @TMP@/memory-cases.json --systems tests/validation/data/systems.json

@@ -241,12 +241,18 @@ double mem_optimizer_bytes_per_param(enum sc_optimizer o, enum sc_dtype master,
  *     gradient, the softmax fused away (4);
  *   eager PyTorch (torchtitan without compile, Hugging Face under
  *     DeepSpeed): BF16 logits, their FP32 upcast (logits.float()) and the
- *     FP32 log-softmax output kept by cross_entropy (10). */
-static double loss_bytes_per_logit(enum sc_framework f, bool compile)
+ *     FP32 log-softmax output kept by cross_entropy (10);
+ *   eager on the BF16 logits as they are (no .float(), no autocast, which
+ *     would run cross_entropy in FP32): the logits and the BF16 log-softmax
+ *     output cross_entropy keeps for its backward (log_softmax saves its
+ *     result in the input's dtype) (4). */
+static double loss_bytes_per_logit(enum sc_framework f, bool compile, bool no_upcast)
 {
 	if (f == FW_MEGATRON_CORE)
 		return 6.0;
-	return compile ? 4.0 : 10.0;
+	if (compile)
+		return 4.0;
+	return no_upcast ? 2.0 + 2.0 : 10.0;
 }
 
 void mem_estimate(const struct mem_in *in, const struct calibration *cal,
@@ -334,7 +340,7 @@ void mem_estimate(const struct mem_in *in, const struct calibration *cal,
 		break;
 	}
 	out->buffers_bytes += MEM_WORKSPACE_BYTES +
-			      loss_bytes_per_logit(in->framework, in->compile_loss) * in->logits_elements /
+			      loss_bytes_per_logit(in->framework, in->compile_loss, in->no_loss_upcast) * in->logits_elements /
 			      (in->loss_chunks > 1 ? in->loss_chunks : 1);
 	if (in->loss_chunks > 1)
 		out->buffers_bytes += MEM_CHUNKED_LOSS_GRAD_BYTES * in->loss_hidden_elements;

@@ -73,6 +73,7 @@ struct mem_in {
 	enum sc_optimizer optimizer;
 	bool compile;
 	bool compile_loss;               /* the loss compiled (compile, less no_compile_loss) */
+	bool no_loss_upcast;             /* an eager loss on the BF16 logits, no FP32 upcast */
 	bool no_lp_weight_cache;         /* TE's low-precision weight copies not kept */
 	double retained_weight_params;   /* DeepSpeed ZeRO-3 without zero.Init's memory-
 					    efficient linear, no recompute: the linear

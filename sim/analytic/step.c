@@ -986,6 +986,7 @@ static void stage_memory(const struct scenario *sc, const struct step_prep *p,
 		mi.optimizer = tr->optimizer;
 		mi.compile = tr->compile;
 		mi.compile_loss = tr->compile && !tr->no_compile_loss;
+		mi.no_loss_upcast = tr->no_loss_upcast;
 		/* every linear weight of the stage (not the input embedding,
 		 * whose backward keeps only the indices) */
 		if (tr->framework == FW_DEEPSPEED && tr->no_mem_efficient_linear &&

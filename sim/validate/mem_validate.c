@@ -15,13 +15,13 @@
  *     those modules; dropout on unless --attention-dropout and --hidden-dropout
  *     are both 0 (Megatron's defaults are 0.1); flag eager_attention ->
  *     unfused attention;
- *   loss_chunks, recompute_layer_interval, no_compile_loss and
- *     no_mem_efficient_linear: the scenario's training fields of the same
- *     names (what the case's configuration and framework version state:
- *     torchtitan's ChunkedLossWrapper, selective_ac_option "N", a torchtitan
- *     that compiled only the blocks, a DeepSpeed model built outside
- *     deepspeed.zero.Init); recompute_layer_interval only with recompute
- *     selective;
+ *   loss_chunks, recompute_layer_interval, no_compile_loss,
+ *     no_mem_efficient_linear and no_loss_upcast: the scenario's training
+ *     fields of the same names (what the case's configuration and framework
+ *     version state: torchtitan's ChunkedLossWrapper, selective_ac_option
+ *     "N", a torchtitan that compiled only the blocks, a DeepSpeed model
+ *     built outside deepspeed.zero.Init, a script's loss on the BF16 logits);
+ *     recompute_layer_interval only with recompute selective;
  *   measured_rank "last global rank..." -> the last pipeline stage, else
  *     the first (rank 0);
  *   the peak in GiB (peak_memory_GiB); a case without one (the unit is
@@ -61,12 +61,14 @@ const char *memval_default_path(void)
 static const char *const memory_keys[] = { "framework", "framework_version", "optimizer",
 					   "activation_offload", "measured", "framework_args",
 					   "framework_env", "loss_chunks", "recompute_layer_interval",
-					   "no_compile_loss", "no_mem_efficient_linear", NULL };
+					   "no_compile_loss", "no_mem_efficient_linear", "no_loss_upcast",
+					   NULL };
 
 /* Of them, the scenario's training fields, read by the scenario's own
  * field table (its types and ranges). */
 static const char *const training_keys[] = { "loss_chunks", "recompute_layer_interval",
-					     "no_compile_loss", "no_mem_efficient_linear", NULL };
+					     "no_compile_loss", "no_mem_efficient_linear", "no_loss_upcast",
+					     NULL };
 
 static enum sc_status read_training_keys(const char *path, const char *where, const cJSON *item,
 					 struct training *tr, struct sc_error *err)

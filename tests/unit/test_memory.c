@@ -248,6 +248,12 @@ static void test_frameworks(void)
 	in.compile_loss = true;
 	mem_estimate(&in, &cal, &o);
 	CHECK_REL(o.buffers_bytes, 10 * unit + ws + 4e9, 1e-12);
+	/* eager on the BF16 logits as they are: logits and BF16 log-softmax */
+	in.compile = in.compile_loss = false;
+	in.no_loss_upcast = true;
+	mem_estimate(&in, &cal, &o);
+	CHECK_REL(o.buffers_bytes, 10 * unit + ws + 4e9, 1e-12);
+	in.no_loss_upcast = false;
 	in.logits_elements = 0;
 	/* DeepSpeed ZeRO-3: BF16 params and BF16 gradient partitions, FP32
 	 * master and moments: 16 / d; the backward holds the live units and

@@ -294,6 +294,8 @@ enum sc_status val_cv_run(const struct val_cv_ops *ops, const struct calibration
 			gr->from_priors = true;
 		}
 		gr->iterations = fr.iterations;
+		for (int k = 0; k < CALIB_COUNT; k++)
+			gr->value[k] = calib_get(&held, (enum calib_param)k);
 		ops->predict_group(ops->set, gr->name, in, &held, gr);
 		sum_in += gr->mape_in;
 		sum_out += gr->mape_out;
@@ -368,4 +370,99 @@ enum sc_status val_cross_validate(struct val_set *set, const struct calibration 
 					train_predict_group, train_restore };
 
 	return val_cv_run(&ops, in, params, n_params, max_iterations, res, err);
+}
+
+/* ---- hierarchical priors for the software parameters ---- */
+
+/* The framework of group g's cases (one recipe per group); -1 if none. */
+static int group_framework(const struct val_set *set, const char *g)
+{
+	for (int i = 0; i < set->n_cases; i++)
+		if (set->cases[i].scenario && strcmp(set->cases[i].source_group, g) == 0)
+			return (int)set->cases[i].scenario->training.framework;
+	return -1;
+}
+
+/* Cases of profile d outside group g on framework fw: the weight of d's fit
+ * without g for a run of that framework. */
+static int donor_weight(const struct val_set *set, const struct calibration *d, const char *g, int fw)
+{
+	int n = 0;
+
+	for (int i = 0; i < set->n_cases; i++) {
+		const struct val_case *vc = &set->cases[i];
+
+		n += vc->expressible && uses_profile(vc, d) && strcmp(vc->source_group, g) != 0 &&
+		     (int)vc->scenario->training.framework == fw;
+	}
+	return n;
+}
+
+void val_cv_pool_software(struct val_set *set, const struct calibration *cal,
+			  struct val_cv_result *cv, int n)
+{
+	static struct calibration held;
+
+	for (int i = 0; i < n; i++) {
+		if (cv[i].no_refit)
+			continue;
+		for (int g = 0; g < cv[i].n_groups; g++) {
+			struct val_cv_group *gr = &cv[i].groups[g];
+			int fw = group_framework(set, gr->name);
+			bool any = false;
+
+			if (!gr->from_priors || fw < 0)
+				continue;
+			held = cal[i];
+			for (int k = 0; k < CALIB_COUNT; k++)
+				*calib_value(&held, (enum calib_param)k) = gr->value[k];
+			for (int k = 0; k < CALIB_COUNT; k++) {
+				double sum = 0, wsum = 0;
+
+				if (!calib_is_software((enum calib_param)k))
+					continue;
+				for (int d = 0; d < n; d++) {
+					const struct val_cv_group *dg = NULL;
+					double w;
+
+					if (d == i || !calib_is_validate_fitted(&cal[d], (enum calib_param)k, false))
+						continue;
+					for (int j = 0; j < cv[d].n_groups; j++)
+						if (strcmp(cv[d].groups[j].name, gr->name) == 0)
+							dg = &cv[d].groups[j];
+					if (dg && dg->from_priors)
+						continue;   /* that family could not fit without g either */
+					w = donor_weight(set, &cal[d], gr->name, fw);
+					sum += w * (dg ? dg->value[k] : calib_get(&cal[d], (enum calib_param)k));
+					wsum += w;
+				}
+				if (wsum > 0) {
+					*calib_value(&held, (enum calib_param)k) = sum / wsum;
+					gr->value[k] = sum / wsum;
+					any = true;
+				}
+			}
+			if (!any)
+				continue;
+			cv[i].mape_in = cv[i].mape_in * cv[i].cases - gr->mape_in * gr->cases;
+			cv[i].mape_out = cv[i].mape_out * cv[i].cases - gr->mape_out * gr->cases;
+			cv[i].cases -= gr->cases;
+			gr->cases = 0;
+			gr->mape_in = gr->mape_out = 0;
+			train_predict_group(set, gr->name, &cal[i], &held, gr);
+			cv[i].mape_in += gr->mape_in;
+			cv[i].mape_out += gr->mape_out;
+			cv[i].cases += gr->cases;
+			if (gr->cases) {
+				gr->mape_in /= gr->cases;
+				gr->mape_out /= gr->cases;
+			}
+			if (cv[i].cases) {
+				cv[i].mape_in /= cv[i].cases;
+				cv[i].mape_out /= cv[i].cases;
+			}
+			gr->pooled = true;
+		}
+		train_restore(set, &cal[i]);
+	}
 }

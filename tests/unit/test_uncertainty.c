@@ -190,8 +190,10 @@ static void test_band_group_prior(void)
 	/* no prior and a zero prior: the band of the group's own scatter */
 	CHECK_REL(a.p90, b.p90, 1e-12);
 	/* one group: its own variance has no degree of freedom, the prior's
-	 * 0.04 (sigma 0.2) is all: P90 / P50 = exp(1.2816 sqrt(0.04 + ww)) */
-	CHECK(c.p90 / c.p50 > 1.25 && c.p90 / c.p50 < 1.30);
+	 * 0.04 (sigma 0.2) is all; a new group's case also carries the
+	 * uncertainty of the centre, which one group measures to 0.04 + ww / n:
+	 * P90 / P50 = exp(1.2816 sqrt(2 x 0.04 + ww (1 + 1 / 12))) = 1.44 */
+	CHECK(c.p90 / c.p50 > 1.40 && c.p90 / c.p50 < 1.48);
 	CHECK(c.p10 < a.p10 && c.p90 > a.p90);
 	/* four groups shifted by -+10 %: the regime's own spread (var 0.0133)
 	 * outweighs a small prior, 3 degrees of freedom against 2 */
@@ -205,6 +207,26 @@ static void test_band_group_prior(void)
 	CHECK(d.p90 / d.p50 > 1.05);
 }
 
+/* The centre for a new source group is the population mean of the groups
+ * (precision-weighted group means), not the case mean the largest group
+ * sets: 20 runs of one source at +20 % and 4 of another at -20 %, with
+ * little scatter inside each, centre near 0, not at +13 %. */
+static void test_band_centre_groups(void)
+{
+	double x[24];
+	int g[24];
+	struct model_regime_band b;
+
+	for (int i = 0; i < 24; i++) {
+		g[i] = i < 20 ? 0 : 1;
+		x[i] = (i < 20 ? 0.2 : -0.2) + 0.005 * (i % 3 - 1);
+	}
+	CHECK(val_band_of_log_ratios(x, g, 24, 2, &b));
+	CHECK(fabs(log(b.p50)) < 0.01);
+	/* the two groups' shift is the spread: both inside P10-P90 */
+	CHECK(b.p10 < exp(-0.2) && b.p90 > exp(0.2));
+}
+
 int main(void)
 {
 	RUN(test_from_mape);
@@ -214,5 +236,6 @@ int main(void)
 	RUN(test_order);
 	RUN(test_band_covers_validation);
 	RUN(test_band_group_prior);
+	RUN(test_band_centre_groups);
 	return sc_test_summary();
 }

@@ -159,3 +159,42 @@ double calib_prior(const struct calibration *cal, enum calib_param i)
 {
 	return cal->has_prior[i] ? cal->prior[i] : calib_get(cal, i);
 }
+
+/* The software parameters (calibration.h calib_is_software), each with why
+ * it is not a property of the GPU:
+ * - dp_overlap, fsdp_prefetch_overlap, tp_overlap, cp_overlap, ep_overlap,
+ *   pp_overlap: how much communication the framework's schedule hides
+ *   (bucketed gradient reduce hooks, prefetch order, userbuffers, 1F1B
+ *   send/recv placement: Megatron-Core's distributed data parallel and
+ *   pipeline code, the same Python on every GPU);
+ * - comm_interference: the slowdown of compute by the NCCL kernels running
+ *   beside it, set by how many SMs/channels NCCL takes (NCCL_MAX_NCHANNELS,
+ *   the framework's CUDA_DEVICE_MAX_CONNECTIONS=1), a software setting;
+ * - step_overhead_s: per-step host work (loss and grad-norm reductions,
+ *   logging, the data loader, optimizer launch), host software;
+ * - kernel_overhead_s: the eager launch path (PyTorch dispatch, Python,
+ *   the CUDA driver's launch) between kernels the GPU finishes faster than
+ *   the host issues them; its range's floor is the GPU side;
+ * - moe_router_imbalance: the router and its balancing (auxiliary loss,
+ *   aux-free bias, forced balance in benchmarks) with the data, not the
+ *   silicon.
+ * Everything else (GEMM and attention efficiencies, HBM, NVLink, EFA and
+ * EP transport, memory reserves) is hardware or the catalogue's. */
+bool calib_is_software(enum calib_param i)
+{
+	switch (i) {
+	case CALIB_dp_overlap:
+	case CALIB_fsdp_prefetch_overlap:
+	case CALIB_tp_overlap:
+	case CALIB_cp_overlap:
+	case CALIB_ep_overlap:
+	case CALIB_pp_overlap:
+	case CALIB_comm_interference:
+	case CALIB_step_overhead_s:
+	case CALIB_kernel_overhead_s:
+	case CALIB_moe_router_imbalance:
+		return true;
+	default:
+		return false;
+	}
+}

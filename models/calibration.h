@@ -268,4 +268,13 @@ bool calib_is_validate_fitted(const struct calibration *cal, enum calib_param i,
 /* The prior of parameter i: cal->prior[i] when recorded, else its value. */
 double calib_prior(const struct calibration *cal, enum calib_param i);
 
+/* Whether parameter i describes the software stack (framework overlap and
+ * scheduling, per-step host work, the eager launch path, the router), not
+ * the silicon or the network: the same Megatron-Core or torchtitan on
+ * another GPU family runs it the same way.  Cross-validation gives such a
+ * parameter, in a family whose fold has no data left, the value the other
+ * families fitted without that fold (models/calibration.c says which and
+ * why). */
+bool calib_is_software(enum calib_param i);
+
 #endif

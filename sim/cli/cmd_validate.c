@@ -81,6 +81,8 @@ void cli_print_cross_validation(const struct calibration *cal, const struct val_
 		fprintf(stderr, "  %-40s %5d %12.1f %14.1f%s\n", gr->name, gr->cases, 100 * gr->mape_in,
 			100 * gr->mape_out,
 			!gr->from_priors ? "" : cv->no_refit ? "  (the parameters' priors: no refit asked for)"
+			: gr->pooled ? "  (no other group to fit on: the priors; software parameters from "
+				       "the other families' folds)"
 			: "  (no other group to fit on: the parameters' priors)");
 	}
 	if (cv->cases)
@@ -114,9 +116,9 @@ static int cross_validate(struct val_set *set, const struct calibration *start,
  * predictions for the summary. */
 static int out_of_sample(struct val_set *set)
 {
-	static struct calibration seen[16];
-	static struct val_cv_result cv;
-	int n_seen = 0;
+	static struct calibration seen[16], cv_cal[16];
+	static struct val_cv_result cv[16];
+	int n_seen = 0, n_cv = 0;
 
 	for (int i = 0; i < set->n_cases; i++) {
 		const struct val_case *vc = &set->cases[i];
@@ -153,10 +155,15 @@ static int out_of_sample(struct val_set *set)
 			continue;
 		}
 		sc_error_clear(&err);
-		if (val_cross_validate(set, cal, params, n, 2000, &cv, &err) != SC_OK)
+		cv_cal[n_cv] = *cal;
+		if (val_cross_validate(set, cal, params, n, 2000, &cv[n_cv++], &err) != SC_OK)
 			return cli_fail(&err);
-		cli_print_cross_validation(cal, &cv);
 	}
+	/* a family's fold without data of its own: the software parameters
+	 * from the other families' folds (fit.h) */
+	val_cv_pool_software(set, cv_cal, cv, n_cv);
+	for (int k = 0; k < n_cv; k++)
+		cli_print_cross_validation(&cv_cal[k], &cv[k]);
 	return EXIT_OK;
 }
 

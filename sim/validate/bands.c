@@ -7,7 +7,8 @@
 #include <string.h>
 
 /* The band of n log ratios x[] from groups grp[] (indices): centre the
- * mean, spread the within-group and between-group standard deviations
+ * precision-weighted mean of the group means, spread the within-group and
+ * between-group standard deviations and that centre's uncertainty
  * combined (one-way random effects: a new source group shifts as the
  * groups seen do, and scatters inside as they do).  false when n is too
  * small. */
@@ -71,7 +72,7 @@ bool val_band_of_log_ratios_prior(const double *x, const int *grp, int n, int n_
 {
 	double *sum = calloc((size_t)n_groups_max + 1, sizeof(double));
 	int *cnt = calloc((size_t)n_groups_max + 1, sizeof(int));
-	double c = 0, ww = 0, mb = 0, vb = 0, sigma;
+	double c = 0, ww = 0, mb = 0, vb = 0, var_c = 0, sigma;
 	int groups = 0;
 
 	if (!sum || !cnt || n < VAL_BAND_MIN_CASES) {
@@ -105,7 +106,31 @@ bool val_band_of_log_ratios_prior(const double *x, const int *grp, int n, int n_
 	if (vb_prior >= 0)
 		vb = ((groups - 1) * vb + VAL_BAND_PRIOR_GROUPS * vb_prior) /
 		     (groups - 1 + VAL_BAND_PRIOR_GROUPS);
-	sigma = sqrt(ww + vb);
+	{
+		/* the centre for a new source group: the group means weighted
+		 * by their precision 1 / (vb + ww / n_g), the estimate of the
+		 * population mean under one-way random effects, not the case
+		 * mean (which the largest source would set: 216 cases of one
+		 * group against 9 of another); its own variance 1 / sum(w)
+		 * belongs to the predictive variance of a new group's case
+		 * (Gelman et al., Bayesian Data Analysis, 3rd ed., section 5.4:
+		 * new group j~ has y ~ N(mu, tau^2 + sigma^2), mu known only to
+		 * 1 / sum of the group precisions) */
+		double sw = 0, swm = 0;
+
+		for (int g = 0; g < n_groups_max; g++)
+			if (cnt[g]) {
+				double v = vb + ww / cnt[g], w = v > 0 ? 1.0 / v : 1.0;
+
+				sw += w;
+				swm += w * sum[g] / cnt[g];
+			}
+		if (sw > 0) {
+			c = swm / sw;
+			var_c = vb + ww > 0 ? 1.0 / sw : 0;
+		}
+	}
+	sigma = sqrt(ww + vb + var_c);
 	b->present = true;
 	b->cases = n;
 	{
@@ -275,8 +300,10 @@ cJSON *val_regime_bands_json(const struct val_set *set, const struct val_regime_
 					"(leave-one-source-group-out); per GPU family (and all pooled) and "
 					"regime (a case counts in each regime it is in), ln(measured / "
 					"predicted): P50 exp(mean), P10/P90 exp(mean -/+ 1.2816 sigma) with "
-					"sigma^2 the within-group plus the between-group variance (one-way "
-					"random effects over source groups); coverage: each case against the "
+					"mean the precision-weighted mean of the group means and sigma^2 the "
+					"within-group plus the between-group variance plus that mean's "
+					"variance (one-way random effects over source groups, a new group's "
+					"predictive spread); coverage: each case against the "
 					"band of its regime's other source groups (nested, out of sample)");
 	}
 	arr = cJSON_AddArrayToObject(root, "regimes");

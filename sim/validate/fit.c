@@ -100,24 +100,62 @@ static double gsl_bounded_objective(const gsl_vector *u, void *arg)
 	return p->objective(p->arg, &count, &mape) + ctx->prior_weight * penalty;
 }
 
-enum sc_status val_fit_bounded(const struct val_fit_problem *p, struct val_fit_result *res,
+/* The parameters of p the data depend on at all, into kept; their count.
+ * One the cases never use (only a left-out group's runs do: the portable
+ * attention efficiency of a fold without llm-foundry) is not identified:
+ * the prior's pull (b / n) is too weak to hold it while the simplex moves
+ * the others, so it would wander with them, and the left-out group would
+ * be predicted with wherever it went.  It keeps its start value (in a
+ * fold: its prior) and stays out of the simplex.  f0: the data term at the
+ * start. */
+static int identified_params(const struct val_fit_problem *p, double f0, int *kept)
+{
+	int n = 0;
+
+	for (int i = 0; i < p->n_params; i++) {
+		double *v = calib_value(p->cal, (enum calib_param)p->params[i]), v0 = *v, d = 0, mape;
+		double u0 = to_u(p->cal, p->params[i], v0);
+		int count;
+
+		for (int sgn = -1; sgn <= 1; sgn += 2) {
+			*v = to_value(p->cal, p->params[i], u0 + sgn);
+			d = fmax(d, fabs(p->objective(p->arg, &count, &mape) - f0));
+		}
+		*v = v0;
+		if (d > 1e-9 * f0)
+			kept[n++] = p->params[i];
+	}
+	return n;
+}
+
+enum sc_status val_fit_bounded(const struct val_fit_problem *p_in, struct val_fit_result *res,
 			       struct sc_error *err)
 {
+	struct val_fit_problem q = *p_in;
+	const struct val_fit_problem *p = &q;
 	struct bounded_ctx ctx = { p, { 0 }, 0 };
-	gsl_multimin_function fn = { gsl_bounded_objective, (size_t)p->n_params, &ctx };
+	gsl_multimin_function fn = { gsl_bounded_objective, 0, &ctx };
 	struct calibration *cal = p->cal;
-	const int *params = p->params;
-	int n_params = p->n_params;
+	int kept[VAL_FIT_MAX_PARAMS];
+	const int *params = kept;
+	int n_params;
 	gsl_multimin_fminimizer *s;
 	gsl_vector *u, *step;
 	int status = GSL_CONTINUE, it = 0;
 	struct calibration start = *cal;
 
 	memset(res, 0, sizeof(*res));
-	if (n_params <= 0 || n_params > VAL_FIT_MAX_PARAMS)
+	if (p_in->n_params <= 0 || p_in->n_params > VAL_FIT_MAX_PARAMS)
 		return sc_error_set(err, SC_EINVAL, NULL, NULL,
-				    "fit needs 1 to %d parameters, got %d", VAL_FIT_MAX_PARAMS, n_params);
+				    "fit needs 1 to %d parameters, got %d", VAL_FIT_MAX_PARAMS, p_in->n_params);
 	res->mean_abs_log_before = p->objective(p->arg, &res->cases, &res->mape_before);
+	n_params = q.n_params = identified_params(p_in, res->mean_abs_log_before, kept);
+	q.params = kept;
+	fn.n = (size_t)n_params;
+	if (n_params == 0)
+		return sc_error_set(err, SC_EINVAL, NULL, NULL,
+				    "profile \"%s\": its %d %s depend on none of the %d parameters to fit",
+				    cal->name, res->cases, p->what, p_in->n_params);
 	/* fit.h: the prior's weight is the data term's scale over the cases */
 	ctx.prior_weight = res->cases > 0 ? res->mean_abs_log_before / res->cases : 0;
 	for (int i = 0; i < n_params; i++)
@@ -294,6 +332,8 @@ enum sc_status val_cv_run(const struct val_cv_ops *ops, const struct calibration
 			gr->from_priors = true;
 		}
 		gr->iterations = fr.iterations;
+		for (int k = 0; k < CALIB_COUNT; k++)
+			gr->value[k] = calib_get(&held, (enum calib_param)k);
 		ops->predict_group(ops->set, gr->name, in, &held, gr);
 		sum_in += gr->mape_in;
 		sum_out += gr->mape_out;
@@ -368,4 +408,99 @@ enum sc_status val_cross_validate(struct val_set *set, const struct calibration 
 					train_predict_group, train_restore };
 
 	return val_cv_run(&ops, in, params, n_params, max_iterations, res, err);
+}
+
+/* ---- hierarchical priors for the software parameters ---- */
+
+/* The framework of group g's cases (one recipe per group); -1 if none. */
+static int group_framework(const struct val_set *set, const char *g)
+{
+	for (int i = 0; i < set->n_cases; i++)
+		if (set->cases[i].scenario && strcmp(set->cases[i].source_group, g) == 0)
+			return (int)set->cases[i].scenario->training.framework;
+	return -1;
+}
+
+/* Cases of profile d outside group g on framework fw: the weight of d's fit
+ * without g for a run of that framework. */
+static int donor_weight(const struct val_set *set, const struct calibration *d, const char *g, int fw)
+{
+	int n = 0;
+
+	for (int i = 0; i < set->n_cases; i++) {
+		const struct val_case *vc = &set->cases[i];
+
+		n += vc->expressible && uses_profile(vc, d) && strcmp(vc->source_group, g) != 0 &&
+		     (int)vc->scenario->training.framework == fw;
+	}
+	return n;
+}
+
+void val_cv_pool_software(struct val_set *set, const struct calibration *cal,
+			  struct val_cv_result *cv, int n)
+{
+	static struct calibration held;
+
+	for (int i = 0; i < n; i++) {
+		if (cv[i].no_refit)
+			continue;
+		for (int g = 0; g < cv[i].n_groups; g++) {
+			struct val_cv_group *gr = &cv[i].groups[g];
+			int fw = group_framework(set, gr->name);
+			bool any = false;
+
+			if (!gr->from_priors || fw < 0)
+				continue;
+			held = cal[i];
+			for (int k = 0; k < CALIB_COUNT; k++)
+				*calib_value(&held, (enum calib_param)k) = gr->value[k];
+			for (int k = 0; k < CALIB_COUNT; k++) {
+				double sum = 0, wsum = 0;
+
+				if (!calib_is_software((enum calib_param)k))
+					continue;
+				for (int d = 0; d < n; d++) {
+					const struct val_cv_group *dg = NULL;
+					double w;
+
+					if (d == i || !calib_is_validate_fitted(&cal[d], (enum calib_param)k, false))
+						continue;
+					for (int j = 0; j < cv[d].n_groups; j++)
+						if (strcmp(cv[d].groups[j].name, gr->name) == 0)
+							dg = &cv[d].groups[j];
+					if (dg && dg->from_priors)
+						continue;   /* that family could not fit without g either */
+					w = donor_weight(set, &cal[d], gr->name, fw);
+					sum += w * (dg ? dg->value[k] : calib_get(&cal[d], (enum calib_param)k));
+					wsum += w;
+				}
+				if (wsum > 0) {
+					*calib_value(&held, (enum calib_param)k) = sum / wsum;
+					gr->value[k] = sum / wsum;
+					any = true;
+				}
+			}
+			if (!any)
+				continue;
+			cv[i].mape_in = cv[i].mape_in * cv[i].cases - gr->mape_in * gr->cases;
+			cv[i].mape_out = cv[i].mape_out * cv[i].cases - gr->mape_out * gr->cases;
+			cv[i].cases -= gr->cases;
+			gr->cases = 0;
+			gr->mape_in = gr->mape_out = 0;
+			train_predict_group(set, gr->name, &cal[i], &held, gr);
+			cv[i].mape_in += gr->mape_in;
+			cv[i].mape_out += gr->mape_out;
+			cv[i].cases += gr->cases;
+			if (gr->cases) {
+				gr->mape_in /= gr->cases;
+				gr->mape_out /= gr->cases;
+			}
+			if (cv[i].cases) {
+				cv[i].mape_in /= cv[i].cases;
+				cv[i].mape_out /= cv[i].cases;
+			}
+			gr->pooled = true;
+		}
+		train_restore(set, &cal[i]);
+	}
 }

@@ -102,7 +102,9 @@ struct val_cv_group {
 	int cases;
 	double mape_in, mape_out; /* fractions */
 	bool from_priors;         /* no other group to fit on */
+	bool pooled;              /* from_priors, software parameters from other profiles' folds */
 	int iterations;
+	double value[CALIB_COUNT]; /* the parameters the group was predicted with out of sample */
 };
 
 struct val_cv_result {
@@ -138,6 +140,18 @@ struct val_cv_ops {
 			      const struct calibration *held, struct val_cv_group *gr);
 	void (*restore)(void *set, const struct calibration *in);
 };
+
+/* Hierarchical priors across GPU families: for each profile cal[i] and
+ * each of its folds cv[i] that had no group left to fit on (from_priors),
+ * the software parameters (calibration.h calib_is_software) take the mean
+ * of the values the other profiles fitted for them without that group
+ * (their fold for it, or their whole fit where they have no case of it),
+ * each weighted by that fit's cases of the left-out group's framework; a
+ * donor's fit on another framework's runs carries no weight.  The fold's
+ * cases are predicted again with those and their profile's priors.  No
+ * left-out case enters any value it is predicted with. */
+void val_cv_pool_software(struct val_set *set, const struct calibration *cal,
+			  struct val_cv_result *cv, int n);
 
 enum sc_status val_cv_run(const struct val_cv_ops *ops, const struct calibration *in,
 			  const int *params, int n_params, int max_iterations,

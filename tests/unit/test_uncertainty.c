@@ -5,6 +5,7 @@
 #include "models/uncertainty.h"
 #include "sim/config/catalog_load.h"
 #include "sim/validate/bands.h"
+#include "sim/validate/fit.h"
 #include "sim/validate/validate.h"
 
 static const double PI = 3.14159265358979323846;
@@ -190,8 +191,10 @@ static void test_band_group_prior(void)
 	/* no prior and a zero prior: the band of the group's own scatter */
 	CHECK_REL(a.p90, b.p90, 1e-12);
 	/* one group: its own variance has no degree of freedom, the prior's
-	 * 0.04 (sigma 0.2) is all: P90 / P50 = exp(1.2816 sqrt(0.04 + ww)) */
-	CHECK(c.p90 / c.p50 > 1.25 && c.p90 / c.p50 < 1.30);
+	 * 0.04 (sigma 0.2) is all; a new group's case also carries the
+	 * uncertainty of the centre, which one group measures to 0.04 + ww / n:
+	 * P90 / P50 = exp(1.2816 sqrt(2 x 0.04 + ww (1 + 1 / 12))) = 1.44 */
+	CHECK(c.p90 / c.p50 > 1.40 && c.p90 / c.p50 < 1.48);
 	CHECK(c.p10 < a.p10 && c.p90 > a.p90);
 	/* four groups shifted by -+10 %: the regime's own spread (var 0.0133)
 	 * outweighs a small prior, 3 degrees of freedom against 2 */
@@ -205,6 +208,127 @@ static void test_band_group_prior(void)
 	CHECK(d.p90 / d.p50 > 1.05);
 }
 
+/* The centre for a new source group is the population mean of the groups
+ * (precision-weighted group means), not the case mean the largest group
+ * sets: 20 runs of one source at +20 % and 4 of another at -20 %, with
+ * little scatter inside each, centre near 0, not at +13 %. */
+static void test_band_centre_groups(void)
+{
+	double x[24];
+	int g[24];
+	struct model_regime_band b;
+
+	for (int i = 0; i < 24; i++) {
+		g[i] = i < 20 ? 0 : 1;
+		x[i] = (i < 20 ? 0.2 : -0.2) + 0.005 * (i % 3 - 1);
+	}
+	CHECK(val_band_of_log_ratios(x, g, 24, 2, &b));
+	CHECK(fabs(log(b.p50)) < 0.01);
+	/* the two groups' shift is the spread: both inside P10-P90 */
+	CHECK(b.p10 < exp(-0.2) && b.p90 > exp(0.2));
+}
+
+/* Hierarchical priors (fit.h val_cv_pool_software): a Blackwell fold with
+ * nothing left to fit takes the software parameters of Hopper's fold
+ * without the same group, and keeps its own priors for the hardware ones;
+ * a donor whose fold also fell back to its priors gives nothing. */
+static void test_pool_software(void)
+{
+	static struct catalog cat;
+	static struct val_set set;
+	static struct calibration cal[2];
+	static struct val_cv_result cv[2];
+	const char *g = "megatron-bridge-performance-summary";
+	const struct calibration *h, *b;
+	struct sc_error err;
+
+	if (catalog_load("configs", &cat, &err) != SC_OK ||
+	    val_load(val_default_cases_path(), val_default_systems_path(), &cat, &set, &err) != SC_OK) {
+		CHECK(false);
+		return;
+	}
+	CHECK(val_run(&set, &cat, NULL, &err) == SC_OK);
+	h = catalog_calibration(&cat, "hopper-default");
+	b = catalog_calibration(&cat, "blackwell-default");
+	CHECK(h && b);
+	if (!h || !b)
+		goto out;
+	cal[0] = *h;
+	cal[1] = *b;
+	CHECK(calib_is_software(CALIB_kernel_overhead_s) && calib_is_software(CALIB_dp_overlap));
+	CHECK(!calib_is_software(CALIB_gemm_half_dim) && !calib_is_software(CALIB_efa_a2a_bw_eff));
+	for (int k = 0; k < 2; k++) {
+		memset(&cv[k], 0, sizeof(cv[k]));
+		cv[k].n_groups = 1;
+		snprintf(cv[k].groups[0].name, sizeof(cv[k].groups[0].name), "%s", g);
+		for (int p = 0; p < CALIB_COUNT; p++)
+			cv[k].groups[0].value[p] = calib_prior(&cal[k], (enum calib_param)p);
+	}
+	/* Hopper's fold without the group: a marked launch overhead */
+	cv[0].groups[0].value[CALIB_kernel_overhead_s] = 7e-6;
+	cv[1].groups[0].from_priors = true;
+	val_cv_pool_software(&set, cal, cv, 2);
+	CHECK(cv[1].groups[0].pooled);
+	CHECK_REL(cv[1].groups[0].value[CALIB_kernel_overhead_s], 7e-6, 1e-12);
+	CHECK_REL(cv[1].groups[0].value[CALIB_gemm_half_dim], calib_prior(b, CALIB_gemm_half_dim), 1e-12);
+	CHECK(cv[1].groups[0].cases > 100 && cv[1].groups[0].mape_out > 0);
+	CHECK(!cv[0].groups[0].pooled);
+	/* a donor that could not fit without the group either gives nothing */
+	cv[0].groups[0].from_priors = true;
+	cv[1].groups[0].pooled = false;
+	cv[1].groups[0].value[CALIB_kernel_overhead_s] = calib_prior(b, CALIB_kernel_overhead_s);
+	val_cv_pool_software(&set, cal, cv, 2);
+	CHECK_REL(cv[1].groups[0].value[CALIB_kernel_overhead_s], calib_prior(b, CALIB_kernel_overhead_s),
+		  1e-12);
+out:
+	val_free(&set);
+	catalog_free(&cat);
+}
+
+/* A fit's data term that depends on gemm_half_dim only (minimum at 300),
+ * never on kernel_overhead_s. */
+static double one_param_objective(void *arg, int *count, double *mape)
+{
+	const struct calibration *cal = arg;
+	double d = log(cal->gemm_half_dim / 300.0);
+
+	*count = 20;
+	*mape = fabs(d);
+	return 0.01 + fabs(d);
+}
+
+/* A parameter the data do not depend on is not identified: the fit leaves
+ * it where it started (a fold's prior) instead of letting it wander with
+ * the simplex (fit.c identified_params). */
+static void test_fit_unidentified(void)
+{
+	static struct catalog cat;
+	static struct calibration cal;
+	const struct calibration *h;
+	int params[2] = { CALIB_gemm_half_dim, CALIB_kernel_overhead_s };
+	struct val_fit_problem p = { &cal, params, 2, 500, 1e-6, one_param_objective, &cal, "points" };
+	struct val_fit_result res;
+	struct sc_error err;
+	double k0;
+
+	if (catalog_load("configs", &cat, &err) != SC_OK || !(h = catalog_calibration(&cat, "hopper-default"))) {
+		CHECK(false);
+		return;
+	}
+	cal = *h;
+	cal.gemm_half_dim = 128;
+	k0 = cal.kernel_overhead_s;
+	CHECK(val_fit_bounded(&p, &res, &err) == SC_OK);
+	CHECK_REL(cal.gemm_half_dim, 300, 0.02);
+	CHECK(cal.kernel_overhead_s == k0);
+	/* nothing the data depend on: an error, the profile as it was */
+	params[0] = CALIB_attn_eta;
+	cal = *h;
+	CHECK(val_fit_bounded(&p, &res, &err) != SC_OK);
+	CHECK(cal.attn_eta == h->attn_eta && cal.kernel_overhead_s == h->kernel_overhead_s);
+	catalog_free(&cat);
+}
+
 int main(void)
 {
 	RUN(test_from_mape);
@@ -214,5 +338,8 @@ int main(void)
 	RUN(test_order);
 	RUN(test_band_covers_validation);
 	RUN(test_band_group_prior);
+	RUN(test_band_centre_groups);
+	RUN(test_pool_software);
+	RUN(test_fit_unidentified);
 	return sc_test_summary();
 }

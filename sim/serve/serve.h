@@ -102,6 +102,11 @@ struct srv_engine {
 	int small_gpu_max_num_batched_tokens;
 	double small_gpu_below_GiB;      /* total HBM under this, GiB */
 	char small_gpu_names[SC_NAME_MAX]; /* comma-separated parts of a GPU name that also qualify */
+	/* with attention data parallelism max_num_seqs and
+	 * max_num_batched_tokens apply to each attention rank (TensorRT-LLM,
+	 * vLLM: one scheduler per rank), not to the replica (SGLang divides
+	 * them over its ranks) */
+	bool attention_dp_per_rank_limits;
 	/* a wrapper (NVIDIA NIM): the entry whose defaults it runs ("" none) */
 	char wraps[SC_NAME_MAX];
 };

@@ -430,6 +430,9 @@ enum sc_status srv_replica_init(struct srv_replica *r, const struct srv_arch *ar
 	/* an engine that ignores the window (TensorRT-LLM without
 	 * max_attention_window_size) keeps and attends to every token */
 	r->window_tokens = m->sliding_window > 0 && !mem->full_window ? m->sliding_window : 0;
+	/* an engine without a sliding-window KV pool (SGLang 0.5 for gpt-oss)
+	 * still attends to the window only, but holds every token's KV */
+	r->kv_window_tokens = mem->full_window_kv_pool ? 0 : r->window_tokens;
 	frac_win = r->window_tokens > 0
 		   ? (m->sliding_window_layer_freq > 0 ? 1.0 / m->sliding_window_layer_freq : 1.0) : 0.0;
 	r->window_dense = (int)floor(r->dense_layers * frac_win + 0.5);
@@ -491,8 +494,8 @@ double srv_kv_seq_bytes(const struct srv_replica *r, double ctx, int block_token
 	double full = ceil(ctx / b) * b;
 	double win = full;
 
-	if (r->window_tokens > 0 && ctx > r->window_tokens)
-		win = ceil(r->window_tokens / b) * b;
+	if (r->kv_window_tokens > 0 && ctx > r->kv_window_tokens)
+		win = ceil(r->kv_window_tokens / b) * b;
 	return full * r->kv_bytes_per_token_full + win * r->kv_bytes_per_token_window;
 }
 

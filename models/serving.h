@@ -90,6 +90,7 @@ struct srv_memory_opts {
 	bool decode_per_head;          /* one decode thread block per query head */
 	int grouped_max_group;         /* larger query-head groups fall back to per head (0: none do) */
 	bool full_window;              /* the engine ignores the model's sliding window */
+	bool full_window_kv_pool;      /* attention reads the window, but the KV pool keeps every token */
 };
 
 /* Speculative decoding: draft_tokens proposed per step, each accepted with
@@ -128,7 +129,8 @@ struct srv_replica {
 	 * replica's tokens over its adp ranks) */
 	double kv_bytes_per_token_full;   /* full-attention layers, per token */
 	double kv_bytes_per_token_window; /* sliding-window layers, per token (<= window) */
-	int window_tokens;                /* 0 = no sliding window (or the engine keeps every token) */
+	int window_tokens;                /* 0 = no sliding window (or the engine attends to every token) */
+	int kv_window_tokens;             /* the window the KV pool frees beyond (0: keeps every token) */
 	double kv_read_amp;               /* HBM reads of the KV cache per decode step over its size (>= 1) */
 	/* memory per GPU, bytes */
 	double weights_bytes;

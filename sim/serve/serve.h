@@ -94,6 +94,7 @@ struct srv_engine {
 	enum srv_decode_attention decode_attention;
 	int grouped_max_group;      /* GROUPED kernel covers groups up to this (0: any); larger: per head */
 	bool sliding_window_kv;     /* the KV cache and attention keep only a sliding-window model's window */
+	bool full_window_kv_pool;   /* attention keeps to the window, the KV pool holds every token */
 	enum srv_kv_dtype_rule kv_cache_dtype;
 	char attention_source[SC_SOURCE_MAX];
 	/* smaller-GPU defaults (vLLM V1: GPUs under 70 GiB, and A100s, get

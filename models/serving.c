@@ -23,7 +23,14 @@
  *    over ep of the TP ranks (expert TP tp/ep) read the tokens every TP rank
  *    already holds and the MLP's all-reduce combines their outputs, as vLLM
  *    and TensorRT-LLM run expert parallelism without attention data
- *    parallelism: no all-to-all.
+ *    parallelism: no all-to-all;
+ *  - with attention data parallelism (attention_dp ranks of tp/attention_dp
+ *    GPUs) each rank holds the attention weights of its own TP size and the
+ *    KV cache of its own sequences only (the MLA latent is no longer copied
+ *    on every TP rank), runs attention on its share of the batch, and the
+ *    ranks' tokens are all-gathered for the MLP/MoE over the whole group
+ *    and reduce-scattered back (SGLang dp_attention.py, TensorRT-LLM
+ *    enable_attention_dp).
  */
 #include "serving.h"
 
@@ -177,6 +184,25 @@ static enum sc_status check_layout(const struct srv_arch *a, const struct instan
 	if (l->pp > m->layers)
 		return sc_error_set(err, SC_EINVAL, NULL, "/replica/pp",
 				    "pp \"%d\" is more than the model's %d layers", l->pp, m->layers);
+	if (l->attention_dp < 0)
+		return fail(err, SC_EINVAL, "/replica/attention_dp", "attention_dp must be at least 1",
+			    l->attention_dp);
+	if (l->attention_dp > 1) {
+		int at = l->tp / l->attention_dp;
+
+		if (!model_is_moe(m))
+			return fail(err, SC_EINVAL, "/replica/attention_dp",
+				    "attention_dp > 1 needs an MoE model (a dense model's data parallelism is replicas)",
+				    l->attention_dp);
+		if (l->tp % l->attention_dp != 0)
+			return sc_error_set(err, SC_EINVAL, NULL, "/replica/attention_dp",
+					    "attention_dp \"%d\" must divide tp (%d): the attention ranks split the TP group",
+					    l->attention_dp, l->tp);
+		if (m->heads % at != 0 || (!model_is_mla(m) && kv % at != 0 && at % kv != 0))
+			return sc_error_set(err, SC_EINVAL, NULL, "/replica/attention_dp",
+					    "the attention TP size tp/attention_dp = %d does not divide the model's heads (attention_dp \"%d\")",
+					    at, l->attention_dp);
+	}
 	if (!model_is_moe(m)) {
 		if (l->ep > 1)
 			return fail(err, SC_EINVAL, "/replica/ep", "ep > 1 needs an MoE model", l->ep);
@@ -247,6 +273,40 @@ static double kv_read_amplification(const struct model_arch *m, int tp,
 	return 1.0 + (g - 1.0) * (1.0 - cal->serve_kv_reread_l2_hit);
 }
 
+/* The attention block's GEMMs (projections in and out; MLA's down and up
+ * projections): with attention data parallelism they run at the
+ * attention TP size on each rank's own tokens. */
+static bool attn_gemm(const struct tf_gemm *g)
+{
+	static const char *const names[] = { "q_down", "q_up", "q", "kv_down", "kv_up", "qkv", "proj" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(g->name, names[i]) == 0)
+			return true;
+	return false;
+}
+
+static double attn_params(const struct tf_layer *l)
+{
+	double n = 0;
+
+	for (int i = 0; i < l->n_gemms; i++)
+		if (attn_gemm(&l->gemm[i]))
+			n += l->gemm[i].n * l->gemm[i].k * l->gemm[i].count;
+	return n;
+}
+
+/* Dense parameters of one layer on one GPU: with attention DP the
+ * attention weights are those of the attention rank (replicated adp
+ * times over the TP group), the MLP's are split over all of it. */
+static double layer_dense_params(const struct srv_replica *r, const struct tf_layer *l,
+				 const struct tf_layer *la)
+{
+	if (r->adp <= 1)
+		return l->params_dense_local;
+	return l->params_dense_local - attn_params(l) + attn_params(la);
+}
+
 /* Weight bytes on one GPU of pipeline stage s (layers [b, e)). */
 static double stage_weights(const struct srv_replica *r, int b, int e, bool first, bool last)
 {
@@ -254,9 +314,9 @@ static double stage_weights(const struct srv_replica *r, int b, int e, bool firs
 	int moe = tf_moe_layers_in(m, b, e), dense = (e - b) - moe;
 	double w = 0;
 
-	w += dense * r->ops.dense.params_dense_local * r->weight_bytes_per_param;
+	w += dense * layer_dense_params(r, &r->ops.dense, &r->ops_attn.dense) * r->weight_bytes_per_param;
 	if (moe > 0)
-		w += moe * (r->ops.moe.params_dense_local * r->weight_bytes_per_param +
+		w += moe * (layer_dense_params(r, &r->ops.moe, &r->ops_attn.moe) * r->weight_bytes_per_param +
 			    r->ops.moe.params_expert_local * r->expert_weight_bytes_per_param);
 	/* embedding and output head stay BF16 in quantised checkpoints
 	 * (ModelOpt, AWQ and the MXFP4 gpt-oss release leave them unquantised) */
@@ -357,18 +417,28 @@ enum sc_status srv_replica_init(struct srv_replica *r, const struct srv_arch *ar
 	sh.low_precision = r->gemm_dtype != GPU_DTYPE_BF16;
 	tf_build(m, &sh, &r->ops);
 	fix_shared_width(&r->ops.moe, arch);
+	r->adp = lay->attention_dp > 1 ? lay->attention_dp : 1;
+	r->attn_tp = lay->tp / r->adp;
+	sh.tp = r->attn_tp;
+	sh.ep = 1;
+	sh.etp = r->attn_tp;
+	tf_build(m, &sh, &r->ops_attn);   /* only its attention GEMMs are used */
+	fix_shared_width(&r->ops_attn.moe, arch);
 
 	r->moe_layers = tf_moe_layers_in(m, 0, L);
 	r->dense_layers = L - r->moe_layers;
 	/* an engine that ignores the window (TensorRT-LLM without
 	 * max_attention_window_size) keeps and attends to every token */
 	r->window_tokens = m->sliding_window > 0 && !mem->full_window ? m->sliding_window : 0;
+	/* an engine without a sliding-window KV pool (SGLang 0.5 for gpt-oss)
+	 * still attends to the window only, but holds every token's KV */
+	r->kv_window_tokens = mem->full_window_kv_pool ? 0 : r->window_tokens;
 	frac_win = r->window_tokens > 0
 		   ? (m->sliding_window_layer_freq > 0 ? 1.0 / m->sliding_window_layer_freq : 1.0) : 0.0;
 	r->window_dense = (int)floor(r->dense_layers * frac_win + 0.5);
 	r->window_moe = (int)floor(r->moe_layers * frac_win + 0.5);
 	r->allreduces_per_layer = lay->tp > 1 ? (arch->parallel_attention ? 1 : 2) : 0;
-	r->kv_read_amp = kv_read_amplification(m, lay->tp, mem, cal);
+	r->kv_read_amp = kv_read_amplification(m, r->attn_tp, mem, cal);
 
 	memset(&cl, 0, sizeof(cl));
 	cl.instance = *inst;
@@ -377,6 +447,7 @@ enum sc_status srv_replica_init(struct srv_replica *r, const struct srv_arch *ar
 	cl.nodes = (lay->tp * lay->pp + inst->gpus_per_node - 1) / inst->gpus_per_node;
 	r->tp_span = net_span_of(&cl, lay->tp, 1);
 	r->pp_span = net_span_of(&cl, lay->pp > 1 ? 2 : 1, lay->tp);
+	r->attn_span = net_span_of(&cl, r->attn_tp, 1);
 
 	/* memory: the stage whose KV pool holds the fewest tokens bounds the
 	 * replica (Megatron's even split of layers over stages) */
@@ -385,7 +456,7 @@ enum sc_status srv_replica_init(struct srv_replica *r, const struct srv_arch *ar
 	r->reserve_bytes = cal->framework_reserve_bytes;
 	for (int s = 0; s < lay->pp; s++) {
 		int b = (int)((long long)s * L / lay->pp), e = (int)((long long)(s + 1) * L / lay->pp);
-		double per_layer = kv_per_layer_local(m, lay->tp, r->kv_elem_bytes);
+		double per_layer = kv_per_layer_local(m, r->attn_tp, r->kv_elem_bytes) / r->adp;
 		double n_win = (e - b) * frac_win;
 		double full = per_layer * ((e - b) - n_win), win = per_layer * n_win;
 		double w = stage_weights(r, b, e, s == 0, s == lay->pp - 1);
@@ -423,8 +494,8 @@ double srv_kv_seq_bytes(const struct srv_replica *r, double ctx, int block_token
 	double full = ceil(ctx / b) * b;
 	double win = full;
 
-	if (r->window_tokens > 0 && ctx > r->window_tokens)
-		win = ceil(r->window_tokens / b) * b;
+	if (r->kv_window_tokens > 0 && ctx > r->kv_window_tokens)
+		win = ceil(r->kv_window_tokens / b) * b;
 	return full * r->kv_bytes_per_token_full + win * r->kv_bytes_per_token_window;
 }
 
@@ -495,8 +566,8 @@ static void attention(const struct srv_replica *r, const struct srv_batch *b, bo
 		      double q_per_seq, double n_layers, struct srv_iter_parts *p)
 {
 	const struct model_arch *m = &r->arch.m;
-	double a_l = (double)m->heads / r->lay.tp;
-	double kvb = kv_per_layer_local(m, r->lay.tp, r->kv_elem_bytes);
+	double a_l = (double)m->heads / r->attn_tp;
+	double kvb = kv_per_layer_local(m, r->attn_tp, r->kv_elem_bytes);
 	double dqk, dv, dec_flops_per_key;
 	double pairs = windowed ? b->prefill_pairs_win : b->prefill_pairs;
 	double ctx = windowed ? b->decode_ctx_win : b->decode_ctx;
@@ -549,23 +620,63 @@ static double experts_touched(double E, double k, double T)
 	return E * (1.0 - pow(1.0 - k / E, T));
 }
 
-/* n_layers decoder layers of one kind (op list l) for T tokens, of which
- * n_win use the sliding window. */
-static void layers(const struct srv_replica *r, const struct tf_layer *l, bool moe, double T,
-		   const struct srv_batch *b, double q_per_seq, double n_layers, double n_win,
-		   struct srv_iter_parts *p)
+/* With attention DP every rank runs attention on its share of the batch
+ * (the engines balance sequences over the ranks: SGLang's DP controller,
+ * TensorRT-LLM's attention-DP scheduler); the iteration takes the time of
+ * a rank with the mean share. */
+static struct srv_batch rank_share(const struct srv_batch *b, int adp)
+{
+	struct srv_batch s = *b;
+
+	if (adp > 1) {
+		s.prefill_tokens /= adp;
+		s.prefill_pairs /= adp;
+		s.prefill_pairs_win /= adp;
+		s.prefill_ctx /= adp;
+		s.decode_seqs /= adp;
+		s.decode_ctx /= adp;
+		s.decode_ctx_win /= adp;
+		s.sampled /= adp;
+	}
+	return s;
+}
+
+/* n_layers decoder layers of one kind (op list l; la: the same layer at the
+ * attention TP size) for T tokens, of which n_win use the sliding window.
+ * With attention DP the attention GEMMs of la run on a rank's T / adp
+ * tokens, the MLP's of l on all T, gathered over the TP group before it
+ * and reduce-scattered back after it (SGLang's DP-attention gather and
+ * scatter around the MoE; one all-reduce over the attention rank after
+ * its output projection when tp / adp > 1). */
+static void layers(const struct srv_replica *r, const struct tf_layer *l, const struct tf_layer *la,
+		   bool moe, double T, const struct srv_batch *b, double q_per_seq, double n_layers,
+		   double n_win, struct srv_iter_parts *p)
 {
 	const struct model_arch *m = &r->arch.m;
 	struct srv_iter_parts one;
+	struct srv_batch rb = rank_share(b, r->adp);
 	double mem_bytes = 0, mem_kernels = 0;
 
 	if (n_layers <= 0 || T <= 0)
 		return;
 	memset(&one, 0, sizeof(one));
+	if (r->adp > 1) {
+		for (int i = 0; i < la->n_gemms; i++) {
+			const struct tf_gemm *g = &la->gemm[i];
+			enum gpu_dtype dt = g->keep_bf16 ? GPU_DTYPE_BF16 : r->gemm_dtype;
+
+			if (attn_gemm(g))
+				gemm(r, dt, g->keep_bf16 ? 2.0 : r->weight_bytes_per_param, g->m * T / r->adp,
+				     g->n, g->k, g->count, &one);
+		}
+	}
 	for (int i = 0; i < l->n_gemms; i++) {
 		const struct tf_gemm *g = &l->gemm[i];
 		enum gpu_dtype dt = g->keep_bf16 ? GPU_DTYPE_BF16 : r->gemm_dtype;
 		double wb = g->keep_bf16 ? 2.0 : r->weight_bytes_per_param;
+
+		if (r->adp > 1 && attn_gemm(g))
+			continue;
 
 		if (moe && g->expert) {
 			/* rows per token on this GPU, spread over the local
@@ -590,16 +701,23 @@ static void layers(const struct srv_replica *r, const struct tf_layer *l, bool m
 	}
 	one.memory_s += mem_bytes / hbm_Bps(r);
 	one.overhead_s += mem_kernels * r->cal.serve_kernel_overhead_s;
-	if (r->allreduces_per_layer > 0)
+	if (r->adp > 1) {
+		if (r->attn_tp > 1)
+			one.comm_s += coll_time(&r->cal, &r->attn_span, COLL_ALL_REDUCE,
+						2.0 * T / r->adp * m->hidden, NULL);
+		one.comm_s += coll_time(&r->cal, &r->tp_span, COLL_ALL_GATHER, 2.0 * T * m->hidden, NULL) +
+			      coll_time(&r->cal, &r->tp_span, COLL_REDUCE_SCATTER, 2.0 * T * m->hidden, NULL);
+	} else if (r->allreduces_per_layer > 0) {
 		one.comm_s += r->allreduces_per_layer *
 			      coll_time(&r->cal, &r->tp_span, COLL_ALL_REDUCE, 2.0 * T * m->hidden, NULL);
+	}
 	p->gemm_s += n_layers * one.gemm_s;
 	p->weight_read_s += n_layers * one.weight_read_s;
 	p->memory_s += n_layers * one.memory_s;
 	p->comm_s += n_layers * one.comm_s;
 	p->overhead_s += n_layers * one.overhead_s;
-	attention(r, b, false, q_per_seq, n_layers - n_win, p);
-	attention(r, b, true, q_per_seq, n_win, p);
+	attention(r, &rb, false, q_per_seq, n_layers - n_win, p);
+	attention(r, &rb, true, q_per_seq, n_win, p);
 }
 
 /* Final norm, output projection of the sampled tokens (BF16), the logits
@@ -637,8 +755,9 @@ double srv_iteration_time(const struct srv_replica *r, const struct srv_batch *b
 		if (r->lay.tp > 1)
 			p.comm_s += coll_time(&r->cal, &r->tp_span, COLL_ALL_REDUCE,
 					      2.0 * T * m->hidden, NULL);
-		layers(r, &r->ops.dense, false, T, b, q, r->dense_layers, r->window_dense, &p);
-		layers(r, &r->ops.moe, true, T, b, q, r->moe_layers, r->window_moe, &p);
+		layers(r, &r->ops.dense, &r->ops_attn.dense, false, T, b, q, r->dense_layers,
+		       r->window_dense, &p);
+		layers(r, &r->ops.moe, &r->ops_attn.moe, true, T, b, q, r->moe_layers, r->window_moe, &p);
 		head(r, b->sampled, &p);
 		if (r->lay.pp > 1)
 			p.comm_s += (r->lay.pp - 1) *
@@ -652,8 +771,9 @@ double srv_iteration_time(const struct srv_replica *r, const struct srv_batch *b
 
 			db.prefill_tokens = db.prefill_pairs = db.prefill_pairs_win = db.prefill_ctx = 0;
 			for (int i = 0; i < r->spec.draft_tokens; i++) {
-				layers(r, moe ? &r->ops.moe : &r->ops.dense, moe, b->decode_seqs, &db, 1.0,
-				       1, 0, &p);
+				layers(r, moe ? &r->ops.moe : &r->ops.dense,
+				       moe ? &r->ops_attn.moe : &r->ops_attn.dense, moe, b->decode_seqs, &db,
+				       1.0, 1, 0, &p);
 				head(r, b->decode_seqs, &p);
 			}
 		}

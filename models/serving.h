@@ -55,11 +55,19 @@ struct srv_arch {
 };
 
 /* One replica: tp x pp GPUs; MoE experts split over ep of the tp ranks
- * (expert tensor parallel etp = tp / ep). */
+ * (expert tensor parallel etp = tp / ep).  attention_dp > 1 (MoE models):
+ * DeepSeek-style attention data parallelism inside the TP group - the
+ * attention blocks run on attention_dp ranks of tp / attention_dp GPUs
+ * each, every rank with its own sequences and their KV cache, and the
+ * tokens of all ranks are gathered for the MLP and MoE layers over the
+ * whole TP group (SGLang --enable-dp-attention --dp N, TensorRT-LLM
+ * enable_attention_dp, vLLM --data-parallel-size with
+ * --enable-expert-parallel).  0 or 1: off. */
 struct srv_layout {
 	int tp;
 	int pp;
 	int ep;
+	int attention_dp;
 };
 
 /* What an engine's memory fraction f covers.
@@ -82,6 +90,7 @@ struct srv_memory_opts {
 	bool decode_per_head;          /* one decode thread block per query head */
 	int grouped_max_group;         /* larger query-head groups fall back to per head (0: none do) */
 	bool full_window;              /* the engine ignores the model's sliding window */
+	bool full_window_kv_pool;      /* attention reads the window, but the KV pool keeps every token */
 };
 
 /* Speculative decoding: draft_tokens proposed per step, each accepted with
@@ -107,14 +116,21 @@ struct srv_replica {
 	double act_bytes;              /* bytes of one activation element into a GEMM */
 	double kv_elem_bytes;
 	struct tf_ops ops;             /* the op list of ONE token (T = 1) on one GPU */
-	struct net_span tp_span, pp_span;
+	struct tf_ops ops_attn;        /* the same at the attention TP size (attention_dp > 1) */
+	int adp;                       /* attention data-parallel ranks (1: off) */
+	int attn_tp;                   /* GPUs of one attention rank: tp / adp */
+	struct net_span tp_span, pp_span, attn_span;
 	int dense_layers, moe_layers;  /* whole model */
 	int window_dense, window_moe;  /* of those, sliding-window layers */
 	int allreduces_per_layer;      /* TP all-reduces per decoder layer */
-	/* KV cache, per GPU of the stage with the most layers */
+	/* KV cache, per GPU of the stage with the most layers (with attention
+	 * DP a sequence's KV sits on one of the adp ranks: per token, the
+	 * attention rank's bytes over adp, so the pool of one GPU holds the
+	 * replica's tokens over its adp ranks) */
 	double kv_bytes_per_token_full;   /* full-attention layers, per token */
 	double kv_bytes_per_token_window; /* sliding-window layers, per token (<= window) */
-	int window_tokens;                /* 0 = no sliding window (or the engine keeps every token) */
+	int window_tokens;                /* 0 = no sliding window (or the engine attends to every token) */
+	int kv_window_tokens;             /* the window the KV pool frees beyond (0: keeps every token) */
 	double kv_read_amp;               /* HBM reads of the KV cache per decode step over its size (>= 1) */
 	/* memory per GPU, bytes */
 	double weights_bytes;

@@ -50,7 +50,10 @@ static void arrival_text(char *buf, size_t n, const struct srv_workload *w)
 
 static void layout_text(char *buf, size_t n, const struct srv_layout *l)
 {
-	snprintf(buf, n, "tp %d pp %d ep %d", l->tp, l->pp, l->ep);
+	int k = snprintf(buf, n, "tp %d pp %d ep %d", l->tp, l->pp, l->ep);
+
+	if (l->attention_dp > 1 && k > 0 && (size_t)k < n)
+		snprintf(buf + k, n - (size_t)k, " attention-dp %d", l->attention_dp);
 }
 
 static void head_text(FILE *out, const struct srv_scenario *sc)

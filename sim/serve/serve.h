@@ -94,6 +94,7 @@ struct srv_engine {
 	enum srv_decode_attention decode_attention;
 	int grouped_max_group;      /* GROUPED kernel covers groups up to this (0: any); larger: per head */
 	bool sliding_window_kv;     /* the KV cache and attention keep only a sliding-window model's window */
+	bool full_window_kv_pool;   /* attention keeps to the window, the KV pool holds every token */
 	enum srv_kv_dtype_rule kv_cache_dtype;
 	char attention_source[SC_SOURCE_MAX];
 	/* smaller-GPU defaults (vLLM V1: GPUs under 70 GiB, and A100s, get
@@ -102,6 +103,11 @@ struct srv_engine {
 	int small_gpu_max_num_batched_tokens;
 	double small_gpu_below_GiB;      /* total HBM under this, GiB */
 	char small_gpu_names[SC_NAME_MAX]; /* comma-separated parts of a GPU name that also qualify */
+	/* with attention data parallelism max_num_seqs and
+	 * max_num_batched_tokens apply to each attention rank (TensorRT-LLM,
+	 * vLLM: one scheduler per rank), not to the replica (SGLang divides
+	 * them over its ranks) */
+	bool attention_dp_per_rank_limits;
 	/* a wrapper (NVIDIA NIM): the entry whose defaults it runs ("" none) */
 	char wraps[SC_NAME_MAX];
 };

@@ -81,12 +81,14 @@ const struct cfg_field cfg_engine_fields[] = {
 	CFG_F_ENUM(struct srv_engine, decode_attention, REQ, decode_attentions, "grouped (one KV read per query-head group) or per-head (one per query head, shared only through L2)"),
 	CFG_F_INT_RANGE(struct srv_engine, grouped_max_group, REQ | NONNEG, 0, 1024, "largest query-head group the grouped kernel covers (0: any), count"),
 	CFG_F_BOOL(struct srv_engine, sliding_window_kv, REQ, "KV cache and attention keep only the window of a sliding-window model"),
+	CFG_F_BOOL(struct srv_engine, full_window_kv_pool, 0, "attention keeps to the window but the KV pool holds every token of sliding-window layers (no sliding-window memory pool; default false)"),
 	CFG_F_ENUM(struct srv_engine, kv_cache_dtype, REQ, kv_dtype_rules, "default KV format: model (the activations') or checkpoint (FP8 for FP8/NVFP4 checkpoints)"),
 	CFG_F_STR(struct srv_engine, attention_source, REQ, "where the attention-kernel facts come from"),
 	CFG_F_INT_RANGE(struct srv_engine, small_gpu_max_num_seqs, POS, 1, SC_MAX_ENGINE_SEQS, "max_num_seqs default on a smaller GPU, count"),
 	CFG_F_INT_RANGE(struct srv_engine, small_gpu_max_num_batched_tokens, POS, 1, SC_MAX_ENGINE_TOKENS, "max_num_batched_tokens default on a smaller GPU, count"),
 	CFG_F_NUM_RANGE(struct srv_engine, small_gpu_below_GiB, 0, 0.0, 1e4, "a GPU with less total memory than this takes the smaller defaults, GiB"),
 	CFG_F_STR(struct srv_engine, small_gpu_names, 0, "comma-separated parts of GPU names that take the smaller defaults whatever their memory (e.g. a100)"),
+	CFG_F_BOOL(struct srv_engine, attention_dp_per_rank_limits, 0, "with attention data parallelism max_num_seqs and max_num_batched_tokens are per attention rank (default false: per replica)"),
 	CFG_END
 };
 
@@ -104,6 +106,7 @@ const struct cfg_field cfg_engine_override_fields[] = {
 	CFG_F_ENUM(struct srv_engine, decode_attention, 0, decode_attentions, "grouped or per-head"),
 	CFG_F_INT_RANGE(struct srv_engine, grouped_max_group, NONNEG, 0, 1024, "largest query-head group the grouped kernel covers (0: any), count"),
 	CFG_F_BOOL(struct srv_engine, sliding_window_kv, 0, "KV cache and attention keep only the window of a sliding-window model"),
+	CFG_F_BOOL(struct srv_engine, full_window_kv_pool, 0, "attention keeps to the window but the KV pool holds every token of sliding-window layers"),
 	CFG_END
 };
 
@@ -240,6 +243,19 @@ bool srv_engine_gpu_defaults(struct srv_engine *e, const struct gpu_spec *gpu, b
 	return changed;
 }
 
+int srv_engine_attention_dp_limits(struct srv_engine *e, int attention_dp)
+{
+	long long seqs, tokens;
+
+	if (attention_dp <= 1 || !e->attention_dp_per_rank_limits)
+		return 1;
+	seqs = (long long)e->max_num_seqs * attention_dp;
+	tokens = (long long)e->max_num_batched_tokens * attention_dp;
+	e->max_num_seqs = seqs < SC_MAX_ENGINE_SEQS ? (int)seqs : SC_MAX_ENGINE_SEQS;
+	e->max_num_batched_tokens = tokens < SC_MAX_ENGINE_TOKENS ? (int)tokens : SC_MAX_ENGINE_TOKENS;
+	return attention_dp;
+}
+
 const struct srv_engine *srv_engine_find(const struct srv_engines *e, const char *name)
 {
 	for (int i = 0; i < e->n; i++)
@@ -336,6 +352,7 @@ const struct cfg_field cfg_serve_replica_fields[] = {
 	CFG_F_INT_RANGE(struct srv_layout, tp, POS | CFG_NULLABLE, 1, SC_MAX_GPUS_PER_NODE, "tensor parallel size, GPUs (null or absent in \"replica\": not stated, with \"gpus\": the best layout is chosen)"),
 	CFG_F_INT_RANGE(struct srv_layout, pp, POS, 1, SC_MAX_GPUS_PER_NODE, "pipeline parallel size, GPUs (default 1)"),
 	CFG_F_INT_RANGE(struct srv_layout, ep, POS, 1, SC_MAX_GPUS_PER_NODE, "expert parallel size within tp, GPUs (default 1)"),
+	CFG_F_INT_RANGE(struct srv_layout, attention_dp, POS, 1, SC_MAX_GPUS_PER_NODE, "attention data-parallel ranks within tp, MoE models (DeepSeek-style DP attention; default 1: off)"),
 	CFG_END
 };
 
@@ -605,9 +622,9 @@ enum sc_status srv_scenario_read(const char *file, const cJSON *root, const stru
 
 	memset(sc, 0, sizeof(*sc));
 	snprintf(sc->file, sizeof(sc->file), "%s", file ? file : "");
-	sc->replica.pp = sc->replica.ep = 1;
-	sc->disagg.prefill.pp = sc->disagg.prefill.ep = 1;
-	sc->disagg.decode.pp = sc->disagg.decode.ep = 1;
+	sc->replica.pp = sc->replica.ep = sc->replica.attention_dp = 1;
+	sc->disagg.prefill.pp = sc->disagg.prefill.ep = sc->disagg.prefill.attention_dp = 1;
+	sc->disagg.decode.pp = sc->disagg.decode.ep = sc->disagg.decode.attention_dp = 1;
 	sc->router = SRV_ROUTER_LEAST_LOADED;
 	if ((st = cfg_read_object(&rd, root, cfg_serve_scenario_fields, sc, "")) != SC_OK)
 		return st;
@@ -627,6 +644,7 @@ enum sc_status srv_scenario_read(const char *file, const cJSON *root, const stru
 
 		srv_engine_gpu_defaults(&sc->engine, gpu, has(eng, "max_num_seqs"),
 					has(eng, "max_num_batched_tokens"));
+		srv_engine_attention_dp_limits(&sc->engine, sc->replica.attention_dp);
 	}
 	calib = cJSON_GetObjectItemCaseSensitive(root, "calibration");
 	if ((st = calibration_select(cat, gpu, calib ? calib->valuestring : NULL, file, file,

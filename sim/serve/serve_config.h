@@ -36,6 +36,12 @@ void srv_engines_free(struct srv_engines *e);
 const struct srv_engine *srv_engine_find(const struct srv_engines *e, const char *name);
 /* Applies e's smaller-GPU defaults (small_gpu_*) when gpu qualifies, to
  * the settings not set explicitly; true when a setting changed. */
+/* With attention_dp > 1 ranks and an engine whose batch limits are per
+ * attention rank (configs/engines.json attention_dp_per_rank_limits), the
+ * replica's limits become attention_dp times them (capped at the limits of
+ * models/limits.h).  Returns the factor applied (1: none). */
+int srv_engine_attention_dp_limits(struct srv_engine *e, int attention_dp);
+
 bool srv_engine_gpu_defaults(struct srv_engine *e, const struct gpu_spec *gpu, bool seqs_set,
 			     bool tokens_set);
 

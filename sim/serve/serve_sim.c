@@ -27,6 +27,7 @@ static void memory_opts(const struct srv_scenario *sc, struct srv_memory_opts *m
 	m->decode_per_head = sc->engine.decode_attention == SRV_DECODE_PER_HEAD;
 	m->grouped_max_group = sc->engine.grouped_max_group;
 	m->full_window = !sc->engine.sliding_window_kv;
+	m->full_window_kv_pool = sc->engine.full_window_kv_pool;
 }
 
 enum sc_status srv_replica_for(const struct srv_scenario *sc, const struct srv_layout *lay,

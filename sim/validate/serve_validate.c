@@ -13,6 +13,8 @@
  *   TTFT and TPOT not (their latencies depend on the request count);
  *   ep null -> 1 (the engines shard experts with TP unless an expert-
  *   parallel flag is given);
+ *   attention DP on without its degree under SGLang with dp 1 -> off
+ *   (SGLang's DP-attention degree is --dp; at 1 it disables the flag);
  *   activations null -> the weights' format where the GPU has those tensor
  *   cores, else BF16 (a weight-only kernel); KV cache null -> BF16 (FP16
  *   for FP16 weights), the engines' "auto" KV dtype;
@@ -529,7 +531,8 @@ static double length_mean(const struct srv_length *l)
 /* The engine catalogue entry of a case, by engine and version: vLLM
  * before 0.7 -> "vllm-v0"; TensorRT-LLM before 0.7 (masked MHA, no XQA)
  * -> "tensorrt-llm-v0.6", 1.x (the PyTorch backend, its default from 1.0)
- * -> "tensorrt-llm-pytorch"; an unstated version takes the plain entry. */
+ * -> "tensorrt-llm-pytorch"; an unstated version takes the plain entry,
+ * or the PyTorch backend's where the case names that backend. */
 static const char *engine_name(const struct raw_case *rc)
 {
 	const char *v = rc->engine_version;
@@ -547,6 +550,9 @@ static const char *engine_name(const struct raw_case *rc)
 		if (major >= 1)
 			return "tensorrt-llm-pytorch";
 	}
+	/* a case that names the backend it ran on */
+	if (strcmp(rc->engine, "tensorrt-llm") == 0 && strstr(rc->engine_detail, "PyTorch backend"))
+		return "tensorrt-llm-pytorch";
 	return rc->engine;
 }
 
@@ -605,8 +611,11 @@ static void case_identity(const struct raw_case *rc, bool is_static, struct sval
 	snprintf(vc->engine, sizeof(vc->engine), "%s", rc->engine);
 	vc->gpu_count = rc->gpu_count;
 	if (rc->tp > 0)
-		snprintf(vc->layout, sizeof(vc->layout), "tp%d pp%d ep%d dp%d", rc->tp, rc->pp,
-			 rc->ep > 0 ? rc->ep : 1, rc->dp);
+		snprintf(vc->layout, sizeof(vc->layout), "tp%d pp%d ep%d dp%d%s", rc->tp, rc->pp,
+			 rc->ep > 0 ? rc->ep : 1, rc->dp, rc->attention_dp > 1 ? " adp" : "");
+	if (rc->tp > 0 && rc->attention_dp > 1)
+		snprintf(vc->layout + strlen(vc->layout), sizeof(vc->layout) - strlen(vc->layout), "%d",
+			 rc->attention_dp);
 	else
 		snprintf(vc->layout, sizeof(vc->layout), "tp? pp%d dp%d", rc->pp, rc->dp);
 	snprintf(vc->precision, sizeof(vc->precision), "%s/%s/%s", rc->precision.weights,
@@ -687,10 +696,17 @@ static int case_expressible(const struct smodel *sm, const struct raw_case *rc, 
 		snprintf(vc->layout, sizeof(vc->layout), "tp%d pp%d ep%d dp%d*", *tp, rc->pp,
 			 rc->ep > 0 ? rc->ep : 1, rc->dp);
 	}
-	if (rc->attention_dp == NOT_GIVEN)
-		return not_expressible(vc, "%s", "attention data parallelism is on but its degree is not published");
-	if (rc->attention_dp > 1)
-		return not_expressible(vc, "%s", "attention data parallelism (DeepSeek-style DP attention) is not modelled");
+	if (rc->attention_dp == NOT_GIVEN) {
+		/* SGLang's DP-attention degree is its --dp size, which the case
+		 * records as dp; at its default of 1 --enable-dp-attention is
+		 * switched off (server_args.py _handle_data_parallelism, v0.4.4
+		 * and later): plain TP */
+		if (strcmp(rc->engine, "sglang") != 0 || rc->dp != 1)
+			return not_expressible(vc, "%s", "attention data parallelism is on but its degree is not published");
+		assume(vc, "attention_dp=1 (sglang --dp 1 turns dp attention off)");
+	}
+	if (rc->attention_dp > 1 && *tp % rc->attention_dp != 0)
+		return not_expressible(vc, "%s", "attention data parallelism across more GPUs than the TP group is not modelled");
 	if (rc->ep > 1 && *tp % rc->ep != 0)
 		return not_expressible(vc, "%s", "expert parallelism beyond the TP group is not modelled");
 	if (*tp * rc->pp * rc->dp != rc->gpu_count)
@@ -766,6 +782,7 @@ static void case_replica(const struct smodel *sm, const struct gpu_spec *gpu,
 	}
 	if (sc->arch.m.experts == 0)
 		sc->replica.ep = 1;
+	sc->replica.attention_dp = rc->attention_dp > 1 ? rc->attention_dp : 1;
 	sc->replicas = rc->dp;
 }
 
@@ -843,6 +860,12 @@ static void case_engine(const struct gpu_spec *gpu, const struct srv_engine *eng
 		sc->engine.max_num_seqs = w->max_batch_size;
 	if (w->max_num_tokens > 0)
 		sc->engine.max_num_batched_tokens = w->max_num_tokens;
+	if (srv_engine_attention_dp_limits(&sc->engine, sc->replica.attention_dp) > 1) {
+		char note[96];
+		snprintf(note, sizeof(note), "batch limits per attention rank: %d seqs, %d tokens per replica",
+			 sc->engine.max_num_seqs, sc->engine.max_num_batched_tokens);
+		assume(vc, note);
+	}
 	sc->router = SRV_ROUTER_LEAST_LOADED;
 }
 

@@ -108,6 +108,47 @@ static void test_kv_bytes_mla(void)
 	CHECK_REL(r.kv_bytes_per_token_full, 576.0 * 61, 1e-12);
 }
 
+/* Attention DP: each of the 8 ranks keeps only its own sequences' MLA
+ * latent (the replica holds 8 x the tokens of TP-only attention), carries
+ * the whole attention weights (more weight bytes per GPU), and a decode
+ * step of a large batch is cheaper (each rank reads 1/8 of the KV cache);
+ * the per-rank limits of TensorRT-LLM's PyTorch backend scale by 8;
+ * attention_dp must divide tp and needs an MoE model. */
+static void test_attention_dp(void)
+{
+	static struct srv_scenario sc, sd;
+	static struct srv_replica r, rd;
+	struct sc_error err;
+	struct srv_batch b;
+	const char *fmt = "{\"name\":\"t\",\"model\":\"%s\",\"instance\":\"p6-b200.48xlarge\","
+			  "\"replica\":{\"tp\":8,\"ep\":8%s},\"replicas\":1,\"precision\":{\"weights\":\"fp8\","
+			  "\"kv_cache\":\"fp8\"},\"engine\":{\"name\":\"tensorrt-llm-pytorch\",\"max_num_seqs\":64},"
+			  "\"workload\":{\"arrival\":\"burst\",\"requests\":10,\"input_tokens\":{\"dist\":\"fixed\",\"mean\":100},"
+			  "\"output_tokens\":{\"dist\":\"fixed\",\"mean\":10}}}";
+	char buf[1024];
+
+	snprintf(buf, sizeof(buf), fmt, "deepseek-v3", "");
+	CHECK(load_scenario(buf, &sc));
+	snprintf(buf, sizeof(buf), fmt, "deepseek-v3", ",\"attention_dp\":8");
+	CHECK(load_scenario(buf, &sd));
+	CHECK(srv_replica_for(&sc, &sc.replica, &r, &err) == SC_OK);
+	CHECK(srv_replica_for(&sd, &sd.replica, &rd, &err) == SC_OK);
+	CHECK(sc.engine.max_num_seqs == 64);
+	CHECK(sd.engine.max_num_seqs == 8 * 64);
+	CHECK(rd.adp == 8 && rd.attn_tp == 1);
+	CHECK_REL(rd.kv_bytes_per_token_full, r.kv_bytes_per_token_full / 8, 1e-12);
+	CHECK(rd.weights_bytes > r.weights_bytes);
+	memset(&b, 0, sizeof(b));
+	b.decode_seqs = b.sampled = 512;
+	b.decode_ctx = 512 * 4096.0;
+	b.decode_ctx_win = b.decode_ctx;
+	CHECK(srv_iteration_time(&rd, &b, NULL) < srv_iteration_time(&r, &b, NULL));
+	snprintf(buf, sizeof(buf), fmt, "deepseek-v3", ",\"attention_dp\":3");
+	CHECK(load_scenario(buf, &sd));
+	CHECK(srv_replica_for(&sd, &sd.replica, &rd, &err) == SC_EINVAL);
+	CHECK(strstr(err.pointer, "attention_dp") != NULL);
+}
+
 static void test_kv_sliding_window(void)
 {
 	static struct srv_scenario sc;
@@ -770,6 +811,7 @@ int main(void)
 	}
 	RUN(test_kv_bytes_gqa);
 	RUN(test_kv_bytes_mla);
+	RUN(test_attention_dp);
 	RUN(test_kv_sliding_window);
 	RUN(test_window_ignored);
 	RUN(test_decode_attention_kernels);

@@ -993,11 +993,9 @@ static enum sc_status load_regime_bands(const char *dir, struct catalog *cat, st
 			}
 			bands = famb[f];
 		}
-		for (r = 0; r < REGIME_COUNT; r++)
-			if (strcmp(e.name, model_regime_name((enum model_regime)r)) == 0)
-				break;
-		if (r == REGIME_COUNT || bands[r].present) {
-			st = sc_error_set(err, SC_EINVAL, path, where, r == REGIME_COUNT ?
+		r = sc_enum_parse(model_regime_names, e.name);
+		if (r < 0 || bands[r].present) {
+			st = sc_error_set(err, SC_EINVAL, path, where, r < 0 ?
 					  "unknown regime \"%s\"" : "regime \"%s\" given twice", e.name);
 			goto out;
 		}

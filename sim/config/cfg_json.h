@@ -116,6 +116,11 @@ cJSON *cfg_parse_file(const char *path, struct sc_error *err);
 enum sc_status cfg_check_text(const char *name, const char *buf, size_t len, bool controls,
 			      struct sc_error *err);
 
+/* The deepest nesting of arrays and objects in buf (brackets inside strings
+ * do not count); with cut_off, whether the text ends inside a string or
+ * inside its first object or array (a truncated file). */
+size_t cfg_json_nesting(const char *buf, size_t len, bool *cut_off);
+
 /* Parse a buffer (not NUL-terminated); name is used in messages. */
 cJSON *cfg_parse_buffer(const char *name, const char *buf, size_t len,
 			struct sc_error *err);

@@ -166,18 +166,19 @@ const char *calib_range_quantity_name(enum calib_range_quantity q);
  * out of sample (configs/uncertainty-bands.json, written by `stepcast
  * validate --out-of-sample --bands-output`), attached to every profile by
  * the catalogue loader. */
-enum model_regime {
-	REGIME_SINGLE_NODE,       /* training inside one node */
-	REGIME_MULTI_NODE_DENSE,  /* dense model across nodes */
-	REGIME_FSDP,              /* FSDP or ZeRO-3 */
-	REGIME_MOE_EP_NVLINK,     /* MoE, expert parallelism inside the NVLink domain */
-	REGIME_MOE_EP_NETWORK,    /* MoE, expert parallelism across the network */
-	REGIME_LONG_CONTEXT,      /* sequence >= 32k tokens */
-	REGIME_SHORT_STEP,        /* predicted step < 1 s */
-	REGIME_SERVE_PREFILL,     /* serving, more prompt than output tokens */
-	REGIME_SERVE_DECODE,      /* serving, at least as many output as prompt tokens */
-	REGIME_COUNT
-};
+#define MODEL_REGIME_LIST(X) \
+	X(REGIME_SINGLE_NODE, "single-node")              /* training inside one node */ \
+	X(REGIME_MULTI_NODE_DENSE, "multi-node-dense")    /* dense model across nodes */ \
+	X(REGIME_FSDP, "fsdp-zero3")                      /* FSDP or ZeRO-3 */ \
+	X(REGIME_MOE_EP_NVLINK, "moe-ep-nvlink")          /* MoE, expert parallelism inside the NVLink domain */ \
+	X(REGIME_MOE_EP_NETWORK, "moe-ep-network")        /* MoE, expert parallelism across the network */ \
+	X(REGIME_LONG_CONTEXT, "long-context")            /* sequence >= 32k tokens */ \
+	X(REGIME_SHORT_STEP, "short-step")                /* predicted step < 1 s */ \
+	X(REGIME_SERVE_PREFILL, "serve-prefill-heavy")    /* serving, more prompt than output tokens */ \
+	X(REGIME_SERVE_DECODE, "serve-decode-heavy")      /* serving, at least as many output as prompt tokens */
+enum model_regime { MODEL_REGIME_LIST(SC_ENUM_ID) REGIME_COUNT };
+/* The regimes' names as the bands file spells them, NULL-terminated. */
+extern const char *const model_regime_names[];
 
 struct model_regime_band {
 	bool present;

@@ -39,19 +39,7 @@
 
 #include "collective.h"
 
-const char *srv_format_name(enum srv_format f)
-{
-	switch (f) {
-	case SRV_FMT_BF16: return "bf16";
-	case SRV_FMT_FP16: return "fp16";
-	case SRV_FMT_FP8: return "fp8";
-	case SRV_FMT_NVFP4: return "nvfp4";
-	case SRV_FMT_MXFP4: return "mxfp4";
-	case SRV_FMT_INT4_AWQ: return "int4-awq";
-	case SRV_FMT_COUNT: break;
-	}
-	return "unknown";
-}
+SC_ENUM_DEFINE(srv_format_name, enum srv_format, srv_format_names, SRV_FORMAT_LIST)
 
 double srv_format_bytes(enum srv_format f)
 {

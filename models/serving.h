@@ -30,15 +30,11 @@
 
 /* Number formats of weights, activations and the KV cache, as serving
  * engines name them.  mxfp4 and int4-awq are weight-only formats. */
-enum srv_format {
-	SRV_FMT_BF16,
-	SRV_FMT_FP16,
-	SRV_FMT_FP8,
-	SRV_FMT_NVFP4,
-	SRV_FMT_MXFP4,
-	SRV_FMT_INT4_AWQ,
-	SRV_FMT_COUNT
-};
+#define SRV_FORMAT_LIST(X) X(SRV_FMT_BF16, "bf16") X(SRV_FMT_FP16, "fp16") X(SRV_FMT_FP8, "fp8") \
+	X(SRV_FMT_NVFP4, "nvfp4") X(SRV_FMT_MXFP4, "mxfp4") X(SRV_FMT_INT4_AWQ, "int4-awq")
+enum srv_format { SRV_FORMAT_LIST(SC_ENUM_ID) SRV_FMT_COUNT };
+/* The formats' names as configs and reports spell them, NULL-terminated. */
+extern const char *const srv_format_names[];
 
 struct srv_precision {
 	enum srv_format weights;

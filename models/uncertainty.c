@@ -156,21 +156,12 @@ enum model_regime model_serving_regime(double input_tokens, double output_tokens
 	return input_tokens > output_tokens ? REGIME_SERVE_PREFILL : REGIME_SERVE_DECODE;
 }
 
+const char *const model_regime_names[] = SC_ENUM_NAMES(MODEL_REGIME_LIST);
+
+/* "none" outside the enum (REGIME_COUNT: no regime band applies). */
 const char *model_regime_name(enum model_regime r)
 {
-	switch (r) {
-	case REGIME_SINGLE_NODE: return "single-node";
-	case REGIME_MULTI_NODE_DENSE: return "multi-node-dense";
-	case REGIME_FSDP: return "fsdp-zero3";
-	case REGIME_MOE_EP_NVLINK: return "moe-ep-nvlink";
-	case REGIME_MOE_EP_NETWORK: return "moe-ep-network";
-	case REGIME_LONG_CONTEXT: return "long-context";
-	case REGIME_SHORT_STEP: return "short-step";
-	case REGIME_SERVE_PREFILL: return "serve-prefill-heavy";
-	case REGIME_SERVE_DECODE: return "serve-decode-heavy";
-	case REGIME_COUNT: break;
-	}
-	return "none";
+	return (unsigned)r < REGIME_COUNT ? model_regime_names[r] : "none";
 }
 
 struct model_band model_band_of_regime_band(const struct model_regime_band *rb)

@@ -1,11 +1,24 @@
 /* rpt_cluster.c: `stepcast cluster` as text and JSON (rpt_cluster.h). */
 #include "rpt_cluster.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <cjson/cJSON.h>
 
 #include "../sim/config/rpt_num.h"
+
+/* A quantity of a job alone on its nodes and together with the others:
+ * "alone_KEY" and "together_KEY". */
+static void alone_together(cJSON *o, const char *key, double alone, double together)
+{
+	char k[64];
+
+	snprintf(k, sizeof(k), "alone_%s", key);
+	rpt_json_add_number(o, k, alone);
+	snprintf(k, sizeof(k), "together_%s", key);
+	rpt_json_add_number(o, k, together);
+}
 
 /* One serving job's JSON. */
 static void serving_json(cJSON *o, const struct cluster_serving *s)
@@ -15,17 +28,12 @@ static void serving_json(cJSON *o, const struct cluster_serving *s)
 	cJSON_AddBoolToObject(o, "fabric_traffic", s->has_traffic);
 	cJSON_AddNumberToObject(o, "kv_transfers", s->requests);
 	rpt_json_add_number(o, "kv_transfer_rate_rps", s->rate_rps);
-	rpt_json_add_number(o, "alone_kv_flow_s", s->flows_alone.mean_s);
-	rpt_json_add_number(o, "together_kv_flow_s", s->flows_shared.mean_s);
+	alone_together(o, "kv_flow_s", s->flows_alone.mean_s, s->flows_shared.mean_s);
 	rpt_json_add_number(o, "kv_flow_slowdown", s->has_traffic ? s->flow_slowdown : 1.0);
-	rpt_json_add_number(o, "alone_ttft_p50_s", a->ttft_s.p50);
-	rpt_json_add_number(o, "together_ttft_p50_s", b->ttft_s.p50);
-	rpt_json_add_number(o, "alone_ttft_p99_s", a->ttft_s.p99);
-	rpt_json_add_number(o, "together_ttft_p99_s", b->ttft_s.p99);
-	rpt_json_add_number(o, "alone_tpot_p50_s", a->tpot_s.p50);
-	rpt_json_add_number(o, "together_tpot_p50_s", b->tpot_s.p50);
-	rpt_json_add_number(o, "alone_output_tokens_per_s", a->output_tokens_per_s);
-	rpt_json_add_number(o, "together_output_tokens_per_s", b->output_tokens_per_s);
+	alone_together(o, "ttft_p50_s", a->ttft_s.p50, b->ttft_s.p50);
+	alone_together(o, "ttft_p99_s", a->ttft_s.p99, b->ttft_s.p99);
+	alone_together(o, "tpot_p50_s", a->tpot_s.p50, b->tpot_s.p50);
+	alone_together(o, "output_tokens_per_s", a->output_tokens_per_s, b->output_tokens_per_s);
 }
 
 char *rpt_cluster_json(const struct cluster_run *r)
@@ -54,16 +62,12 @@ char *rpt_cluster_json(const struct cluster_run *r)
 				continue;
 			}
 			rpt_json_add_number(o, "analytic_step_time_s", r->analytic[k].step_time_s);
-			rpt_json_add_number(o, "alone_step_time_s", al->step.step_time_s);
-			rpt_json_add_number(o, "together_step_time_s", tg->step.step_time_s);
+			alone_together(o, "step_time_s", al->step.step_time_s, tg->step.step_time_s);
 			rpt_json_add_number(o, "slowdown", tg->step.step_time_s / al->step.step_time_s);
-			if (al->storage.data) {
-				rpt_json_add_number(o, "alone_data_read_s", al->storage.read_s);
-				rpt_json_add_number(o, "together_data_read_s", tg->storage.read_s);
-			}
+			if (al->storage.data)
+				alone_together(o, "data_read_s", al->storage.read_s, tg->storage.read_s);
 			if (al->storage.checkpoint) {
-				rpt_json_add_number(o, "alone_checkpoint_write_s", al->storage.write_s);
-				rpt_json_add_number(o, "together_checkpoint_write_s", tg->storage.write_s);
+				alone_together(o, "checkpoint_write_s", al->storage.write_s, tg->storage.write_s);
 				cJSON_AddBoolToObject(o, "checkpoint_async", al->storage.async);
 			}
 		}

@@ -79,8 +79,9 @@ static void text_summary_row(FILE *out, bool md, const char *by, const char *nam
 			s->expressed - s->fits);
 }
 
-static void text_out(FILE *out, const struct mem_val_set *set, bool md, bool summary_only)
+static void text_out(FILE *out, const void *vset, bool md, bool summary_only)
 {
+	const struct mem_val_set *set = vset;
 	struct memval_summary s;
 	const char *names[256];
 
@@ -131,8 +132,10 @@ static void text_out(FILE *out, const struct mem_val_set *set, bool md, bool sum
 	}
 }
 
-static void csv_out(FILE *out, const struct mem_val_set *set)
+static void csv_out(FILE *out, const void *vset)
 {
+	const struct mem_val_set *set = vset;
+
 	fprintf(out, "id,source_group,framework,statistic,layout,expressible,measured_bytes,"
 		"predicted_bytes,err_rel,device_bytes,usable_bytes,fits,assumptions,reason\n");
 	for (int i = 0; i < set->n_cases; i++) {
@@ -161,8 +164,9 @@ static cJSON *summary_json(const char *by, const char *name, const struct memval
 	return o;
 }
 
-static bool json_out(FILE *out, const struct mem_val_set *set, bool summary_only)
+static bool json_out(FILE *out, const void *vset, bool summary_only)
 {
+	const struct mem_val_set *set = vset;
 	cJSON *root = cJSON_CreateObject(), *cases, *summary;
 	struct memval_summary s;
 	const char *names[256];
@@ -213,18 +217,7 @@ static bool json_out(FILE *out, const struct mem_val_set *set, bool summary_only
 bool rpt_mem_validate(FILE *out, const struct mem_val_set *set, enum rpt_validate_format fmt,
 		      bool summary_only)
 {
-	switch (fmt) {
-	case RPT_VAL_JSON:
-		return json_out(out, set, summary_only);
-	case RPT_VAL_CSV:
-		csv_out(out, set);
-		return true;
-	case RPT_VAL_MD:
-		text_out(out, set, true, summary_only);
-		return true;
-	case RPT_VAL_TEXT:
-		text_out(out, set, false, summary_only);
-		return true;
-	}
-	return true;
+	static const struct rpt_val_parts parts = { json_out, csv_out, text_out };
+
+	return rpt_validate_render(out, &parts, set, fmt, summary_only);
 }

@@ -140,21 +140,57 @@ static void rows(FILE *out, const struct search_meta *m, const struct search_res
 	ties_line(out, m, res, !md);
 }
 
+/* A line's label: "model       " in text (values from column 12), "- model: "
+ * in Markdown. */
+static void label(FILE *out, const char *name, bool md)
+{
+	if (md)
+		fprintf(out, "- %s: ", name);
+	else
+		fprintf(out, "%-12s", name);
+}
+
+/* What was searched, the same lines in text and Markdown: the model, the
+ * cluster, the training run, the calibration and the objective. */
+static void head(FILE *out, const struct search_meta *m, bool md)
+{
+	const char *sep = md ? ", " : "  ";
+
+	label(out, "model", md);
+	fprintf(out, "%s (%d layers, hidden %d%s)\n", m->model, m->layers, m->hidden, m->moe ? ", MoE" : "");
+	label(out, "cluster", md);
+	fprintf(out, "%d x %s = %d x %s, fabric %s\n", m->nodes, m->instance, m->gpus, m->gpu, m->fabric);
+	label(out, "training", md);
+	fprintf(out, "seq %d%sglobal batch %d%s%s", m->seq_len, sep, m->global_batch_seqs, sep,
+		precision_name(m->precision));
+	if (m->tokens > 0)
+		fprintf(out, "%sbudget %.4g tokens", sep, m->tokens);
+	fputc('\n', out);
+	label(out, "calibration", md);
+	fprintf(out, "%s\n", m->calibration);
+	label(out, "objective", md);
+	fprintf(out, "%s (best %d)\n", search_objective_name(m->objective), m->top);
+}
+
+/* The layouts counted, then (false) that none fits when no row is left. */
+static bool layouts(FILE *out, const struct search_result *res, bool md)
+{
+	label(out, "layouts", md);
+	fprintf(out, "%lld valid%s %lld out of memory, %lld predicted, %lld rejected\n\n", res->stats.layouts,
+		md ? "," : ":", res->stats.oom, res->stats.predicted, res->stats.rejected);
+	if (res->n_rows > 0)
+		return true;
+	fputs(md ? "No layout fits: every valid layout runs out of GPU memory.\n"
+		 : "no layout fits: every valid layout runs out of GPU memory\n", out);
+	return false;
+}
+
 static void text(FILE *out, const struct search_meta *m, const struct search_result *res)
 {
 	char sp[512];
 
 	fprintf(out, "scenario    %s\n", m->scenario);
-	fprintf(out, "model       %s (%d layers, hidden %d%s)\n", m->model, m->layers, m->hidden,
-		m->moe ? ", MoE" : "");
-	fprintf(out, "cluster     %d x %s = %d x %s, fabric %s\n", m->nodes, m->instance, m->gpus,
-		m->gpu, m->fabric);
-	fprintf(out, "training    seq %d  global batch %d  %s", m->seq_len, m->global_batch_seqs,
-		precision_name(m->precision));
-	if (m->tokens > 0)
-		fprintf(out, "  budget %.4g tokens", m->tokens);
-	fprintf(out, "\ncalibration %s\n", m->calibration);
-	fprintf(out, "objective   %s (best %d)\n", search_objective_name(m->objective), m->top);
+	head(out, m, false);
 	price_text(out, m);
 	space_text(m, sp, sizeof(sp));
 	fputs("space       ", out);
@@ -162,120 +198,83 @@ static void text(FILE *out, const struct search_meta *m, const struct search_res
 	if (m->shards > 1)
 		fprintf(out, "shard       %d of %d (every %d-th layout from the %d-th)\n", m->shard, m->shards,
 			m->shards, m->shard);
-	fprintf(out, "layouts     %lld valid: %lld out of memory, %lld predicted, %lld rejected\n\n",
-		res->stats.layouts, res->stats.oom, res->stats.predicted, res->stats.rejected);
-	if (res->n_rows == 0) {
-		fprintf(out, "no layout fits: every valid layout runs out of GPU memory\n");
+	if (!layouts(out, res, false))
 		return;
-	}
 	fprintf(out, "rank tie  tp  cp  pp vpp    dp  ep etp  mbs recompute zero schedule           step s     tokens/s  "
 		"MFU %%  mem GiB free %%  bottleneck       $/M tok%s\n",
 		m->tokens > 0 ? "    time to train  cost to train" : "");
 	rows(out, m, res, false);
 }
 
+/* Add item under key to o; false, item freed, when o is NULL or it cannot. */
+static bool adopt(cJSON *o, const char *key, cJSON *item)
+{
+	if (o && cJSON_AddItemToObject(o, key, item))
+		return true;
+	cJSON_Delete(item);
+	return false;
+}
+
+/* JSONL, the form a shard writes and merge reads: a head line with the
+ * part version and meta, a line per row, a tail line with the stats. */
+static bool json_lines(FILE *out, cJSON *meta, cJSON *stats, const struct search_result *res)
+{
+	cJSON *head = cJSON_CreateObject(), *tail = cJSON_CreateObject();
+	bool ok = head && cJSON_AddNumberToObject(head, "stepcast_search", SEARCH_PART_VERSION);
+
+	ok = adopt(ok ? head : NULL, "meta", meta);
+	ok = adopt(ok ? tail : NULL, "stats", stats);
+	if (!ok) {
+		cJSON_Delete(head);
+		cJSON_Delete(tail);
+		return false;
+	}
+	ok = rpt_json_print_line(out, head);
+	for (int i = 0; ok && i < res->n_rows; i++)
+		ok = rpt_json_print_line(out, search_row_to_json(&res->rows[i]));
+	if (!ok) {
+		cJSON_Delete(tail);
+		return false;
+	}
+	return rpt_json_print_line(out, tail);
+}
+
+/* One JSON document: meta, stats, the confidence, the rows. */
+static bool json_document(FILE *out, const struct search_meta *m, cJSON *meta, cJSON *stats,
+			  const struct search_result *res)
+{
+	cJSON *root = cJSON_CreateObject(), *rows = NULL;
+	bool ok = adopt(root, "meta", meta);
+
+	ok = adopt(ok ? root : NULL, "stats", stats) && cJSON_AddNumberToObject(root, "confidence", m->confidence) &&
+	     cJSON_AddNumberToObject(root, "tied_with_best", ties(res));
+	if (ok)
+		rows = cJSON_AddArrayToObject(root, "rows");
+	for (int i = 0; rows && i < res->n_rows; i++) {
+		cJSON *row = search_row_to_json(&res->rows[i]);
+
+		if (row && !cJSON_AddBoolToObject(row, "tie_with_best", res->rows[i].tie_with_best)) {
+			cJSON_Delete(row);
+			row = NULL;
+		}
+		if (!row || !cJSON_AddItemToArray(rows, row)) {
+			cJSON_Delete(row);
+			rows = NULL;
+		}
+	}
+	if (!rows) {
+		cJSON_Delete(root);
+		return false;
+	}
+	return rpt_json_print(out, root);
+}
+
 static bool json(FILE *out, const struct search_meta *m, const struct search_result *res,
 		 bool lines)
 {
 	cJSON *meta = search_meta_to_json(m), *stats = search_stats_to_json(&res->stats);
-	char *s;
 
-	if (!meta || !stats) {
-		cJSON_Delete(meta);
-		cJSON_Delete(stats);
-		return false;
-	}
-	if (lines) {
-		cJSON *head = cJSON_CreateObject(), *tail;
-
-		if (!head || !cJSON_AddNumberToObject(head, "stepcast_search", SEARCH_PART_VERSION) ||
-		    !cJSON_AddItemToObject(head, "meta", meta)) {
-			cJSON_Delete(head);
-			cJSON_Delete(meta);
-			cJSON_Delete(stats);
-			return false;
-		}
-		tail = cJSON_CreateObject();
-		if (!tail) {
-			cJSON_Delete(head);
-			cJSON_Delete(stats);
-			return false;
-		}
-		s = cJSON_PrintUnformatted(head);
-		cJSON_Delete(head);
-		if (!s) {
-			cJSON_Delete(tail);
-			cJSON_Delete(stats);
-			return false;
-		}
-		fprintf(out, "%s\n", s);
-		free(s);
-		for (int i = 0; i < res->n_rows; i++) {
-			cJSON *row = search_row_to_json(&res->rows[i]);
-
-			s = row ? cJSON_PrintUnformatted(row) : NULL;
-			cJSON_Delete(row);
-			if (!s) {
-				cJSON_Delete(tail);
-				cJSON_Delete(stats);
-				return false;
-			}
-			fprintf(out, "%s\n", s);
-			free(s);
-		}
-		if (!cJSON_AddItemToObject(tail, "stats", stats)) {
-			cJSON_Delete(tail);
-			cJSON_Delete(stats);
-			return false;
-		}
-		s = cJSON_PrintUnformatted(tail);
-		cJSON_Delete(tail);
-		if (!s)
-			return false;
-		fprintf(out, "%s\n", s);
-		free(s);
-		return true;
-	}
-	{
-		cJSON *root = cJSON_CreateObject(), *rows;
-
-		if (!root || !cJSON_AddItemToObject(root, "meta", meta)) {
-			cJSON_Delete(root);
-			cJSON_Delete(meta);
-			cJSON_Delete(stats);
-			return false;
-		}
-		if (!cJSON_AddItemToObject(root, "stats", stats)) {
-			cJSON_Delete(root);
-			cJSON_Delete(stats);
-			return false;
-		}
-		if (!cJSON_AddNumberToObject(root, "confidence", m->confidence) ||
-		    !cJSON_AddNumberToObject(root, "tied_with_best", ties(res))) {
-			cJSON_Delete(root);
-			return false;
-		}
-		rows = cJSON_AddArrayToObject(root, "rows");
-		for (int i = 0; rows && i < res->n_rows; i++) {
-			cJSON *row = search_row_to_json(&res->rows[i]);
-
-			if (row && !cJSON_AddBoolToObject(row, "tie_with_best", res->rows[i].tie_with_best)) {
-				cJSON_Delete(row);
-				row = NULL;
-			}
-			if (!row || !cJSON_AddItemToArray(rows, row)) {
-				cJSON_Delete(row);
-				rows = NULL;
-			}
-		}
-		s = rows ? cJSON_Print(root) : NULL;
-		cJSON_Delete(root);
-		if (!s)
-			return false;
-		fprintf(out, "%s\n", s);
-		free(s);
-		return true;
-	}
+	return lines ? json_lines(out, meta, stats, res) : json_document(out, m, meta, stats, res);
 }
 
 static void csv(FILE *out, const struct search_meta *m, const struct search_result *res)
@@ -312,16 +311,7 @@ static void md(FILE *out, const struct search_meta *m, const struct search_resul
 	fputs("# Layout search: ", out);
 	rpt_md_str(out, m->scenario);
 	fprintf(out, "\n\n");
-	fprintf(out, "- model: %s (%d layers, hidden %d%s)\n", m->model, m->layers, m->hidden,
-		m->moe ? ", MoE" : "");
-	fprintf(out, "- cluster: %d x %s = %d x %s, fabric %s\n", m->nodes, m->instance, m->gpus,
-		m->gpu, m->fabric);
-	fprintf(out, "- training: seq %d, global batch %d, %s", m->seq_len, m->global_batch_seqs,
-		precision_name(m->precision));
-	if (m->tokens > 0)
-		fprintf(out, ", budget %.4g tokens", m->tokens);
-	fprintf(out, "\n- calibration: %s\n", m->calibration);
-	fprintf(out, "- objective: %s (best %d)\n", search_objective_name(m->objective), m->top);
+	head(out, m, true);
 	if (m->price.sold_as == SOLD_AS_ULTRASERVER) {
 		char opts[512];
 
@@ -341,12 +331,8 @@ static void md(FILE *out, const struct search_meta *m, const struct search_resul
 	fprintf(out, "\n- space: %s\n", sp);
 	if (m->shards > 1)
 		fprintf(out, "- shard: %d of %d\n", m->shard, m->shards);
-	fprintf(out, "- layouts: %lld valid, %lld out of memory, %lld predicted, %lld rejected\n\n",
-		res->stats.layouts, res->stats.oom, res->stats.predicted, res->stats.rejected);
-	if (res->n_rows == 0) {
-		fprintf(out, "No layout fits: every valid layout runs out of GPU memory.\n");
+	if (!layouts(out, res, true))
 		return;
-	}
 	fprintf(out, "| rank | tie | tp | cp | pp | vpp | dp | ep | etp | micro-batch | recompute | zero | schedule | "
 		"step (s) | tokens/s | MFU | memory (GiB) | headroom | bottleneck | $/M tokens |%s\n",
 		m->tokens > 0 ? " time to train | cost to train |" : "");

@@ -247,8 +247,9 @@ static cJSON *value_json(const struct sval_value *v)
 	return o;
 }
 
-static bool json_report(FILE *out, const struct sval_set *set, bool summary_only)
+static bool json_report(FILE *out, const void *vset, bool summary_only)
 {
+	const struct sval_set *set = vset;
 	struct row rows[3 * 160];
 	cJSON *o = cJSON_CreateObject(), *cases, *sum;
 	int n = summary_rows(set, rows, 3 * 160);
@@ -310,8 +311,10 @@ static bool json_report(FILE *out, const struct sval_set *set, bool summary_only
 	return rpt_json_print(out, o);
 }
 
-static void csv_report(FILE *out, const struct sval_set *set)
+static void csv_report(FILE *out, const void *vset)
 {
+	const struct sval_set *set = vset;
+
 	fprintf(out, "id,source_group,gpu,engine,layout,precision,expressible,"
 		"throughput_measured,throughput_predicted,throughput_error,ttft_statistic,ttft_measured_ms,"
 		"ttft_predicted_ms,ttft_error,tpot_statistic,tpot_measured_ms,tpot_predicted_ms,tpot_error,reason%s\n",
@@ -344,22 +347,20 @@ static void csv_report(FILE *out, const struct sval_set *set)
 	}
 }
 
+static void text_report(FILE *out, const void *vset, bool md, bool summary_only)
+{
+	const struct sval_set *set = vset;
+
+	if (!summary_only)
+		text_cases(out, set, md);
+	text_unexpressed(out, set, md);
+	text_summary(out, set, md);
+}
+
 bool rpt_serve_validate(FILE *out, const struct sval_set *set, enum rpt_validate_format fmt,
 			bool summary_only)
 {
-	switch (fmt) {
-	case RPT_VAL_JSON:
-		return json_report(out, set, summary_only);
-	case RPT_VAL_CSV:
-		csv_report(out, set);
-		return true;
-	case RPT_VAL_MD:
-	case RPT_VAL_TEXT:
-		if (!summary_only)
-			text_cases(out, set, fmt == RPT_VAL_MD);
-		text_unexpressed(out, set, fmt == RPT_VAL_MD);
-		text_summary(out, set, fmt == RPT_VAL_MD);
-		return true;
-	}
-	return true;
+	static const struct rpt_val_parts parts = { json_report, csv_report, text_report };
+
+	return rpt_validate_render(out, &parts, set, fmt, summary_only);
 }

@@ -225,9 +225,9 @@ const char *rpt_price_cell(const struct instance_price *p, enum plan_pricing pr,
 	return buf;
 }
 
-bool rpt_json_print(FILE *out, cJSON *root)
+static bool print_json(FILE *out, cJSON *root, bool line)
 {
-	char *text = root ? cJSON_Print(root) : NULL;
+	char *text = !root ? NULL : line ? cJSON_PrintUnformatted(root) : cJSON_Print(root);
 
 	cJSON_Delete(root);
 	if (!text)
@@ -235,4 +235,14 @@ bool rpt_json_print(FILE *out, cJSON *root)
 	fprintf(out, "%s\n", text);
 	free(text);
 	return true;
+}
+
+bool rpt_json_print(FILE *out, cJSON *root)
+{
+	return print_json(out, root, false);
+}
+
+bool rpt_json_print_line(FILE *out, cJSON *root)
+{
+	return print_json(out, root, true);
 }

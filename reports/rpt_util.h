@@ -18,6 +18,8 @@ struct cJSON;
  * report writes a JSON document.  False when root is NULL (a failed
  * allocation while building it) or cannot be printed. */
 bool rpt_json_print(FILE *out, struct cJSON *root);
+/* The same on one line (JSONL: cJSON_PrintUnformatted). */
+bool rpt_json_print_line(FILE *out, struct cJSON *root);
 
 /* s as one CSV field (quoted when it holds a comma, quote or newline). */
 void rpt_csv_str(FILE *out, const char *s);

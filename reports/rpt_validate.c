@@ -198,8 +198,10 @@ static void text_band(FILE *out, const struct val_set *set, bool md)
 	}
 }
 
-static void csv_out(FILE *out, const struct val_set *set)
+static void csv_out(FILE *out, const void *vset)
 {
+	const struct val_set *set = vset;
+
 	fprintf(out, "id,source_group,trust,model,gpu,gpu_count,layout,precision,expressible,"
 		"measured_step_s,predicted_step_s,error_rel,predicted_mfu,oom,bottleneck,"
 		"predicted_memory_bytes,memory_capacity_bytes,reason,assumptions\n");
@@ -241,8 +243,9 @@ static cJSON *stats_json(const struct val_set *set, const struct val_summary_row
 	return o;
 }
 
-static bool json_out(FILE *out, const struct val_set *set, bool summary_only)
+static bool json_out(FILE *out, const void *vset, bool summary_only)
 {
+	const struct val_set *set = vset;
 	struct val_summary_row rows[128];
 	int n = val_summary_rows(set, rows, 128);
 	cJSON *root = cJSON_CreateObject(), *sum, *cases;
@@ -313,23 +316,38 @@ static bool json_out(FILE *out, const struct val_set *set, bool summary_only)
 	return rpt_json_print(out, root);
 }
 
-bool rpt_validate(FILE *out, const struct val_set *set, enum rpt_validate_format fmt,
-		  bool summary_only)
+static void text_out(FILE *out, const void *vset, bool md, bool summary_only)
+{
+	const struct val_set *set = vset;
+
+	if (!summary_only)
+		text_cases(out, set, md);
+	text_unexpressed(out, set, md);
+	text_summary(out, set, md);
+	text_band(out, set, md);
+}
+
+bool rpt_validate_render(FILE *out, const struct rpt_val_parts *p, const void *set,
+			 enum rpt_validate_format fmt, bool summary_only)
 {
 	switch (fmt) {
 	case RPT_VAL_JSON:
-		return json_out(out, set, summary_only);
+		return p->json(out, set, summary_only);
 	case RPT_VAL_CSV:
-		csv_out(out, set);
+		p->csv(out, set);
 		return true;
 	case RPT_VAL_MD:
 	case RPT_VAL_TEXT:
-		if (!summary_only)
-			text_cases(out, set, fmt == RPT_VAL_MD);
-		text_unexpressed(out, set, fmt == RPT_VAL_MD);
-		text_summary(out, set, fmt == RPT_VAL_MD);
-		text_band(out, set, fmt == RPT_VAL_MD);
+		p->text(out, set, fmt == RPT_VAL_MD, summary_only);
 		return true;
 	}
 	return true;
+}
+
+bool rpt_validate(FILE *out, const struct val_set *set, enum rpt_validate_format fmt,
+		  bool summary_only)
+{
+	static const struct rpt_val_parts parts = { json_out, csv_out, text_out };
+
+	return rpt_validate_render(out, &parts, set, fmt, summary_only);
 }

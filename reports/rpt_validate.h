@@ -13,6 +13,21 @@
 
 enum rpt_validate_format { RPT_VAL_TEXT, RPT_VAL_JSON, RPT_VAL_CSV, RPT_VAL_MD };
 
+/* The parts of one validation's report (training, serving, memory), each
+ * of that validation's set: the JSON document (false on allocation
+ * failure), the CSV table, and the text or Markdown sections (the case
+ * table left out with summary_only). */
+struct rpt_val_parts {
+	bool (*json)(FILE *out, const void *set, bool summary_only);
+	void (*csv)(FILE *out, const void *set);
+	void (*text)(FILE *out, const void *set, bool md, bool summary_only);
+};
+
+/* The part of p that format fmt asks for, of set.  Returns false on
+ * allocation failure (JSON only). */
+bool rpt_validate_render(FILE *out, const struct rpt_val_parts *p, const void *set,
+			 enum rpt_validate_format fmt, bool summary_only);
+
 /* summary_only: leave out the per-case table.  Returns false on allocation
  * failure (JSON only). */
 bool rpt_validate(FILE *out, const struct val_set *set, enum rpt_validate_format fmt,

@@ -41,32 +41,6 @@ static int line_of(const char *buf, size_t off)
 	return line;
 }
 
-/* True when buf ends inside an object, array or string: a cut-off file. */
-static bool unclosed(const char *buf, size_t len)
-{
-	long depth = 0;
-	bool str = false;
-
-	for (size_t i = 0; i < len; i++) {
-		char ch = buf[i];
-		if (str) {
-			if (ch == '\\')
-				i++;
-			else if (ch == '"')
-				str = false;
-		} else if (ch == '"') {
-			str = true;
-		} else if (ch == '{' || ch == '[') {
-			depth++;
-		} else if ((ch == '}' || ch == ']') && depth > 0) {
-			depth--;
-			if (depth == 0)
-				return false; /* the first value closed: not truncated */
-		}
-	}
-	return str || depth > 0;
-}
-
 /* Parse the JSON value at buf[start..len); when trailing is false only
  * whitespace may follow it.  Errors name the line in the whole buffer. */
 static cJSON *parse_json(const char *name, const char *buf, size_t start, size_t len,
@@ -87,8 +61,9 @@ static cJSON *parse_json(const char *name, const char *buf, size_t start, size_t
 	if (!root) {
 		size_t off = end && end >= buf + start && end <= buf + len ? (size_t)(end - buf) : len;
 		char where[32];
-		bool open = unclosed(buf + start, len - start);
+		bool open;
 
+		cfg_json_nesting(buf + start, len - start, &open);
 		snprintf(where, sizeof(where), "line %d", line_of(buf, open ? len : off));
 		sc_error_set(err, SC_EINVAL, name, where,
 			     open ? "invalid JSON: the text ends inside an object or array (truncated file?)"

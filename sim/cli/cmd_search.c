@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,10 +162,21 @@ struct search_request {
 	char part_name[64]; /* a shard's default output file */
 };
 
-static bool space_int(const char *opt, const char *arg, int max, int *out)
-{
-	return cli_parse_int("search", opt, arg, 1, max, out);
-}
+/* The --max-* bounds of the layout space: each an int from 1 to max into
+ * its member of struct search_space. */
+static const struct space_bound {
+	int opt;
+	const char *name;
+	int max;
+	size_t member;
+} space_bounds[] = {
+	{ OPT_MAX_TP, "--max-tp", 1 << 20, offsetof(struct search_space, max_tp) },
+	{ OPT_MAX_CP, "--max-cp", 1 << 20, offsetof(struct search_space, max_cp) },
+	{ OPT_MAX_PP, "--max-pp", 1 << 20, offsetof(struct search_space, max_pp) },
+	{ OPT_MAX_VPP, "--max-vpp", 1 << 20, offsetof(struct search_space, max_vpp) },
+	{ OPT_MAX_EP, "--max-ep", 1 << 20, offsetof(struct search_space, max_ep) },
+	{ OPT_MAX_MB, "--max-micro-batch", SC_MAX_BATCH_SEQS, offsetof(struct search_space, max_micro_batch) },
+};
 
 /* The options that bound the layout space (--max-*, --recompute, --zero,
  * --schedules) into sp: 1 parsed, -1 a bad value, 0 not one of them. */
@@ -172,25 +184,13 @@ static int space_option(int c, const char *arg, struct search_space *sp)
 {
 	bool ok;
 
+	for (size_t i = 0; i < sizeof(space_bounds) / sizeof(space_bounds[0]); i++) {
+		const struct space_bound *b = &space_bounds[i];
+
+		if (b->opt == c)
+			return cli_parse_int("search", b->name, arg, 1, b->max, (int *)((char *)sp + b->member)) ? 1 : -1;
+	}
 	switch (c) {
-	case OPT_MAX_TP:
-		ok = space_int("--max-tp", arg, 1 << 20, &sp->max_tp);
-		break;
-	case OPT_MAX_CP:
-		ok = space_int("--max-cp", arg, 1 << 20, &sp->max_cp);
-		break;
-	case OPT_MAX_PP:
-		ok = space_int("--max-pp", arg, 1 << 20, &sp->max_pp);
-		break;
-	case OPT_MAX_VPP:
-		ok = space_int("--max-vpp", arg, 1 << 20, &sp->max_vpp);
-		break;
-	case OPT_MAX_EP:
-		ok = space_int("--max-ep", arg, 1 << 20, &sp->max_ep);
-		break;
-	case OPT_MAX_MB:
-		ok = space_int("--max-micro-batch", arg, SC_MAX_BATCH_SEQS, &sp->max_micro_batch);
-		break;
 	case OPT_RECOMPUTE:
 		ok = cli_parse_recompute_list("search", arg, &sp->recompute_mask);
 		break;

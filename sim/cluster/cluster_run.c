@@ -8,16 +8,6 @@
 #include "../analytic/step.h"
 #include "../serve/serve_sim.h"
 
-const char *cluster_job_kind_name(enum cluster_job_kind k)
-{
-	switch (k) {
-	case CLUSTER_JOB_TRAINING: return "training";
-	case CLUSTER_JOB_CHECKPOINT: return "checkpoint";
-	case CLUSTER_JOB_SERVING: return "serving";
-	}
-	return "unknown";
-}
-
 /* cluster_load's hook: read serving job k and say how many nodes it takes
  * (srv_scenario_nodes, serve's one rule). */
 static enum sc_status serving_nodes(void *ctx, int k, const char *file, const struct cluster *fabric, int *nodes,

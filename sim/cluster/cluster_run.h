@@ -65,6 +65,4 @@ enum sc_status cluster_run_simulate(struct cluster_run *r, struct sc_error *err)
 
 void cluster_run_free(struct cluster_run *r);
 
-const char *cluster_job_kind_name(enum cluster_job_kind k);
-
 #endif

@@ -993,11 +993,9 @@ static enum sc_status load_regime_bands(const char *dir, struct catalog *cat, st
 			}
 			bands = famb[f];
 		}
-		for (r = 0; r < REGIME_COUNT; r++)
-			if (strcmp(e.name, model_regime_name((enum model_regime)r)) == 0)
-				break;
-		if (r == REGIME_COUNT || bands[r].present) {
-			st = sc_error_set(err, SC_EINVAL, path, where, r == REGIME_COUNT ?
+		r = sc_enum_parse(model_regime_names, e.name);
+		if (r < 0 || bands[r].present) {
+			st = sc_error_set(err, SC_EINVAL, path, where, r < 0 ?
 					  "unknown regime \"%s\"" : "regime \"%s\" given twice", e.name);
 			goto out;
 		}
@@ -1154,21 +1152,12 @@ void catalog_free(struct catalog *cat)
 	memset(cat, 0, sizeof(*cat));
 }
 
-#define LOOKUP(fn, type, arr, count) \
-	const type *fn(const struct catalog *cat, const char *name) \
-	{ \
-		for (int i = 0; i < cat->count; i++) \
-			if (strcmp(cat->arr[i].name, name) == 0) \
-				return &cat->arr[i]; \
-		return NULL; \
-	}
-
-LOOKUP(catalog_gpu, struct gpu_spec, gpus, n_gpus)
-LOOKUP(catalog_instance, struct instance_spec, instances, n_instances)
-LOOKUP(catalog_fabric, struct fabric_spec, fabrics, n_fabrics)
-LOOKUP(catalog_storage, struct storage_spec, storage, n_storage)
-LOOKUP(catalog_model, struct model_arch, models, n_models)
-LOOKUP(catalog_calibration, struct calibration, calibrations, n_calibrations)
+CFG_LOOKUP(catalog_gpu, struct catalog, struct gpu_spec, gpus, n_gpus, name)
+CFG_LOOKUP(catalog_instance, struct catalog, struct instance_spec, instances, n_instances, name)
+CFG_LOOKUP(catalog_fabric, struct catalog, struct fabric_spec, fabrics, n_fabrics, name)
+CFG_LOOKUP(catalog_storage, struct catalog, struct storage_spec, storage, n_storage, name)
+CFG_LOOKUP(catalog_model, struct catalog, struct model_arch, models, n_models, name)
+CFG_LOOKUP(catalog_calibration, struct catalog, struct calibration, calibrations, n_calibrations, name)
 
 enum sc_status catalog_unknown(const struct catalog *cat, const char *kind,
 			       const char *name, const char *file,

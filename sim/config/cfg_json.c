@@ -13,11 +13,10 @@
 #include <sys/stat.h>
 #include "rpt_num.h" /* after cJSON: output numbers checked */
 
-/* Deepest nesting of arrays and objects, ignoring brackets inside strings. */
-static size_t nesting_depth(const char *buf, size_t len)
+size_t cfg_json_nesting(const char *buf, size_t len, bool *cut_off)
 {
 	size_t depth = 0, max = 0;
-	bool in_string = false;
+	bool in_string = false, closed = false;
 
 	for (size_t i = 0; i < len; i++) {
 		char c = buf[i];
@@ -32,9 +31,11 @@ static size_t nesting_depth(const char *buf, size_t len)
 			if (++depth > max)
 				max = depth;
 		} else if ((c == ']' || c == '}') && depth > 0) {
-			depth--;
+			closed |= --depth == 0;
 		}
 	}
+	if (cut_off)
+		*cut_off = !closed && (in_string || depth > 0);
 	return max;
 }
 
@@ -293,7 +294,7 @@ cJSON *cfg_parse_buffer(const char *name, const char *buf, size_t len,
 			return NULL;
 		}
 	}
-	if (nesting_depth(buf, len) > CJSON_NESTING_LIMIT) {
+	if (cfg_json_nesting(buf, len, NULL) > CJSON_NESTING_LIMIT) {
 		sc_error_set(err, SC_EINVAL, name, NULL,
 			     "JSON nested more than %d levels deep", CJSON_NESTING_LIMIT);
 		return NULL;

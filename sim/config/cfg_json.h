@@ -90,6 +90,19 @@ struct cfg_field {
 	{ #K, CFG_ARRAY, (FL), offsetof(ST, K), sizeof(((ST *)0)->K[0]), NULL, SUB, NULL, 0, 0, D, \
 	  offsetof(ST, COUNT), (int)(sizeof(((ST *)0)->K) / sizeof(((ST *)0)->K[0])) }
 
+/* Define `const TYPE *FN(const OWNER *o, const char *s)`: the element of
+ * o->ARR[0..o->COUNT) whose string member KEY is s, or NULL (the lookup of
+ * every table a loader fills: the catalogue's kinds, the resilience
+ * catalogue's profiles). */
+#define CFG_LOOKUP(fn, owner, type, arr, count, key) \
+	const type *fn(const owner *o, const char *s) \
+	{ \
+		for (int i = 0; i < o->count; i++) \
+			if (strcmp(o->arr[i].key, s) == 0) \
+				return &o->arr[i]; \
+		return NULL; \
+	}
+
 /* Terminates a field table. */
 #define CFG_END { NULL, CFG_INT, 0, 0, 0, NULL, NULL, NULL, 0, 0, NULL, 0, 0 }
 
@@ -115,6 +128,11 @@ cJSON *cfg_parse_file(const char *path, struct sc_error *err);
  * strings only when controls is true.  SC_EINVAL with line and column. */
 enum sc_status cfg_check_text(const char *name, const char *buf, size_t len, bool controls,
 			      struct sc_error *err);
+
+/* The deepest nesting of arrays and objects in buf (brackets inside strings
+ * do not count); with cut_off, whether the text ends inside a string or
+ * inside its first object or array (a truncated file). */
+size_t cfg_json_nesting(const char *buf, size_t len, bool *cut_off);
 
 /* Parse a buffer (not NUL-terminated); name is used in messages. */
 cJSON *cfg_parse_buffer(const char *name, const char *buf, size_t len,

@@ -9,22 +9,23 @@
 #include "placement_load.h"
 #include "scenario_load.h"
 
+SC_ENUM_DEFINE(cluster_job_kind_name, enum cluster_job_kind, cluster_job_kind_names, CLUSTER_JOB_KIND_LIST)
+
 /* A job's "kind" (absent: training). */
 static enum sc_status job_kind(const char *path, int k, const cJSON *kd, enum cluster_job_kind *out,
 			       struct sc_error *err)
 {
-	static const char *const names[] = { "training", "checkpoint", "serving" };
 	char at[64];
+	int i;
 
 	snprintf(at, sizeof(at), "/jobs/%d/kind", k);
 	*out = CLUSTER_JOB_TRAINING;
 	if (!kd)
 		return SC_OK;
-	for (int i = 0; cJSON_IsString(kd) && i < 3; i++)
-		if (strcmp(kd->valuestring, names[i]) == 0) {
-			*out = (enum cluster_job_kind)i;
-			return SC_OK;
-		}
+	if (cJSON_IsString(kd) && (i = sc_enum_parse(cluster_job_kind_names, kd->valuestring)) >= 0) {
+		*out = (enum cluster_job_kind)i;
+		return SC_OK;
+	}
 	return sc_error_set(err, SC_EINVAL, path, at, "expected \"training\", \"checkpoint\" or \"serving\"");
 }
 

@@ -23,12 +23,17 @@
 #define SC_CLUSTER_LOAD_H
 
 #include "catalog_load.h"
+#include "../../models/enum_names.h"
 #include "../../models/placement.h"
 #include "../../models/scenario.h"
 
 #define CLUSTER_MAX_JOBS 8
 
-enum cluster_job_kind { CLUSTER_JOB_TRAINING, CLUSTER_JOB_CHECKPOINT, CLUSTER_JOB_SERVING };
+#define CLUSTER_JOB_KIND_LIST(X) X(CLUSTER_JOB_TRAINING, "training") \
+	X(CLUSTER_JOB_CHECKPOINT, "checkpoint") X(CLUSTER_JOB_SERVING, "serving")
+enum cluster_job_kind { CLUSTER_JOB_KIND_LIST(SC_ENUM_ID) };
+extern const char *const cluster_job_kind_names[];
+const char *cluster_job_kind_name(enum cluster_job_kind k);
 
 /* Reads the serving scenario `file` (job k) and returns in *nodes how many
  * nodes it takes; fills err (file and pointer) on failure.  The instance

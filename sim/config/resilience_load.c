@@ -230,29 +230,7 @@ void resilience_free(struct resilience_catalog *rc)
 	memset(rc, 0, sizeof(*rc));
 }
 
-const struct failure_profile_spec *resilience_profile(const struct resilience_catalog *rc,
-						      const char *name)
-{
-	for (int i = 0; i < rc->n_profiles; i++)
-		if (strcmp(rc->profiles[i].name, name) == 0)
-			return &rc->profiles[i];
-	return NULL;
-}
-
-const struct recovery_spec *resilience_recovery(const struct resilience_catalog *rc,
-						const char *name)
-{
-	for (int i = 0; i < rc->n_recovery; i++)
-		if (strcmp(rc->recovery[i].name, name) == 0)
-			return &rc->recovery[i];
-	return NULL;
-}
-
-const struct host_link_spec *resilience_host_link(const struct resilience_catalog *rc,
-						  const char *gpu_family)
-{
-	for (int i = 0; i < rc->n_host_links; i++)
-		if (strcmp(rc->host_links[i].gpu_family, gpu_family) == 0)
-			return &rc->host_links[i];
-	return NULL;
-}
+CFG_LOOKUP(resilience_profile, struct resilience_catalog, struct failure_profile_spec, profiles, n_profiles, name)
+CFG_LOOKUP(resilience_recovery, struct resilience_catalog, struct recovery_spec, recovery, n_recovery, name)
+CFG_LOOKUP(resilience_host_link, struct resilience_catalog, struct host_link_spec, host_links, n_host_links,
+	   gpu_family)

@@ -1147,17 +1147,9 @@ static void fill_result(struct sim *s, struct des_result *res)
 	memcpy(o->part_s, crit->acc, sizeof(o->part_s));
 	crit->share[BOTTLENECK_PIPELINE_BUBBLE] += o->step_time_s - crit->t_end;
 	/* analytical parts the DES does not simulate follow as they are */
-	for (int i = 0; i < PART_COUNT; i++) {
-		switch ((enum step_part)i) {
-		case PART_COMPUTE: case PART_TP_COMM: case PART_CP_COMM: case PART_EP_COMM:
-		case PART_PP_COMM: case PART_DP_COMM: case PART_BUBBLE: case PART_OPTIMIZER:
-		case PART_OVERHEAD:
-			break;
-		default:
+	for (int i = 0; i < PART_COUNT; i++)
+		if (!des_simulates_part((enum step_part)i))
 			o->part_s[i] = a->part_s[i];
-			break;
-		}
-	}
 	/* simulated storage stalls: the longest any rank waited (what of
 	 * it hid behind the critical GPU's work leaves it below) */
 	if (p->io.data)

@@ -169,6 +169,11 @@ enum sc_status des_program_build(const struct scenario *sc, const struct des_opt
 				 struct des_program *p, struct sc_error *err);
 void des_program_free(struct des_program *p);
 
+/* Whether the DES simulates step part i (compute, TP/CP/EP/PP/DP
+ * communication, the bubble, the optimizer, the step overhead); every
+ * other part of the analytical step follows the simulated step as it is. */
+bool des_simulates_part(enum step_part i);
+
 /* Fill p->io from the goodput model of p's scenario (nothing without a
  * "storage" object) and take what it simulates out of p->tail_s: the data
  * stall when reads are simulated, the amortised checkpoint when this is

@@ -830,19 +830,21 @@ static void program_step_costs(const struct scenario *sc, struct des_program *p)
 	}
 	p->optimizer_s = p->analytic.part_s[PART_OPTIMIZER];
 	p->overhead_s = cal->step_overhead_s;
-	/* the DES simulates compute, TP/CP/EP/PP/DP communication, the bubble,
-	 * the optimizer and the step overhead; any other part of the
-	 * analytical step follows the step as it is */
-	for (int i = 0; i < PART_COUNT; i++) {
-		switch ((enum step_part)i) {
-		case PART_COMPUTE: case PART_TP_COMM: case PART_CP_COMM: case PART_EP_COMM:
-		case PART_PP_COMM: case PART_DP_COMM: case PART_BUBBLE: case PART_OPTIMIZER:
-		case PART_OVERHEAD:
-			break;
-		default:
+	/* the parts the DES does not simulate follow the step as they are */
+	for (int i = 0; i < PART_COUNT; i++)
+		if (!des_simulates_part((enum step_part)i))
 			p->tail_s += p->analytic.part_s[i];
-			break;
-		}
+}
+
+bool des_simulates_part(enum step_part i)
+{
+	switch (i) {
+	case PART_COMPUTE: case PART_TP_COMM: case PART_CP_COMM: case PART_EP_COMM:
+	case PART_PP_COMM: case PART_DP_COMM: case PART_BUBBLE: case PART_OPTIMIZER:
+	case PART_OVERHEAD:
+		return true;
+	default:
+		return false;
 	}
 }
 

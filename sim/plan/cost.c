@@ -104,47 +104,49 @@ static int number_unit(const char *s, double *v)
 	return (unsigned char)*end;
 }
 
-enum sc_status plan_parse_tokens(const char *s, double *out, struct sc_error *err)
+/* A unit letter (0: none) and what it multiplies the number by. */
+struct unit {
+	int letter;
+	double scale;
+};
+
+/* s as number_unit reads it, scaled by its letter's entry of units[n];
+ * what names the quantity and expected the units in messages. */
+static enum sc_status scaled_number(const char *s, const struct unit *units, int n, const char *what,
+				    const char *expected, double *out, struct sc_error *err)
 {
 	double v;
 	int u = number_unit(s, &v);
 
-	switch (u) {
-	case 0: break;
-	case 'K': case 'k': v *= 1e3; break;
-	case 'M': v *= 1e6; break;
-	case 'B': case 'G': v *= 1e9; break;
-	case 'T': v *= 1e12; break;
-	default:
-		return sc_error_set(err, SC_EINVAL, NULL, NULL,
-				    "token count \"%s\" is not a positive number with an optional K, M, B or T suffix",
-				    s);
-	}
-	if (!isfinite(v))
-		return sc_error_set(err, SC_EINVAL, NULL, NULL, "token count \"%s\" is too large", s);
-	*out = v;
-	return SC_OK;
+	for (int i = 0; i < n; i++)
+		if (units[i].letter == u) {
+			v *= units[i].scale;
+			if (!isfinite(v))
+				return sc_error_set(err, SC_EINVAL, NULL, NULL, "%s \"%s\" is too large", what, s);
+			*out = v;
+			return SC_OK;
+		}
+	return sc_error_set(err, SC_EINVAL, NULL, NULL, "%s \"%s\" is not a positive number with %s", what, s,
+			    expected);
 }
 
+enum sc_status plan_parse_tokens(const char *s, double *out, struct sc_error *err)
+{
+	static const struct unit units[] = {
+		{ 0, 1 }, { 'K', 1e3 }, { 'k', 1e3 }, { 'M', 1e6 }, { 'B', 1e9 }, { 'G', 1e9 }, { 'T', 1e12 },
+	};
+
+	return scaled_number(s, units, (int)(sizeof(units) / sizeof(units[0])), "token count",
+			     "an optional K, M, B or T suffix", out, err);
+}
+
+/* No unit: days. */
 enum sc_status plan_parse_duration(const char *s, double *out_s, struct sc_error *err)
 {
-	double v;
-	int u = number_unit(s, &v);
+	static const struct unit units[] = {
+		{ 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 0, 86400 }, { 'd', 86400 }, { 'w', 7 * 86400 },
+	};
 
-	switch (u) {
-	case 's': break;
-	case 'm': v *= 60; break;
-	case 'h': v *= 3600; break;
-	case 0:
-	case 'd': v *= 86400; break;
-	case 'w': v *= 7 * 86400; break;
-	default:
-		return sc_error_set(err, SC_EINVAL, NULL, NULL,
-				    "duration \"%s\" is not a positive number with a unit s, m, h, d or w",
-				    s);
-	}
-	if (!isfinite(v))
-		return sc_error_set(err, SC_EINVAL, NULL, NULL, "duration \"%s\" is too large", s);
-	*out_s = v;
-	return SC_OK;
+	return scaled_number(s, units, (int)(sizeof(units) / sizeof(units[0])), "duration",
+			     "a unit s, m, h, d or w", out_s, err);
 }

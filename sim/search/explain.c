@@ -3,6 +3,7 @@
  * (scenario_check); every time is sim_step_predict's. */
 #include "explain.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,36 +209,36 @@ static void try_schedules(struct ctx *x)
 	}
 }
 
+/* The layout's on/off switch `name` (the bool at offset member of struct
+ * layout) flipped: the option "NAME on|off" with its --set. */
+static void try_switch(struct ctx *x, size_t member, const char *name)
+{
+	struct scenario c = *x->base;
+	bool *sw = (bool *)((char *)&c.layout + member);
+	char change[96], set[256];
+
+	*sw = !*sw;
+	snprintf(change, sizeof(change), "%s %s", name, *sw ? "on" : "off");
+	snprintf(set, sizeof(set), "--set layout.%s=%s", name, *sw ? "true" : "false");
+	try_one(x, &c, change, set);
+}
+
 /* The communication switches flipped: TP overlap and sequence
  * parallelism (with TP), EP overlap and the MoE dispatcher (with EP). */
 static void try_comm_switches(struct ctx *x)
 {
 	const struct scenario *sc = x->base;
 	const struct layout *l = &sc->layout;
-	char change[96], set[256];
 
 	if (l->tp > 1) {
-		struct scenario c = *sc;
-
-		c.layout.tp_comm_overlap = !l->tp_comm_overlap;
-		snprintf(change, sizeof(change), "tp_comm_overlap %s", c.layout.tp_comm_overlap ? "on" : "off");
-		snprintf(set, sizeof(set), "--set layout.tp_comm_overlap=%s", c.layout.tp_comm_overlap ? "true" : "false");
-		try_one(x, &c, change, set);
-		c = *sc;
-		c.layout.sequence_parallel = !l->sequence_parallel;
-		snprintf(change, sizeof(change), "sequence_parallel %s", c.layout.sequence_parallel ? "on" : "off");
-		snprintf(set, sizeof(set), "--set layout.sequence_parallel=%s",
-			 c.layout.sequence_parallel ? "true" : "false");
-		try_one(x, &c, change, set);
+		try_switch(x, offsetof(struct layout, tp_comm_overlap), "tp_comm_overlap");
+		try_switch(x, offsetof(struct layout, sequence_parallel), "sequence_parallel");
 	}
 	if (model_is_moe(&sc->model) && l->ep > 1) {
 		struct scenario c = *sc;
+		char change[96], set[256];
 
-		c.layout.ep_comm_overlap = !l->ep_comm_overlap;
-		snprintf(change, sizeof(change), "ep_comm_overlap %s", c.layout.ep_comm_overlap ? "on" : "off");
-		snprintf(set, sizeof(set), "--set layout.ep_comm_overlap=%s", c.layout.ep_comm_overlap ? "true" : "false");
-		try_one(x, &c, change, set);
-		c = *sc;
+		try_switch(x, offsetof(struct layout, ep_comm_overlap), "ep_comm_overlap");
 		c.layout.moe_dispatcher = l->moe_dispatcher == MOE_DISPATCH_FLEX ? MOE_DISPATCH_ALLTOALL : MOE_DISPATCH_FLEX;
 		snprintf(change, sizeof(change), "moe_dispatcher %s", moe_dispatcher_name(c.layout.moe_dispatcher));
 		snprintf(set, sizeof(set), "--set layout.moe_dispatcher=%s", moe_dispatcher_name(c.layout.moe_dispatcher));

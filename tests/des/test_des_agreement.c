@@ -8,9 +8,8 @@
  * one link at once for long; what remains of the difference is the DES
  * seeing the pipeline's real schedule (unequal first and last stages,
  * transfer time on the fill and drain path).  Prints the table. */
-#include "../../sim/config/scenario_load.h"
-#include "../../sim/des/des.h"
-#include "../unit/sc_test.h"
+#include "../unit/sc_catalog.h"
+#include "des_batch.h"
 
 #include <stdlib.h>
 
@@ -29,54 +28,30 @@ static const char *const cases[] = {
 
 int main(void)
 {
-	static struct catalog cat;
-	static struct scenario sc[N_CASES];
-	const struct scenario *ptr[N_CASES];
-	static struct des_result res[N_CASES];
-	enum sc_status st[N_CASES];
-	struct sc_error errs[N_CASES], err;
+	static struct des_batch b;
 
-	if (catalog_load(catalog_default_dir(), &cat, &err) != SC_OK) {
-		fprintf(stderr, "catalog: %s\n", err.message);
-		return 1;
-	}
-	for (int i = 0; i < N_CASES; i++) {
-		if (scenario_load(cases[i], &cat, &sc[i], &err) != SC_OK) {
-			fprintf(stderr, "%s: %s %s\n", cases[i], err.pointer, err.message);
+	_Static_assert(N_CASES <= DES_BATCH_MAX, "more cases than a batch holds");
+	for (int i = 0; i < N_CASES; i++)
+		if (!sc_test_load(cases[i], &b.sc[i]))
 			return 1;
-		}
-		ptr[i] = &sc[i];
-	}
-	catalog_free(&cat);
-	des_predict_many(ptr, N_CASES, NULL, 0, res, st, errs);
+	b.n = N_CASES;
+	sc_test_catalog_free();
+	des_batch_run(&b);
 	fprintf(stderr, "%-40s %6s  %-28s %10s %10s %8s\n", "case", "gpus", "layout (tp pp vpp dp cp ep)",
 		"analytic s", "des s", "diff %");
 	for (int i = 0; i < N_CASES; i++) {
-		const struct layout *l = &sc[i].layout;
+		const struct layout *l = &b.sc[i].layout;
+		struct des_result *r = &b.res[i];
 		char lay[64];
 
-		CHECK(st[i] == SC_OK);
-		if (st[i] != SC_OK) {
-			fprintf(stderr, "%s: %s\n", cases[i], errs[i].message);
+		if (!des_batch_check(&b, i, cases[i], 0.03))
 			continue;
-		}
 		snprintf(lay, sizeof(lay), "%d %d %d %d %d %d%s", l->tp, l->pp, l->vpp, l->dp, l->cp, l->ep,
 			 l->fsdp ? " fsdp" : "");
-		fprintf(stderr, "%-40s %6d  %-28s %10.4f %10.4f %+8.2f\n", cases[i], scenario_gpus(&sc[i]),
-			lay, res[i].analytic.step_time_s, res[i].step.step_time_s,
-			100.0 * (res[i].step.step_time_s / res[i].analytic.step_time_s - 1.0));
-		CHECK_REL(res[i].step.step_time_s, res[i].analytic.step_time_s, 0.03);
-		/* the breakdown still sums to the step */
-		{
-			double sum = 0;
-
-			for (int k = 0; k < PART_COUNT; k++) {
-				CHECK(res[i].step.part_s[k] >= -1e-9);
-				sum += res[i].step.part_s[k];
-			}
-			CHECK_REL(sum, res[i].step.step_time_s, 1e-9);
-		}
-		des_result_free(&res[i]);
+		fprintf(stderr, "%-40s %6d  %-28s %10.4f %10.4f %+8.2f\n", cases[i], scenario_gpus(&b.sc[i]),
+			lay, r->analytic.step_time_s, r->step.step_time_s,
+			100.0 * (r->step.step_time_s / r->analytic.step_time_s - 1.0));
+		des_result_free(r);
 	}
 	return sc_test_summary();
 }

@@ -5,10 +5,9 @@
  * contends: Llama-3-8B, tp 8 on one p5 node per stage, dp 1 (no DP
  * traffic), over a small grid of (pp, vpp, micro-batches) per schedule,
  * including fewer micro-batches than stages.  Prints the table. */
-#include "../../sim/config/scenario_load.h"
-#include "../../sim/des/des.h"
 #include "../../models/schedule.h"
-#include "../unit/sc_test.h"
+#include "../unit/sc_catalog.h"
+#include "des_batch.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>
@@ -30,18 +29,14 @@ static const struct grid grid[] = {
 
 int main(void)
 {
-	static struct catalog cat;
-	static struct scenario sc[N_GRID];
-	const struct scenario *ptr[N_GRID];
-	static struct des_result res[N_GRID];
-	enum sc_status st[N_GRID];
-	struct sc_error errs[N_GRID], err;
+	static struct des_batch b;
+	struct catalog *cat = sc_test_catalog();
+	struct sc_error err;
 	double t_ana[N_GRID], t_des[N_GRID];
 
-	if (catalog_load(catalog_default_dir(), &cat, &err) != SC_OK) {
-		fprintf(stderr, "catalog: %s\n", err.message);
+	_Static_assert(N_GRID <= DES_BATCH_MAX, "more grid points than a batch holds");
+	if (!cat)
 		return 1;
-	}
 	for (int i = 0; i < N_GRID; i++) {
 		char json[1024];
 		cJSON *root;
@@ -57,45 +52,33 @@ int main(void)
 			 grid[i].pp, grid[i].vpp, grid[i].schedule);
 		root = cJSON_Parse(json);
 		CHECK(root != NULL);
-		if (!root || scenario_read("grid", root, &cat, &sc[i], &err) != SC_OK) {
+		if (!root || scenario_read("grid", root, cat, &b.sc[i], &err) != SC_OK) {
 			fprintf(stderr, "%s: %s %s\n", json, err.pointer, err.message);
 			cJSON_Delete(root);
-			catalog_free(&cat);
+			sc_test_catalog_free();
 			return 1;
 		}
 		cJSON_Delete(root);
-		ptr[i] = &sc[i];
 	}
-	catalog_free(&cat);
-	des_predict_many(ptr, N_GRID, NULL, 0, res, st, errs);
+	b.n = N_GRID;
+	sc_test_catalog_free();
+	des_batch_run(&b);
 	for (int i = 0; i < N_GRID; i++)
 		t_ana[i] = t_des[i] = 0;
 	fprintf(stderr, "%-18s %4s %4s %4s %11s %11s %8s %10s\n", "schedule", "pp", "vpp", "m",
 		"analytic s", "des s", "diff %", "bubble s");
 	for (int i = 0; i < N_GRID; i++) {
-		CHECK(st[i] == SC_OK);
-		if (st[i] != SC_OK) {
-			fprintf(stderr, "%s: %s\n", sc[i].name, errs[i].message);
-			continue;
-		}
-		fprintf(stderr, "%-18s %4d %4d %4d %11.4f %11.4f %+8.2f %10.4f\n", grid[i].schedule,
-			grid[i].pp, grid[i].vpp, grid[i].m, res[i].analytic.step_time_s,
-			res[i].step.step_time_s,
-			100.0 * (res[i].step.step_time_s / res[i].analytic.step_time_s - 1.0),
-			res[i].analytic.part_s[PART_BUBBLE]);
-		CHECK_REL(res[i].step.step_time_s, res[i].analytic.step_time_s, 0.03);
-		t_ana[i] = res[i].analytic.step_time_s;
-		t_des[i] = res[i].step.step_time_s;
-		{
-			double sum = 0;
+		struct des_result *r = &b.res[i];
 
-			for (int k = 0; k < PART_COUNT; k++) {
-				CHECK(res[i].step.part_s[k] >= -1e-9);
-				sum += res[i].step.part_s[k];
-			}
-			CHECK_REL(sum, res[i].step.step_time_s, 1e-9);
-		}
-		des_result_free(&res[i]);
+		if (!des_batch_check(&b, i, b.sc[i].name, 0.03))
+			continue;
+		fprintf(stderr, "%-18s %4d %4d %4d %11.4f %11.4f %+8.2f %10.4f\n", grid[i].schedule,
+			grid[i].pp, grid[i].vpp, grid[i].m, r->analytic.step_time_s, r->step.step_time_s,
+			100.0 * (r->step.step_time_s / r->analytic.step_time_s - 1.0),
+			r->analytic.part_s[PART_BUBBLE]);
+		t_ana[i] = r->analytic.step_time_s;
+		t_des[i] = r->step.step_time_s;
+		des_result_free(r);
 	}
 	/* the zero-bubble schedules beat 1F1B on the same layout (analytical
 	 * and simulated): ZB-H1's bubble is (p - 1)(F + B - W), not

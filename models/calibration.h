@@ -56,6 +56,7 @@
 	X(awsefa_cross_rail_eff, "fraction", 0.1, 1.0, "AWS EFA transport: throughput of cross-rail traffic (to a NIC of another rail) over rail-aligned traffic") \
 	X(ep_proxy_call_s, "s", 1e-6, 2e-3, "CPU-proxy expert-parallel dispatch/combine (UCCL-EP, pplx-garden on EFA): fixed cost per call (kernel launch, token-count exchange, proxy round trip)") \
 	X(ep_proxy_peer_s, "s", 0.0, 1e-4, "CPU-proxy EP dispatch/combine: cost per remote rank per call (one proxy work request and completion)") \
+	X(ep_pplx_peer_s, "s", 0.0, 1e-4, "pplx-garden EP dispatch/combine on EFA: cost per remote rank per call (its own host workers posting the RDMA writes; UCCL-EP's is ep_proxy_peer_s)") \
 	X(ep_proxy_bw_eff, "fraction", 0.05, 1.0, "CPU-proxy EP dispatch/combine: EFA throughput over the per-GPU share of line rate") \
 	X(dp_overlap, "fraction", 0.0, 0.98, "fraction of bucketed DP gradient communication hidden under backward") \
 	X(fsdp_prefetch_overlap, "fraction", 0.0, 0.95, "fraction of FSDP/ZeRO-3 parameter all-gathers hidden by prefetch") \

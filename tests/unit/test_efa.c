@@ -160,6 +160,17 @@ static void test_dispatch(void)
 	CHECK_REL(a2a.efa_bytes, tokens * tb * 8 * 24.0 / 32, 1e-12);
 	CHECK_REL(n.fixed_s, cal->ep_proxy_call_s + 31 * cal->ep_proxy_peer_s, 1e-12);
 	CHECK(strstr(n.algorithm, "cpu-proxy") != NULL);
+	{
+		/* pplx-garden pays its own proxy's per-peer cost */
+		struct calibration k2 = *cal;
+		struct moe_call p1, p2;
+
+		moe_dispatch_time(&k2, &s, MOE_BACKEND_PPLX_GARDEN, tokens, tb, 8, true, &p1);
+		k2.ep_pplx_peer_s += 1e-6;
+		k2.ep_proxy_peer_s += 5e-6; /* UCCL-EP's: no effect on pplx-garden */
+		moe_dispatch_time(&k2, &s, MOE_BACKEND_PPLX_GARDEN, tokens, tb, 8, true, &p2);
+		CHECK_REL(p2.fixed_s - p1.fixed_s, 31 * 1e-6, 1e-9);
+	}
 	CHECK(moe_backend_of_name("deepep") == MOE_BACKEND_FLEX);
 	/* DeepEP's low-latency kernels take batches below 256 tokens per rank */
 	CHECK(moe_low_latency_batch(128) && moe_low_latency_batch(MOE_LL_MAX_DISPATCH_TOKENS_PER_RANK));

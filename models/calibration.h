@@ -48,12 +48,15 @@
 	X(awsefa_nvlstree_bw_eff, "fraction", 0.3, 1.0, "AWS EFA transport: bandwidth of the inter-node tree of NCCL's NVLS_TREE over the per-GPU share of EFA line rate, at 2 NVLink domains") \
 	X(awsefa_a2a_bw_eff, "fraction", 0.3, 1.0, "AWS EFA transport: rail-aligned all-to-all (NCCL PXN) EFA throughput over the per-GPU share of line rate") \
 	X(awsefa_a2a_peer_alpha_s, "s", 1e-8, 1e-4, "AWS EFA transport: cost per peer of an all-to-all across EFA (one send/recv pair per peer)") \
+	X(awsefa_a2a_window_bytes, "bytes", 131072.0, 4194304.0, "AWS EFA transport: opening window of each peer's message in an NCCL all-to-all across EFA (the bytes sent before the connection streams at its steady rate)") \
+	X(awsefa_a2a_window_eff, "fraction", 0.3, 1.0, "AWS EFA transport: throughput of a peer's opening window (awsefa_a2a_window_bytes) over the steady all-to-all rate") \
 	X(awsefa_scale_decay, "fraction", 0.0, 0.5, "AWS EFA transport: loss of ring/tree bandwidth per doubling of the NVLink domains beyond 2 (achieved = eff / (1 + decay log2(N/2)))") \
 	X(awsefa_ll128_alpha_fraction, "fraction", 0.01, 1.0, "AWS EFA transport: latency of NCCL's LL128 protocol over that of Simple (LL128 is weighed only where the aws-ofi-nccl regions can choose it)") \
-	X(awsefa_ll128_bw_fraction, "fraction", 0.3, 1.0, "AWS EFA transport: bandwidth of NCCL's LL128 protocol over that of Simple") \
+	X(awsefa_ll128_bw_fraction, "fraction", 0.3, 0.9375, "AWS EFA transport: bandwidth of NCCL's LL128 protocol over that of Simple") \
 	X(awsefa_cross_rail_eff, "fraction", 0.1, 1.0, "AWS EFA transport: throughput of cross-rail traffic (to a NIC of another rail) over rail-aligned traffic") \
 	X(ep_proxy_call_s, "s", 1e-6, 2e-3, "CPU-proxy expert-parallel dispatch/combine (UCCL-EP, pplx-garden on EFA): fixed cost per call (kernel launch, token-count exchange, proxy round trip)") \
 	X(ep_proxy_peer_s, "s", 0.0, 1e-4, "CPU-proxy EP dispatch/combine: cost per remote rank per call (one proxy work request and completion)") \
+	X(ep_pplx_peer_s, "s", 0.0, 1e-4, "pplx-garden EP dispatch/combine on EFA: cost per remote rank per call (its own host workers posting the RDMA writes; UCCL-EP's is ep_proxy_peer_s)") \
 	X(ep_proxy_bw_eff, "fraction", 0.05, 1.0, "CPU-proxy EP dispatch/combine: EFA throughput over the per-GPU share of line rate") \
 	X(dp_overlap, "fraction", 0.0, 0.98, "fraction of bucketed DP gradient communication hidden under backward") \
 	X(fsdp_prefetch_overlap, "fraction", 0.0, 0.95, "fraction of FSDP/ZeRO-3 parameter all-gathers hidden by prefetch") \

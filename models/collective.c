@@ -116,6 +116,7 @@ struct efa_tier {
 	double ring_alpha, tree_alpha, startup;
 	double ring_eff, tree_eff, nvlstree_eff;
 	double a2a_eff, a2a_peer_alpha, a2a_startup;
+	double a2a_window_bytes, a2a_window_eff; /* efa_a2a_time() */
 };
 
 /* The one owner of the generic <-> AWS EFA parameter correspondence: each
@@ -184,6 +185,10 @@ static struct efa_tier efa_tier_of(const struct calibration *cal, const struct n
 	t.a2a_eff = tier_value(cal, s, R_A2A_EFF);
 	t.a2a_peer_alpha = tier_value(cal, s, R_A2A_PEER_ALPHA);
 	t.a2a_startup = tier_value(cal, s, R_A2A_STARTUP);
+	/* the opening window is an AWS EFA (NCCL p2p over aws-ofi-nccl) term:
+	 * elsewhere none, every byte at the steady rate */
+	t.a2a_window_bytes = s->aws_efa ? cal->awsefa_a2a_window_bytes : 0.0;
+	t.a2a_window_eff = s->aws_efa ? cal->awsefa_a2a_window_eff : 1.0;
 	return t;
 }
 
@@ -200,6 +205,39 @@ static double a2a_latency(const struct calibration *cal, const struct net_span *
 static double efa_a2a_eff_Bps(const struct net_span *s, const struct efa_tier *e)
 {
 	return efa_a2a_Bps(s) * e->a2a_eff;
+}
+
+/* Effective EFA rate of an all-to-all that sends efa_bytes to `peers`
+ * remote ranks across AWS EFA (efa_bytes / peers to each).  NCCL runs it as
+ * grouped send/recv, one p2p connection per peer (src/enqueue.cc
+ * scheduleP2pTasksToPlan: at 16+ p5 nodes one channel per peer, since
+ * nChannelsMax halves while nChannels x nRanks > 4 p2pnChannels), each
+ * moving its message in NCCL_P2P_NET_CHUNKSIZE steps with NCCL_STEPS (8)
+ * of them outstanding.  In aws-ofi-nccl's RDMA protocol a step's write
+ * waits for the receiver's control message carrying the buffer address
+ * (src/nccl_ofi_rdma.cpp, NCCL_OFI_RDMA_SEND_CTRL); when a peer's
+ * operation starts all its buffers are posted and announced at once and
+ * every one of the n - r peers opens together, so the first
+ * awsefa_a2a_window_bytes of each peer's message move at
+ * awsefa_a2a_window_eff of the steady rate; once a connection's pipeline
+ * is open, reposting overlaps the transfers.  The time is
+ *   efa_bytes / B + peers min(m, W) (1 / w - 1) / B,   m = efa_bytes / peers,
+ * whose incremental bandwidth rises with m up to B: the p5 all-to-all's
+ * 27-36 GB/s between per-peer messages of 256 KiB and 2 MiB and 42-45 GB/s
+ * beyond 4 MiB at 8-32 nodes, which no additive latency produces
+ * (crazyguitar aws-gpu-communication-benchmark, efa-collective-cases.json).
+ * Returned as a rate so that the DES flows carry the same time. */
+static double efa_a2a_rate(const struct net_span *s, const struct efa_tier *e,
+			   double efa_bytes, int peers)
+{
+	double B = efa_a2a_eff_Bps(s, e);
+	double m, opening;
+
+	if (efa_bytes <= 0 || peers < 1 || e->a2a_window_bytes <= 0 || e->a2a_window_eff >= 1.0)
+		return B;
+	m = efa_bytes / peers;
+	opening = peers * dmin(m, e->a2a_window_bytes) * (1.0 / e->a2a_window_eff - 1.0);
+	return efa_bytes / (efa_bytes + opening) * B;
 }
 
 /* One protocol's parameters: latencies and bandwidths after efficiency. */
@@ -400,15 +438,15 @@ static void all_to_all(const struct calibration *cal, const struct net_span *s,
 {
 	int n = s->ranks, r = s->ranks_per_domain;
 	double bnv = s->nvlink_Bps * cal->nvlink_a2a_bw_eff;
-	double befa = efa_a2a_eff_Bps(s, e);
 	double lat = a2a_latency(cal, s, e);
+	double v_efa = (double)(n - r) / n * S;
 
 	if (!s->inter) {
 		consider(b, lat + (double)(n - 1) / n * S / bnv, "direct");
 		return;
 	}
 	consider(b, lat + s->extra_latency_s +
-		 dmax((double)(r - 1) / n * S / bnv, (double)(n - r) / n * S / befa),
+		 dmax((double)(r - 1) / n * S / bnv, v_efa / efa_a2a_rate(s, e, v_efa, n - r)),
 		 "direct");
 }
 
@@ -450,7 +488,8 @@ double coll_all_to_all_split(const struct calibration *cal, const struct net_spa
 		double lat = a2a_latency(cal, s, e);
 		double t = lat + nvlink_bytes / (s->nvlink_Bps * cal->nvlink_a2a_bw_eff);
 		if (s->inter && efa_bytes > 0)
-			t = dmax(t, lat + s->extra_latency_s + efa_bytes / efa_a2a_eff_Bps(s, e));
+			t = dmax(t, lat + s->extra_latency_s +
+				 efa_bytes / efa_a2a_rate(s, e, efa_bytes, s->ranks - s->ranks_per_domain));
 		consider(&b, t, s->inter ? "node-dedup" : "direct");
 	}
 	if (out)
@@ -793,14 +832,15 @@ static void flows_by_name(const struct calibration *cal, const struct net_span *
 
 	if (op == COLL_ALL_TO_ALL) {
 		double bnv = s->nvlink_Bps * cal->nvlink_a2a_bw_eff;
-		double befa = efa_a2a_eff_Bps(s, e);
 		double lat = a2a_latency(cal, s, e);
+		double v_efa = (double)(n - r) / n * S;
 
 		if (!s->inter)
 			flows_set(s, o, COLL_PATTERN_ALL_TO_ALL, lat, 0, fn * S, bnv, 1, 0, 1, 0);
 		else
 			flows_set(s, o, COLL_PATTERN_ALL_TO_ALL, lat + s->extra_latency_s, 0,
-				  (double)(r - 1) / n * S, bnv, 1, (double)(n - r) / n * S, befa, 1);
+				  (double)(r - 1) / n * S, bnv, 1, v_efa,
+				  efa_a2a_rate(s, e, v_efa, n - r), 1);
 		return;
 	}
 	if (op == COLL_SEND_RECV) {
@@ -899,6 +939,7 @@ double coll_flows_of_a2a_split(const struct calibration *cal, const struct net_s
 		return 0;
 	flows_set(s, out, COLL_PATTERN_ALL_TO_ALL, lat, s->extra_latency_s,
 		  nvlink_bytes, s->nvlink_Bps * cal->nvlink_a2a_bw_eff, 1,
-		  efa ? efa_bytes : 0, efa_a2a_eff_Bps(s, e), 1);
+		  efa ? efa_bytes : 0,
+		  efa_a2a_rate(s, e, efa_bytes, s->ranks - s->ranks_per_domain), 1);
 	return out->time_s;
 }

@@ -181,7 +181,13 @@ double moe_dispatch_time(const struct calibration *cal, const struct net_span *s
 		bnv = s->nvlink_Bps * cal->nvlink_a2a_bw_eff;
 		if (moe_backend_cpu_proxy(b)) {
 			befa = net_efa_Bps_leaving(s, 0) * cal->ep_proxy_bw_eff;
-			c.fixed_s = call_fixed_s(cal, low_latency) + (n - 1) * cal->ep_proxy_peer_s;
+			/* the per-peer work is each proxy's own: pplx-garden's
+			 * host workers (ep_pplx_peer_s), UCCL-EP's proxy threads
+			 * (ep_proxy_peer_s) */
+			double peer_s = b == MOE_BACKEND_PPLX_GARDEN ? cal->ep_pplx_peer_s
+								     : cal->ep_proxy_peer_s;
+
+			c.fixed_s = call_fixed_s(cal, low_latency) + (n - 1) * peer_s;
 			c.time_s = c.fixed_s + fmax(nvl / bnv, efa / befa);
 			snprintf(c.algorithm, sizeof(c.algorithm), "%s/%s+cpu-proxy", moe_backend_name(b),
 				 low_latency ? "low-latency" : "normal");

@@ -6,9 +6,9 @@ sim/config/catalog_load.c, written out here (tests/unit/test_schema.c checks
 that the two agree). Run from the repository root."""
 import json, re
 src = open('models/calibration.h').read()
-# the parameter list only (other X-macro lists of the header are not parameters)
+# only the parameter list: the header's other X-macro lists are enums
 src = src[src.index('#define SC_CALIB_PARAMS(X)'):]
-src = src[:src.index('\nenum calib_param')]
+src = src[:src.index('\n\n')]
 pat = re.compile(r'X\((\w+),\s*"([^"]*)",\s*([-0-9.e+]+),\s*([-0-9.e+]+),\s*"((?:[^"\\]|\\.)*)"\)')
 found = pat.findall(src)
 assert len(found) == len(re.findall(r'^\s*X\(', src, re.M)), "unparsed X() lines"

@@ -48,7 +48,10 @@ static double to_u(const struct calib_param_info *p, double v)
 		f = v > lo ? log(v / lo) / log(p->max / lo) : 0;
 	else
 		f = (v - lo) / (p->max - lo);
-	f = fmin(fmax(f, 1e-6), 1 - 1e-6);
+	/* a value on a bound is a start (and prior centre) at the edge of
+	 * the start region, |u| <= U_SPAN, not 14 units out, where the
+	 * logistic is flat and the prior alone would hold the fit there */
+	f = fmin(fmax(f, 1.0 / (1.0 + exp(U_SPAN))), 1.0 / (1.0 + exp(-U_SPAN)));
 	return log(f / (1 - f));
 }
 

@@ -55,8 +55,13 @@ static double a2a_by_hand(const struct scenario *sc, double S)
 	double efa = share * (load > 1 ? 1 / load : 1) * (aws ? k->awsefa_a2a_bw_eff : k->efa_a2a_bw_eff);
 	double lat = aws ? k->awsefa_startup_s + (n - 1) * k->awsefa_a2a_peer_alpha_s : (n - 1) * k->a2a_alpha_s;
 
+	/* on AWS EFA the first awsefa_a2a_window_bytes of each peer's message
+	 * move at awsefa_a2a_window_eff of the rate (efa_a2a_rate) */
+	double opening = aws ? (n - 1) * fmin(S / n, k->awsefa_a2a_window_bytes) *
+			       (1 / k->awsefa_a2a_window_eff - 1) : 0;
+
 	/* r = 1: nothing over NVLink */
-	return lat + 2 * c->fabric.spine_hop_latency_s + (n - 1) / n * S / efa;
+	return lat + 2 * c->fabric.spine_hop_latency_s + ((n - 1) / n * S + opening) / efa;
 }
 
 int main(void)

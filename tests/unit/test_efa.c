@@ -83,11 +83,25 @@ static void test_transport(void)
 	coll_time(&cal, &s, COLL_ALL_REDUCE, 33554432.0, &ch);
 	CHECK_STR(ch.algorithm, "tree/ll128");
 	CHECK(strncmp(ch.selected_by, "aws-ofi-nccl region", 19) == 0);
-	/* all-to-all: start-up + per-peer cost + EFA at awsefa_a2a_bw_eff */
+	/* all-to-all: start-up + per-peer cost + EFA at awsefa_a2a_bw_eff, the
+	 * first awsefa_a2a_window_bytes of each of the 56 remote peers'
+	 * messages (1e9 / 64 each, more than the window) at
+	 * awsefa_a2a_window_eff of that rate */
 	t0 = coll_time(&cal, &s, COLL_ALL_TO_ALL, 1e9, NULL);
+	CHECK(1e9 / 64 > cal.awsefa_a2a_window_bytes);
 	CHECK_REL(t0, cal.awsefa_startup_s + 63 * cal.awsefa_a2a_peer_alpha_s +
 			      fmax(7.0 / 64 * 1e9 / (c.gpu.nvlink_GBps * 1e9 * cal.nvlink_a2a_bw_eff),
-				   56.0 / 64 * 1e9 / (50e9 * cal.awsefa_a2a_bw_eff)), 1e-12);
+				   (56.0 / 64 * 1e9 + 56 * cal.awsefa_a2a_window_bytes *
+				    (1 / cal.awsefa_a2a_window_eff - 1)) /
+				   (50e9 * cal.awsefa_a2a_bw_eff)), 1e-12);
+	/* a per-peer message inside the window moves at the opening rate
+	 * only: the EFA term is then 1 / window_eff times the steady one */
+	cal.nvlink_a2a_bw_eff = 0.881;
+	t1 = coll_time(&cal, &s, COLL_ALL_TO_ALL, 64e6, NULL) -
+	     (cal.awsefa_startup_s + 63 * cal.awsefa_a2a_peer_alpha_s);
+	CHECK_REL(t1, 56.0 / 64 * 64e6 / (50e9 * cal.awsefa_a2a_bw_eff * cal.awsefa_a2a_window_eff),
+		  1e-12);
+	cal = *k;
 	/* a generic parameter no longer moves an EFA span's time */
 	cal.efa_a2a_bw_eff = 0.1;
 	t1 = coll_time(&cal, &s, COLL_ALL_TO_ALL, 1e9, NULL);
@@ -146,6 +160,17 @@ static void test_dispatch(void)
 	CHECK_REL(a2a.efa_bytes, tokens * tb * 8 * 24.0 / 32, 1e-12);
 	CHECK_REL(n.fixed_s, cal->ep_proxy_call_s + 31 * cal->ep_proxy_peer_s, 1e-12);
 	CHECK(strstr(n.algorithm, "cpu-proxy") != NULL);
+	{
+		/* pplx-garden pays its own proxy's per-peer cost */
+		struct calibration k2 = *cal;
+		struct moe_call p1, p2;
+
+		moe_dispatch_time(&k2, &s, MOE_BACKEND_PPLX_GARDEN, tokens, tb, 8, true, &p1);
+		k2.ep_pplx_peer_s += 1e-6;
+		k2.ep_proxy_peer_s += 5e-6; /* UCCL-EP's: no effect on pplx-garden */
+		moe_dispatch_time(&k2, &s, MOE_BACKEND_PPLX_GARDEN, tokens, tb, 8, true, &p2);
+		CHECK_REL(p2.fixed_s - p1.fixed_s, 31 * 1e-6, 1e-9);
+	}
 	CHECK(moe_backend_of_name("deepep") == MOE_BACKEND_FLEX);
 	/* DeepEP's low-latency kernels take batches below 256 tokens per rank */
 	CHECK(moe_low_latency_batch(128) && moe_low_latency_batch(MOE_LL_MAX_DISPATCH_TOKENS_PER_RANK));

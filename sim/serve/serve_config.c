@@ -20,7 +20,6 @@ static const char *const kv_policies[] = { "on-demand", "reserve", NULL };
 static const char *const kv_fractions[] = { "total", "free", "weights-and-kv", NULL };
 static const char *const decode_attentions[] = { "grouped", "per-head", NULL };
 static const char *const kv_dtype_rules[] = { "model", "checkpoint", NULL };
-static const char *const formats[] = { "bf16", "fp16", "fp8", "nvfp4", "mxfp4", "int4-awq", NULL };
 static const char *const arrivals[] = { "poisson", "concurrency", "burst", "trace", NULL };
 static const char *const mlperfs[] = { "none", "offline", "server", NULL };
 static const char *const dists[] = { "fixed", "uniform", "normal", "lognormal", NULL };
@@ -357,9 +356,9 @@ const struct cfg_field cfg_serve_replica_fields[] = {
 };
 
 const struct cfg_field cfg_serve_precision_fields[] = {
-	CFG_F_ENUM(struct srv_precision, weights, REQ, formats, "weight format"),
-	CFG_F_ENUM(struct srv_precision, activations, 0, formats, "activation (GEMM) format"),
-	CFG_F_ENUM(struct srv_precision, kv_cache, 0, formats, "KV-cache format"),
+	CFG_F_ENUM(struct srv_precision, weights, REQ, srv_format_names, "weight format"),
+	CFG_F_ENUM(struct srv_precision, activations, 0, srv_format_names, "activation (GEMM) format"),
+	CFG_F_ENUM(struct srv_precision, kv_cache, 0, srv_format_names, "KV-cache format"),
 	CFG_END
 };
 

@@ -728,6 +728,15 @@ enum sc_status cfg_read_object(struct cfg_reader *rd, const cJSON *obj,
 	return SC_OK;
 }
 
+cJSON *cfg_json_push(cJSON *arr, cJSON *item)
+{
+	if (!item || !cJSON_AddItemToArray(arr, item)) {
+		cJSON_Delete(item);
+		return NULL;
+	}
+	return item;
+}
+
 cJSON *cfg_to_json(const struct cfg_field *fields, const void *src)
 {
 	cJSON *obj = cJSON_CreateObject();
@@ -774,10 +783,9 @@ cJSON *cfg_to_json(const struct cfg_field *fields, const void *src)
 				continue;
 			item = cJSON_CreateArray();
 			for (int i = 0; item && i < n && i < f->max_items; i++) {
-				cJSON *e = cfg_to_json(f->sub, slot + (size_t)i * f->size);
+				cJSON *e = cfg_json_push(item, cfg_to_json(f->sub, slot + (size_t)i * f->size));
 
-				if (!e || !cJSON_AddItemToArray(item, e)) {
-					cJSON_Delete(e);
+				if (!e) {
 					cJSON_Delete(item);
 					item = NULL;
 				}

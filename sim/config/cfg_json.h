@@ -185,4 +185,10 @@ const char *cfg_json_type_name(const cJSON *item);
  * Returns NULL on allocation failure; the caller frees with cJSON_Delete(). */
 cJSON *cfg_to_json(const struct cfg_field *fields, const void *src);
 
+/* item appended to the array arr, or NULL when item is NULL (a failed
+ * allocation) or cannot be appended (item is freed then): the one way a
+ * writer adds an element, so that each caller only decides what a failure
+ * drops (the document or the rest of the list). */
+cJSON *cfg_json_push(cJSON *arr, cJSON *item);
+
 #endif

@@ -69,6 +69,10 @@ struct cfg_field {
 	{ #K, CFG_INT, (FL), offsetof(ST, K), 0, NULL, NULL, NULL, 0, 0, D, 0, 0 }
 #define CFG_F_NUM(ST, K, FL, D) \
 	{ #K, CFG_DOUBLE, (FL), offsetof(ST, K), 0, NULL, NULL, NULL, 0, 0, D, 0, 0 }
+/* A number written under KEY rather than its member's name M (cfg_to_json
+ * of a result whose output keys say more than its members, e.g. the unit). */
+#define CFG_F_NUM_AS(ST, M, KEY, FL, D) \
+	{ KEY, CFG_DOUBLE, (FL), offsetof(ST, M), 0, NULL, NULL, NULL, 0, 0, D, 0, 0 }
 #define CFG_F_NUM_RANGE(ST, K, FL, LO, HI, D) \
 	{ #K, CFG_DOUBLE, (FL) | CFG_BOUNDED, offsetof(ST, K), 0, NULL, NULL, NULL, LO, HI, D, 0, 0 }
 #define CFG_F_INT_RANGE(ST, K, FL, LO, HI, D) \

@@ -73,6 +73,9 @@ struct cfg_field {
  * of a result whose output keys say more than its members, e.g. the unit). */
 #define CFG_F_NUM_AS(ST, M, KEY, FL, D) \
 	{ KEY, CFG_DOUBLE, (FL), offsetof(ST, M), 0, NULL, NULL, NULL, 0, 0, D, 0, 0 }
+/* A string member M written under KEY (see CFG_F_NUM_AS). */
+#define CFG_F_STR_AS(ST, M, KEY, FL, D) \
+	{ KEY, CFG_STRING, (FL), offsetof(ST, M), sizeof(((ST *)0)->M), NULL, NULL, NULL, 0, 0, D, 0, 0 }
 #define CFG_F_NUM_RANGE(ST, K, FL, LO, HI, D) \
 	{ #K, CFG_DOUBLE, (FL) | CFG_BOUNDED, offsetof(ST, K), 0, NULL, NULL, NULL, LO, HI, D, 0, 0 }
 #define CFG_F_INT_RANGE(ST, K, FL, LO, HI, D) \

@@ -823,6 +823,24 @@ enum sc_status cfg_array_alloc(struct cfg_reader *rd, const cJSON *obj, const ch
 	return SC_OK;
 }
 
+enum sc_status cfg_list_file(struct cfg_reader *rd, const char *const *top, const char *key,
+			     size_t elem_size, cJSON **root, const cJSON **items, void **out, int *n)
+{
+	enum sc_status st;
+
+	*out = NULL;
+	*n = 0;
+	if (!(*root = cfg_parse_file(rd->file, rd->err)))
+		return rd->err ? rd->err->status : SC_EINVAL;
+	if ((st = cfg_check_keys(rd, *root, top, "")) != SC_OK)
+		return st;
+	if ((st = cfg_check_schema_version(*root, rd->file, rd->err)) != SC_OK)
+		return st;
+	if (!cJSON_GetObjectItemCaseSensitive(*root, key))
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, "/", "missing required key \"%s\"", key);
+	return cfg_array_alloc(rd, *root, key, elem_size, items, out, n);
+}
+
 enum sc_status cfg_check_schema_version(const cJSON *root, const char *path, struct sc_error *err)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "schema_version");

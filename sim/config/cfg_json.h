@@ -170,6 +170,13 @@ enum sc_status cfg_check_keys(struct cfg_reader *rd, const cJSON *obj,
 enum sc_status cfg_array_alloc(struct cfg_reader *rd, const cJSON *obj, const char *key,
 			       size_t elem_size, const cJSON **items, void **out, int *n);
 
+/* A catalogue file that is a list of records under `key` (engines.json,
+ * datasets.json): rd->file parsed into *root (the caller deletes it, also
+ * on error), its keys among top, its schema_version checked, key present
+ * (else the error is at "/"), then cfg_array_alloc's array and room. */
+enum sc_status cfg_list_file(struct cfg_reader *rd, const char *const *top, const char *key,
+			     size_t elem_size, cJSON **root, const cJSON **items, void **out, int *n);
+
 void cfg_pointer_key(char *out, size_t n, const char *base, const char *key);
 void cfg_pointer_index(char *out, size_t n, const char *base, int index);
 

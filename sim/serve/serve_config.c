@@ -154,30 +154,15 @@ enum sc_status srv_engines_load(const char *dir, struct srv_engines *out, struct
 	static const char *const top[] = { "schema_version", "engines", NULL };
 	char path[1024], where[SC_ERROR_PTR_MAX];
 	struct cfg_reader rd = { path, err, NULL };
-	cJSON *root, *list, *item;
+	cJSON *root, *item;
+	const cJSON *list;
 	enum sc_status st;
 	int i = 0;
 
-	memset(out, 0, sizeof(*out));
 	snprintf(path, sizeof(path), "%s/engines.json", dir);
-	if (!(root = cfg_parse_file(path, err)))
-		return err ? err->status : SC_EINVAL;
-	if ((st = cfg_check_keys(&rd, root, top, "")) != SC_OK)
+	if ((st = cfg_list_file(&rd, top, "engines", sizeof(*out->engines), &root, &list,
+				(void **)&out->engines, &out->n)) != SC_OK)
 		goto out;
-	if ((st = cfg_check_schema_version(root, path, err)) != SC_OK)
-		goto out;
-	list = cJSON_GetObjectItemCaseSensitive(root, "engines");
-	if (!cJSON_IsArray(list)) {
-		st = sc_error_set(err, SC_EINVAL, path, list ? "/engines" : "/",
-				  list ? "expected an array" : "missing required key \"engines\"");
-		goto out;
-	}
-	out->n = cJSON_GetArraySize(list);
-	out->engines = calloc(out->n > 0 ? (size_t)out->n : 1, sizeof(*out->engines));
-	if (!out->engines) {
-		st = sc_error_set(err, SC_ENOMEM, path, NULL, "out of memory");
-		goto out;
-	}
 	cJSON_ArrayForEach(item, list) {
 		cfg_pointer_index(where, sizeof(where), "/engines", i);
 		if ((st = read_engine_entry(&rd, item, out->engines, i, where)) != SC_OK)

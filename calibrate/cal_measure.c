@@ -313,9 +313,8 @@ static cJSON *array_of(const struct cfg_field *fields, const void *base, size_t 
 	cJSON *arr = cJSON_CreateArray();
 
 	for (int i = 0; arr && i < n; i++) {
-		cJSON *o = cfg_to_json(fields, (const char *)base + (size_t)i * elem);
-		if (!o || !cJSON_AddItemToArray(arr, o)) {
-			cJSON_Delete(o);
+		cJSON *o = cfg_json_push(arr, cfg_to_json(fields, (const char *)base + (size_t)i * elem));
+		if (!o) {
 			cJSON_Delete(arr);
 			return NULL;
 		}
@@ -335,10 +334,9 @@ static cJSON *curve_json(const struct cal_curve *c)
 	cJSON_AddItemToObject(o, "points", pts);
 	for (int i = 0; i < c->n_points; i++) {
 		const struct cal_coll_point *p = &c->points[i];
-		cJSON *q = cJSON_CreateObject();
+		cJSON *q = cfg_json_push(pts, cJSON_CreateObject());
 
-		if (!q || !cJSON_AddItemToArray(pts, q)) {
-			cJSON_Delete(q);
+		if (!q) {
 			cJSON_Delete(o);
 			return NULL;
 		}

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../sim/config/calibration_json.h"
+#include "../sim/config/cfg_json.h"
 #include "fit/fit.h"
 #include "../sim/config/rpt_num.h" /* after cJSON: output numbers checked */
 
@@ -39,9 +40,8 @@ static cJSON *numbers(const double *v, int n, const char *quantity)
 	cJSON *a = cJSON_CreateArray();
 
 	for (int i = 0; a && i < n; i++) {
-		cJSON *x = rpt_json_number(v[i], quantity);
-		if (!x || !cJSON_AddItemToArray(a, x)) {
-			cJSON_Delete(x);
+		cJSON *x = cfg_json_push(a, rpt_json_number(v[i], quantity));
+		if (!x) {
 			cJSON_Delete(a);
 			return NULL;
 		}
@@ -64,9 +64,8 @@ cJSON *cal_profile_json(const struct calibration *cal, const struct calib_fit *f
 		return NULL;
 	}
 	for (int i = 0; i < n_fits; i++) {
-		cJSON *f = cfg_to_json(cfg_calib_fit_fields, &fits[i]);
-		if (!f || !cJSON_AddItemToArray(arr, f)) {
-			cJSON_Delete(f);
+		cJSON *f = cfg_json_push(arr, cfg_to_json(cfg_calib_fit_fields, &fits[i]));
+		if (!f) {
 			cJSON_Delete(o);
 			return NULL;
 		}

@@ -309,10 +309,9 @@ cJSON *reg_baselines_json(const struct reg_run *run)
 	cJSON_AddItemToObject(root, "cases", cases);
 	for (int i = 0; i < run->n_cases; i++) {
 		const struct reg_case *c = &run->cases[i];
-		cJSON *o = cJSON_CreateObject(), *m;
+		cJSON *o = cfg_json_push(cases, cJSON_CreateObject()), *m;
 
-		if (!o || !cJSON_AddItemToArray(cases, o)) {
-			cJSON_Delete(o);
+		if (!o) {
 			cJSON_Delete(root);
 			return NULL;
 		}

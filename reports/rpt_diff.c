@@ -1,5 +1,6 @@
 /* rpt_diff.c: two predictions side by side (see rpt_diff.h). */
 #include "rpt_diff.h"
+#include "../sim/config/cfg_json.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -405,10 +406,9 @@ cJSON *rpt_diff_json(const struct rpt_diff *d)
 	cJSON_AddStringToObject(root, "b", d->label_b);
 	ch = cJSON_AddArrayToObject(root, "changed");
 	for (int i = 0; ch && i < d->n_changes; i++) {
-		cJSON *o = cJSON_CreateObject();
+		cJSON *o = cfg_json_push(ch, cJSON_CreateObject());
 
-		if (!o || !cJSON_AddItemToArray(ch, o)) {
-			cJSON_Delete(o);
+		if (!o) {
 			cJSON_Delete(root);
 			return NULL;
 		}
@@ -439,8 +439,7 @@ cJSON *rpt_diff_json(const struct rpt_diff *d)
 
 		if (!shown(r))
 			continue;
-		if (!(o = cJSON_CreateObject()) || !cJSON_AddItemToArray(rows, o)) {
-			cJSON_Delete(o);
+		if (!(o = cfg_json_push(rows, cJSON_CreateObject()))) {
 			cJSON_Delete(root);
 			return NULL;
 		}

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../models/collective.h"
+#include "../sim/config/cfg_json.h"
 
 static const char *resource_of(enum bottleneck b)
 {
@@ -152,12 +153,10 @@ cJSON *rpt_explain_json(const struct scenario *sc, const struct explain_result *
 		nc = colls_sorted(r, cidx);
 		for (int i = 0; load && i < nc; i++) {
 			const struct step_collective *c = &r->collectives[cidx[i]];
-			cJSON *o = cJSON_CreateObject();
+			cJSON *o = cfg_json_push(load, cJSON_CreateObject());
 
-			if (!o || !cJSON_AddItemToArray(load, o)) {
-				cJSON_Delete(o);
+			if (!o)
 				break;
-			}
 			cJSON_AddStringToObject(o, "what", c->what);
 			cJSON_AddStringToObject(o, "op", coll_op_name(c->op));
 			cJSON_AddStringToObject(o, "tier", c->tier);
@@ -178,8 +177,7 @@ cJSON *rpt_explain_json(const struct scenario *sc, const struct explain_result *
 
 		if (!p->oom && shown++ >= top)
 			continue;
-		if (!(o = cJSON_CreateObject()) || !cJSON_AddItemToArray(opts, o)) {
-			cJSON_Delete(o);
+		if (!(o = cfg_json_push(opts, cJSON_CreateObject()))) {
 			cJSON_Delete(root);
 			return NULL;
 		}

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "../sim/config/cfg_json.h"
 #include "../sim/config/rpt_num.h"
 
 static void group_cell(char *buf, size_t n, const struct pl_group *g)
@@ -66,10 +67,9 @@ static cJSON *groups_json(const struct pl_eval *e)
 
 	for (int k = 0; a && k < e->n_groups; k++) {
 		const struct pl_group *g = &e->g[k];
-		cJSON *o = cJSON_CreateObject();
+		cJSON *o = cfg_json_push(a, cJSON_CreateObject());
 
-		if (!o || !cJSON_AddItemToArray(a, o)) {
-			cJSON_Delete(o);
+		if (!o) {
 			cJSON_Delete(a);
 			return NULL;
 		}
@@ -123,10 +123,9 @@ cJSON *rpt_placement_json(const struct scenario *sc, const struct pl_eval *e, in
 	cJSON_AddNumberToObject(root, "nodes", sc->cluster.nodes);
 	cJSON_AddStringToObject(root, "fabric", sc->cluster.fabric.name);
 	for (int i = 0; i < n; i++) {
-		cJSON *o = eval_json(&e[i], i == 0);
+		cJSON *o = cfg_json_push(a, eval_json(&e[i], i == 0));
 
-		if (!o || !cJSON_AddItemToArray(a, o)) {
-			cJSON_Delete(o);
+		if (!o) {
 			cJSON_Delete(root);
 			return NULL;
 		}

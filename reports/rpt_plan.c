@@ -440,21 +440,23 @@ static void text(FILE *out, const struct rpt_plan_input *in)
 
 /* ---- JSON ------------------------------------------------------------------------ */
 
+/* A point's time to train under one pricing (sim/plan/cost.h), every
+ * field written, zero or not (the budget is the plan's, written once). */
+static const struct cfg_field train_fields[] = {
+	CFG_F_NUM(struct plan_train, time_s, CFG_REQUIRED, "wall-clock time to train the budget"),
+	CFG_F_NUM(struct plan_train, productive_s, CFG_REQUIRED, "of which steps that count"),
+	CFG_F_NUM(struct plan_train, goodput, CFG_REQUIRED, "productive_s / time_s"),
+	CFG_F_NUM(struct plan_train, steps, CFG_REQUIRED, "optimizer steps"),
+	CFG_F_NUM(struct plan_train, gpu_hours, CFG_REQUIRED, "time_s x GPUs / 3600"),
+	CFG_F_NUM(struct plan_train, usd_per_h, CFG_REQUIRED, "the cluster's price per hour (0: no price)"),
+	CFG_F_NUM(struct plan_train, usd_total, CFG_REQUIRED, "usd_per_h x time_s / 3600"),
+	CFG_F_NUM(struct plan_train, usd_per_mtoken, CFG_REQUIRED, "usd_total per million tokens"),
+	CFG_END
+};
+
 static cJSON *train_json(const struct plan_train *t)
 {
-	cJSON *o = cJSON_CreateObject();
-
-	if (!o)
-		return NULL;
-	cJSON_AddNumberToObject(o, "time_s", t->time_s);
-	cJSON_AddNumberToObject(o, "productive_s", t->productive_s);
-	cJSON_AddNumberToObject(o, "goodput", t->goodput);
-	cJSON_AddNumberToObject(o, "steps", t->steps);
-	cJSON_AddNumberToObject(o, "gpu_hours", t->gpu_hours);
-	cJSON_AddNumberToObject(o, "usd_per_h", t->usd_per_h);
-	cJSON_AddNumberToObject(o, "usd_total", t->usd_total);
-	cJSON_AddNumberToObject(o, "usd_per_mtoken", t->usd_per_mtoken);
-	return o;
+	return cfg_to_json(train_fields, t);
 }
 
 static cJSON *point_json(const struct plan_point *p, bool on_frontier)

@@ -11,6 +11,7 @@
 #include <cjson/cJSON.h>
 
 #include "rpt_util.h"
+#include "../sim/config/cfg_json.h"
 #include "../sim/config/rpt_num.h" /* after cJSON: output numbers checked */
 
 static const double GiB = 1024.0 * 1024.0 * 1024.0;
@@ -283,20 +284,27 @@ static cJSON *dist_json(const struct srv_dist_stats *d)
 	return o;
 }
 
+/* One replica's sizes (sim/serve/serve.h), every field written. */
+static const struct cfg_field replica_fields[] = {
+	CFG_F_INT(struct srv_replica_summary, gpus, CFG_REQUIRED, "tp x pp"),
+	CFG_F_NUM_AS(struct srv_replica_summary, weights_bytes, "weights_bytes_per_gpu", CFG_REQUIRED,
+		     "weights per GPU"),
+	CFG_F_NUM_AS(struct srv_replica_summary, kv_pool_bytes, "kv_pool_bytes_per_gpu", CFG_REQUIRED,
+		     "KV-cache pool per GPU"),
+	CFG_F_NUM(struct srv_replica_summary, kv_capacity_tokens, CFG_REQUIRED,
+		  "full-attention tokens the replica's pool holds"),
+	CFG_F_NUM_AS(struct srv_replica_summary, kv_bytes_per_token, "kv_bytes_per_token_per_gpu",
+		     CFG_REQUIRED, "KV bytes of one token per GPU"),
+	CFG_F_NUM(struct srv_replica_summary, decode_step_batch1_s, CFG_REQUIRED,
+		  "one decode step of one sequence"),
+	CFG_F_NUM(struct srv_replica_summary, weight_stream_s, CFG_REQUIRED,
+		  "weights bytes / (HBM x serve_hbm_eta)"),
+	CFG_END
+};
+
 static cJSON *replica_json(const struct srv_replica_summary *s)
 {
-	cJSON *o = cJSON_CreateObject();
-
-	if (!o)
-		return NULL;
-	cJSON_AddNumberToObject(o, "gpus", s->gpus);
-	cJSON_AddNumberToObject(o, "weights_bytes_per_gpu", s->weights_bytes);
-	cJSON_AddNumberToObject(o, "kv_pool_bytes_per_gpu", s->kv_pool_bytes);
-	cJSON_AddNumberToObject(o, "kv_capacity_tokens", s->kv_capacity_tokens);
-	cJSON_AddNumberToObject(o, "kv_bytes_per_token_per_gpu", s->kv_bytes_per_token);
-	cJSON_AddNumberToObject(o, "decode_step_batch1_s", s->decode_step_batch1_s);
-	cJSON_AddNumberToObject(o, "weight_stream_s", s->weight_stream_s);
-	return o;
+	return cfg_to_json(replica_fields, s);
 }
 
 static cJSON *layout_json(const struct srv_layout *l)

@@ -28,6 +28,7 @@
 #include "../../calibrate/cal_profile.h"
 #include "../../calibrate/fit/fit.h"
 #include "../../calibrate/ingest/ingest.h"
+#include "../config/cfg_json.h"
 #include "../config/datadir.h"
 #include "cli.h"
 #include "cli_args.h"
@@ -535,6 +536,27 @@ static void print_fit_report(const struct cal_fit_result *res, const struct cali
 	}
 }
 
+/* A fitted curve in `calibrate fit --format json` (calibrate/fit/fit.h),
+ * every field written; its points follow under "points". */
+static const struct cfg_field fit_curve_fields[] = {
+	CFG_F_STR(struct cal_fit_curve, name, CFG_REQUIRED, "the curve"),
+	CFG_F_NUM(struct cal_fit_curve, r2_log, CFG_REQUIRED, "R^2 of log time"),
+	CFG_F_NUM(struct cal_fit_curve, rms_rel, CFG_REQUIRED, "RMS relative residual"),
+	CFG_F_NUM(struct cal_fit_curve, max_rel, CFG_REQUIRED, "largest relative residual"),
+	CFG_F_NUM(struct cal_fit_curve, max_rel_from_1MiB, CFG_REQUIRED, "largest at sizes >= 1 MiB"),
+	CFG_F_NUM(struct cal_fit_curve, busbw_data_GBps, CFG_REQUIRED, "measured at the largest size"),
+	CFG_F_NUM(struct cal_fit_curve, busbw_model_GBps, CFG_REQUIRED, "modelled at the largest size"),
+	CFG_END
+};
+
+static const struct cfg_field fit_point_fields[] = {
+	CFG_F_NUM(struct cal_fit_point, x, CFG_REQUIRED, "bytes (collective, HBM) or flops (GEMM)"),
+	CFG_F_NUM(struct cal_fit_point, measured_s, CFG_REQUIRED, "measured time"),
+	CFG_F_NUM(struct cal_fit_point, predicted_s, CFG_REQUIRED, "the fitted model's time"),
+	CFG_F_STR_AS(struct cal_fit_point, algorithm, "model", CFG_REQUIRED, "the model's choice"),
+	CFG_END
+};
+
 static cJSON *fit_report_json(const struct cal_fit_result *res, const char *path)
 {
 	cJSON *o = cJSON_CreateObject(), *curves = cJSON_CreateArray(), *notes = cJSON_CreateArray();
@@ -552,30 +574,16 @@ static cJSON *fit_report_json(const struct cal_fit_result *res, const char *path
 	cJSON_AddItemToObject(o, "curves", curves);
 	for (int k = 0; k < res->n_curves; k++) {
 		const struct cal_fit_curve *c = &res->curves[k];
-		cJSON *x = cJSON_CreateObject(), *pts = cJSON_CreateArray();
+		cJSON *x = cfg_to_json(fit_curve_fields, c), *pts = cJSON_CreateArray();
 		if (!x || !pts) {
 			cJSON_Delete(x);
 			cJSON_Delete(pts);
 			continue;
 		}
-		cJSON_AddStringToObject(x, "name", c->name);
-		cJSON_AddNumberToObject(x, "r2_log", c->r2_log);
-		cJSON_AddNumberToObject(x, "rms_rel", c->rms_rel);
-		cJSON_AddNumberToObject(x, "max_rel", c->max_rel);
-		cJSON_AddNumberToObject(x, "max_rel_from_1MiB", c->max_rel_from_1MiB);
-		cJSON_AddNumberToObject(x, "busbw_data_GBps", c->busbw_data_GBps);
-		cJSON_AddNumberToObject(x, "busbw_model_GBps", c->busbw_model_GBps);
 		cJSON_AddItemToObject(x, "points", pts);
-		for (int i = 0; i < c->n; i++) {
-			cJSON *p = cJSON_CreateObject();
-			if (!p)
+		for (int i = 0; i < c->n; i++)
+			if (!cfg_json_push(pts, cfg_to_json(fit_point_fields, &c->pts[i])))
 				break;
-			cJSON_AddNumberToObject(p, "x", c->pts[i].x);
-			cJSON_AddNumberToObject(p, "measured_s", c->pts[i].measured_s);
-			cJSON_AddNumberToObject(p, "predicted_s", c->pts[i].predicted_s);
-			cJSON_AddStringToObject(p, "model", c->pts[i].algorithm);
-			cJSON_AddItemToArray(pts, p);
-		}
 		cJSON_AddItemToArray(curves, x);
 	}
 	cJSON_AddItemToObject(o, "notes", notes);

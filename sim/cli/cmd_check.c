@@ -14,6 +14,7 @@
 #include "../../reports/rpt_prom.h"
 #include "../../reports/rpt_step.h"
 #include "../analytic/step.h"
+#include "../config/cfg_json.h"
 #include "cli.h"
 #include "cli_args.h"
 #include "cli_search.h"
@@ -245,12 +246,10 @@ static int check_render_json(const struct check_request *rq, const char *scenari
 	cs = cJSON_AddArrayToObject(root, "collectives");
 	for (int i = 0; cs && i < x->log.n_colls; i++) {
 		const struct match *m = &x->mt[i];
-		cJSON *o = cJSON_CreateObject();
+		cJSON *o = cfg_json_push(cs, cJSON_CreateObject());
 
-		if (!o || !cJSON_AddItemToArray(cs, o)) {
-			cJSON_Delete(o);
+		if (!o)
 			break;
-		}
 		cJSON_AddStringToObject(o, "collective", m->m->collective);
 		cJSON_AddNumberToObject(o, "nranks", m->m->nranks);
 		cJSON_AddNumberToObject(o, "samples", m->m->n);

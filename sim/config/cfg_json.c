@@ -728,6 +728,15 @@ enum sc_status cfg_read_object(struct cfg_reader *rd, const cJSON *obj,
 	return SC_OK;
 }
 
+cJSON *cfg_json_push(cJSON *arr, cJSON *item)
+{
+	if (!item || !cJSON_AddItemToArray(arr, item)) {
+		cJSON_Delete(item);
+		return NULL;
+	}
+	return item;
+}
+
 cJSON *cfg_to_json(const struct cfg_field *fields, const void *src)
 {
 	cJSON *obj = cJSON_CreateObject();
@@ -774,10 +783,9 @@ cJSON *cfg_to_json(const struct cfg_field *fields, const void *src)
 				continue;
 			item = cJSON_CreateArray();
 			for (int i = 0; item && i < n && i < f->max_items; i++) {
-				cJSON *e = cfg_to_json(f->sub, slot + (size_t)i * f->size);
+				cJSON *e = cfg_json_push(item, cfg_to_json(f->sub, slot + (size_t)i * f->size));
 
-				if (!e || !cJSON_AddItemToArray(item, e)) {
-					cJSON_Delete(e);
+				if (!e) {
 					cJSON_Delete(item);
 					item = NULL;
 				}
@@ -813,6 +821,24 @@ enum sc_status cfg_array_alloc(struct cfg_reader *rd, const cJSON *obj, const ch
 		return sc_error_set(rd->err, SC_ENOMEM, rd->file, NULL, "out of memory");
 	}
 	return SC_OK;
+}
+
+enum sc_status cfg_list_file(struct cfg_reader *rd, const char *const *top, const char *key,
+			     size_t elem_size, cJSON **root, const cJSON **items, void **out, int *n)
+{
+	enum sc_status st;
+
+	*out = NULL;
+	*n = 0;
+	if (!(*root = cfg_parse_file(rd->file, rd->err)))
+		return rd->err ? rd->err->status : SC_EINVAL;
+	if ((st = cfg_check_keys(rd, *root, top, "")) != SC_OK)
+		return st;
+	if ((st = cfg_check_schema_version(*root, rd->file, rd->err)) != SC_OK)
+		return st;
+	if (!cJSON_GetObjectItemCaseSensitive(*root, key))
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, "/", "missing required key \"%s\"", key);
+	return cfg_array_alloc(rd, *root, key, elem_size, items, out, n);
 }
 
 enum sc_status cfg_check_schema_version(const cJSON *root, const char *path, struct sc_error *err)

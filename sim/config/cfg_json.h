@@ -69,6 +69,13 @@ struct cfg_field {
 	{ #K, CFG_INT, (FL), offsetof(ST, K), 0, NULL, NULL, NULL, 0, 0, D, 0, 0 }
 #define CFG_F_NUM(ST, K, FL, D) \
 	{ #K, CFG_DOUBLE, (FL), offsetof(ST, K), 0, NULL, NULL, NULL, 0, 0, D, 0, 0 }
+/* A number written under KEY rather than its member's name M (cfg_to_json
+ * of a result whose output keys say more than its members, e.g. the unit). */
+#define CFG_F_NUM_AS(ST, M, KEY, FL, D) \
+	{ KEY, CFG_DOUBLE, (FL), offsetof(ST, M), 0, NULL, NULL, NULL, 0, 0, D, 0, 0 }
+/* A string member M written under KEY (see CFG_F_NUM_AS). */
+#define CFG_F_STR_AS(ST, M, KEY, FL, D) \
+	{ KEY, CFG_STRING, (FL), offsetof(ST, M), sizeof(((ST *)0)->M), NULL, NULL, NULL, 0, 0, D, 0, 0 }
 #define CFG_F_NUM_RANGE(ST, K, FL, LO, HI, D) \
 	{ #K, CFG_DOUBLE, (FL) | CFG_BOUNDED, offsetof(ST, K), 0, NULL, NULL, NULL, LO, HI, D, 0, 0 }
 #define CFG_F_INT_RANGE(ST, K, FL, LO, HI, D) \
@@ -163,6 +170,13 @@ enum sc_status cfg_check_keys(struct cfg_reader *rd, const cJSON *obj,
 enum sc_status cfg_array_alloc(struct cfg_reader *rd, const cJSON *obj, const char *key,
 			       size_t elem_size, const cJSON **items, void **out, int *n);
 
+/* A catalogue file that is a list of records under `key` (engines.json,
+ * datasets.json): rd->file parsed into *root (the caller deletes it, also
+ * on error), its keys among top, its schema_version checked, key present
+ * (else the error is at "/"), then cfg_array_alloc's array and room. */
+enum sc_status cfg_list_file(struct cfg_reader *rd, const char *const *top, const char *key,
+			     size_t elem_size, cJSON **root, const cJSON **items, void **out, int *n);
+
 void cfg_pointer_key(char *out, size_t n, const char *base, const char *key);
 void cfg_pointer_index(char *out, size_t n, const char *base, int index);
 
@@ -184,5 +198,11 @@ const char *cfg_json_type_name(const cJSON *item);
  * strings when they hold one, i.e. when sub is NULL, else as objects of sub).
  * Returns NULL on allocation failure; the caller frees with cJSON_Delete(). */
 cJSON *cfg_to_json(const struct cfg_field *fields, const void *src);
+
+/* item appended to the array arr, or NULL when item is NULL (a failed
+ * allocation) or cannot be appended (item is freed then): the one way a
+ * writer adds an element, so that each caller only decides what a failure
+ * drops (the document or the rest of the list). */
+cJSON *cfg_json_push(cJSON *arr, cJSON *item);
 
 #endif

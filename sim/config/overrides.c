@@ -407,10 +407,9 @@ cJSON *cfg_overrides_json(const struct cfg_overrides *ov)
 	if (!ov || ov->n == 0 || !(arr = cJSON_CreateArray()))
 		return NULL;
 	for (int i = 0; i < ov->n; i++) {
-		cJSON *s = cJSON_CreateString(ov->item[i].text);
+		cJSON *s = cfg_json_push(arr, cJSON_CreateString(ov->item[i].text));
 
-		if (!s || !cJSON_AddItemToArray(arr, s)) {
-			cJSON_Delete(s);
+		if (!s) {
 			cJSON_Delete(arr);
 			return NULL;
 		}

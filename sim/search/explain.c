@@ -99,6 +99,14 @@ static void try_size(struct ctx *x, const char *key, int v)
 	try_one(x, &c, change, set);
 }
 
+/* The degree key (now n) doubled and, when even, halved. */
+static void try_double_halve(struct ctx *x, const char *key, int n)
+{
+	try_size(x, key, n * 2);
+	if (n % 2 == 0)
+		try_size(x, key, n / 2);
+}
+
 /* Each parallel degree doubled and (when even) halved: tp, pp, vpp (with
  * a pipeline), cp, ep (MoE). */
 static void try_degrees(struct ctx *x)
@@ -106,25 +114,13 @@ static void try_degrees(struct ctx *x)
 	const struct scenario *sc = x->base;
 	const struct layout *l = &sc->layout;
 
-	try_size(x, "tp", l->tp * 2);
-	if (l->tp % 2 == 0)
-		try_size(x, "tp", l->tp / 2);
-	try_size(x, "pp", l->pp * 2);
-	if (l->pp % 2 == 0)
-		try_size(x, "pp", l->pp / 2);
-	if (l->pp > 1) {
-		try_size(x, "vpp", l->vpp * 2);
-		if (l->vpp % 2 == 0)
-			try_size(x, "vpp", l->vpp / 2);
-	}
-	try_size(x, "cp", l->cp * 2);
-	if (l->cp % 2 == 0)
-		try_size(x, "cp", l->cp / 2);
-	if (model_is_moe(&sc->model)) {
-		try_size(x, "ep", l->ep * 2);
-		if (l->ep % 2 == 0)
-			try_size(x, "ep", l->ep / 2);
-	}
+	try_double_halve(x, "tp", l->tp);
+	try_double_halve(x, "pp", l->pp);
+	if (l->pp > 1)
+		try_double_halve(x, "vpp", l->vpp);
+	try_double_halve(x, "cp", l->cp);
+	if (model_is_moe(&sc->model))
+		try_double_halve(x, "ep", l->ep);
 }
 
 /* The memory-for-time trades: every other ZeRO stage (without FSDP),

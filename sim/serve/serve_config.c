@@ -20,7 +20,6 @@ static const char *const kv_policies[] = { "on-demand", "reserve", NULL };
 static const char *const kv_fractions[] = { "total", "free", "weights-and-kv", NULL };
 static const char *const decode_attentions[] = { "grouped", "per-head", NULL };
 static const char *const kv_dtype_rules[] = { "model", "checkpoint", NULL };
-static const char *const formats[] = { "bf16", "fp16", "fp8", "nvfp4", "mxfp4", "int4-awq", NULL };
 static const char *const arrivals[] = { "poisson", "concurrency", "burst", "trace", NULL };
 static const char *const mlperfs[] = { "none", "offline", "server", NULL };
 static const char *const dists[] = { "fixed", "uniform", "normal", "lognormal", NULL };
@@ -155,30 +154,15 @@ enum sc_status srv_engines_load(const char *dir, struct srv_engines *out, struct
 	static const char *const top[] = { "schema_version", "engines", NULL };
 	char path[1024], where[SC_ERROR_PTR_MAX];
 	struct cfg_reader rd = { path, err, NULL };
-	cJSON *root, *list, *item;
+	cJSON *root, *item;
+	const cJSON *list;
 	enum sc_status st;
 	int i = 0;
 
-	memset(out, 0, sizeof(*out));
 	snprintf(path, sizeof(path), "%s/engines.json", dir);
-	if (!(root = cfg_parse_file(path, err)))
-		return err ? err->status : SC_EINVAL;
-	if ((st = cfg_check_keys(&rd, root, top, "")) != SC_OK)
+	if ((st = cfg_list_file(&rd, top, "engines", sizeof(*out->engines), &root, &list,
+				(void **)&out->engines, &out->n)) != SC_OK)
 		goto out;
-	if ((st = cfg_check_schema_version(root, path, err)) != SC_OK)
-		goto out;
-	list = cJSON_GetObjectItemCaseSensitive(root, "engines");
-	if (!cJSON_IsArray(list)) {
-		st = sc_error_set(err, SC_EINVAL, path, list ? "/engines" : "/",
-				  list ? "expected an array" : "missing required key \"engines\"");
-		goto out;
-	}
-	out->n = cJSON_GetArraySize(list);
-	out->engines = calloc(out->n > 0 ? (size_t)out->n : 1, sizeof(*out->engines));
-	if (!out->engines) {
-		st = sc_error_set(err, SC_ENOMEM, path, NULL, "out of memory");
-		goto out;
-	}
 	cJSON_ArrayForEach(item, list) {
 		cfg_pointer_index(where, sizeof(where), "/engines", i);
 		if ((st = read_engine_entry(&rd, item, out->engines, i, where)) != SC_OK)
@@ -357,9 +341,9 @@ const struct cfg_field cfg_serve_replica_fields[] = {
 };
 
 const struct cfg_field cfg_serve_precision_fields[] = {
-	CFG_F_ENUM(struct srv_precision, weights, REQ, formats, "weight format"),
-	CFG_F_ENUM(struct srv_precision, activations, 0, formats, "activation (GEMM) format"),
-	CFG_F_ENUM(struct srv_precision, kv_cache, 0, formats, "KV-cache format"),
+	CFG_F_ENUM(struct srv_precision, weights, REQ, srv_format_names, "weight format"),
+	CFG_F_ENUM(struct srv_precision, activations, 0, srv_format_names, "activation (GEMM) format"),
+	CFG_F_ENUM(struct srv_precision, kv_cache, 0, srv_format_names, "KV-cache format"),
 	CFG_END
 };
 

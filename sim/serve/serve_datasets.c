@@ -81,29 +81,15 @@ enum sc_status srv_datasets_load(const char *dir, struct srv_datasets *out, stru
 	static const char *const top[] = { "schema_version", "datasets", NULL };
 	char path[1024], where[SC_ERROR_PTR_MAX], sub[SC_ERROR_PTR_MAX];
 	struct cfg_reader rd = { path, err, NULL };
-	cJSON *root, *list, *item;
+	cJSON *root, *item;
+	const cJSON *list;
 	enum sc_status st;
 	int i = 0;
 
-	memset(out, 0, sizeof(*out));
 	snprintf(path, sizeof(path), "%s/datasets.json", dir);
-	if (!(root = cfg_parse_file(path, err)))
-		return err ? err->status : SC_EINVAL;
-	if ((st = cfg_check_keys(&rd, root, top, "")) != SC_OK)
+	if ((st = cfg_list_file(&rd, top, "datasets", sizeof(*out->d), &root, &list, (void **)&out->d,
+				&out->n)) != SC_OK)
 		goto out;
-	if ((st = cfg_check_schema_version(root, path, err)) != SC_OK)
-		goto out;
-	list = cJSON_GetObjectItemCaseSensitive(root, "datasets");
-	if (!cJSON_IsArray(list)) {
-		st = sc_error_set(err, SC_EINVAL, path, list ? "/datasets" : "/",
-				  list ? "expected an array" : "missing required key \"datasets\"");
-		goto out;
-	}
-	out->n = cJSON_GetArraySize(list);
-	if (!(out->d = calloc(out->n > 0 ? (size_t)out->n : 1, sizeof(*out->d)))) {
-		st = sc_error_set(err, SC_ENOMEM, path, NULL, "out of memory");
-		goto out;
-	}
 	cJSON_ArrayForEach(item, list) {
 		struct srv_dataset *d = &out->d[i];
 

@@ -303,6 +303,24 @@ static double admit_bytes(const struct sim *s, const struct rep *p, const struct
 	return seq_bytes(s, p, tokens);
 }
 
+/* Admit the request id at the front of p's queue, holding what it needs
+ * after `tokens` (admit_bytes), if that fits in p's free KV: it leaves the
+ * queue and runs.  False (and nothing changes) if it does not fit. */
+static bool admit(struct sim *s, struct rep *p, int id, double tokens)
+{
+	struct req *r = &s->reqs[id];
+	double need = admit_bytes(s, p, r, tokens);
+
+	if (need > kv_free_bytes(p) + 1e-6)
+		return false;
+	wait_pop(s, p);
+	p->run[p->run_n++] = id;
+	r->state = S_RUNNING;
+	s->admitted_now++;
+	kv_set(s, p, r, need);
+	return true;
+}
+
 /* Preempt the most recently admitted running request of p (vLLM's
  * recompute preemption: its KV is freed and it waits at the front of the
  * queue to prefill its prompt and what it generated so far). */
@@ -427,20 +445,14 @@ static void schedule_prefills(struct sim *s, struct rep *p, struct srv_batch *b,
 	while (p->wait_n > 0 && p->run_n < e->max_num_seqs && (*budget > 0 || whole_batch)) {
 		int id = wait_front(s, p);
 		struct req *r = &s->reqs[id];
-		double left, c, need;
+		double left, c;
 
 		if (r->done >= r->prompt) {
 			/* arrived from a prefill pool with its KV: decode only */
 			if (p->role == ROLE_PREFILL || *budget < s->q)
 				break;
-			need = admit_bytes(s, p, r, r->kv_tokens + s->tps);
-			if (need > kv_free_bytes(p) + 1e-6)
+			if (!admit(s, p, id, r->kv_tokens + s->tps))
 				break;
-			wait_pop(s, p);
-			p->run[p->run_n++] = id;
-			r->state = S_RUNNING;
-			s->admitted_now++;
-			kv_set(s, p, r, need);
 			r->decoding = true;
 			add_decode(p, b, r);
 			*budget -= s->q;
@@ -457,16 +469,10 @@ static void schedule_prefills(struct sim *s, struct rep *p, struct srv_batch *b,
 		 * >= the longest prompt then, and trtllm-bench sizes it so) */
 		if (!whole_batch && c > *budget && b->prefill_tokens > 0)
 			break;
-		need = admit_bytes(s, p, r, r->done + c);
-		if (need > kv_free_bytes(p) + 1e-6)
+		if (!admit(s, p, id, r->done + c))
 			break;
-		wait_pop(s, p);
-		p->run[p->run_n++] = id;
-		r->state = S_RUNNING;
-		s->admitted_now++;
 		if (r->admitted < 0)
 			r->admitted = s->now;
-		kv_set(s, p, r, need);
 		add_prefill(s, p, b, r, c);
 		r->chunk = c;
 		*budget -= c;

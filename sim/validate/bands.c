@@ -1,5 +1,6 @@
 /* bands.c: per-regime bands from out-of-sample residuals (see bands.h). */
 #include "bands.h"
+#include "../config/cfg_json.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -314,11 +315,9 @@ cJSON *val_regime_bands_json(const struct val_set *set, const struct val_regime_
 
 			if (!b->present)
 				continue;
-			o = cJSON_CreateObject();
-			if (!o || !cJSON_AddItemToArray(arr, o)) {
-				cJSON_Delete(o);
+			o = cfg_json_push(arr, cJSON_CreateObject());
+			if (!o)
 				break;
-			}
 			cJSON_AddStringToObject(o, "family", families[k]);
 			cJSON_AddStringToObject(o, "name", model_regime_name((enum model_regime)r));
 			cJSON_AddNumberToObject(o, "cases", b->cases);
@@ -340,11 +339,9 @@ cJSON *val_regime_bands_json(const struct val_set *set, const struct val_regime_
 
 		if (st[k].shown_coverage < 0)
 			continue;
-		o = cJSON_CreateObject();
-		if (!o || !cJSON_AddItemToArray(arr, o)) {
-			cJSON_Delete(o);
+		o = cfg_json_push(arr, cJSON_CreateObject());
+		if (!o)
 			break;
-		}
 		cJSON_AddStringToObject(o, "family", families[k]);
 		cJSON_AddNumberToObject(o, "cases", st[k].shown_cases);
 		cJSON_AddNumberToObject(o, "coverage_out_of_sample", st[k].shown_coverage);

@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../models/enum_names.h"
 #include "../config/calibration_select.h"
 #include "../config/datadir.h"
 #include "../serve/serve_datasets.h"
@@ -508,14 +509,12 @@ static void assume(struct sval_case *vc, const char *what)
 
 static bool parse_format(const char *s, enum srv_format *f)
 {
-	static const char *const names[] = { "bf16", "fp16", "fp8", "nvfp4", "mxfp4", "int4-awq" };
+	int i = sc_enum_parse(srv_format_names, s);
 
-	for (int i = 0; i < 6; i++)
-		if (strcmp(s, names[i]) == 0) {
-			*f = (enum srv_format)i;
-			return true;
-		}
-	return false;
+	if (i < 0)
+		return false;
+	*f = (enum srv_format)i;
+	return true;
 }
 
 static bool given(double v)

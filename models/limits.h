@@ -52,4 +52,15 @@
 #define SC_MAX_ENGINE_SEQS 65536
 #define SC_MAX_ENGINE_TOKENS (1 << 20)
 
+/* Jobs sharing one fabric in a cluster file (stepcast cluster): each is a
+ * set of DES actors with up to two storage tiers of its own, and the DES
+ * keeps per-fabric arrays of this size; 8 covers a training job beside its
+ * serving, checkpointing and data-loading neighbours. */
+#define SC_MAX_CLUSTER_JOBS 8
+/* KV transfers simulated per serving job in a cluster run: each is one DES
+ * communication, so this bounds the run's memory and time.  A horizon that
+ * needs more carries KV traffic over its first part only, and the report
+ * says how long (kv_transfers_span_s). */
+#define SC_MAX_CLUSTER_KV_TRANSFERS 200000
+
 #endif

@@ -27,6 +27,7 @@ static void serving_json(cJSON *o, const struct cluster_serving *s)
 
 	cJSON_AddBoolToObject(o, "fabric_traffic", s->has_traffic);
 	cJSON_AddNumberToObject(o, "kv_transfers", s->requests);
+	rpt_json_add_number(o, "kv_transfers_span_s", s->span_s);
 	rpt_json_add_number(o, "kv_transfer_rate_rps", s->rate_rps);
 	alone_together(o, "kv_flow_s", s->flows_alone.mean_s, s->flows_shared.mean_s);
 	rpt_json_add_number(o, "kv_flow_slowdown", s->has_traffic ? s->flow_slowdown : 1.0);
@@ -123,6 +124,9 @@ void rpt_cluster_text(FILE *out, const struct cluster_run *r)
 			fprintf(out, "  KV transfers  %d at %.3g/s, %.4g MB per GPU pair: %.5f s alone, %.5f s shared (%.3fx)\n",
 			       s->requests, s->rate_rps, s->alone.kv_transfer_bytes_per_request / 1e6,
 			       s->flows_alone.mean_s, s->flows_shared.mean_s, s->flow_slowdown);
+		if (s->has_traffic && s->span_s < r->horizon_s)
+			fprintf(out, "  KV transfers cover the first %.4g s of the %.4g s horizon only (%d transfers simulated at most)\n",
+				s->span_s, r->horizon_s, SC_MAX_CLUSTER_KV_TRANSFERS);
 		fprintf(out, "  %-14s %12s %12s\n", "", "alone", "shared");
 		fprintf(out, "  %-14s %12.3f %12.3f\n", "TTFT p50 ms", s->alone.ttft_s.p50 * 1e3, s->shared.ttft_s.p50 * 1e3);
 		fprintf(out, "  %-14s %12.3f %12.3f\n", "TTFT p99 ms", s->alone.ttft_s.p99 * 1e3, s->shared.ttft_s.p99 * 1e3);

@@ -90,9 +90,10 @@ static enum sc_status serving_flows(struct cluster_run *r, int k, struct sc_erro
 	n = (int)ceil(s->rate_rps * r->horizon_s);
 	if (n < 1)
 		n = 1;
-	if ((long long)n * pairs > CLUSTER_SERVE_MAX_FLOWS)
-		n = CLUSTER_SERVE_MAX_FLOWS / pairs;
+	if ((long long)n * pairs > SC_MAX_CLUSTER_KV_TRANSFERS)
+		n = SC_MAX_CLUSTER_KV_TRANSFERS / pairs;
 	s->requests = n;
+	s->span_s = fmin(r->horizon_s, n / s->rate_rps);
 	s->flows = calloc((size_t)n * pairs, sizeof(*s->flows));
 	if (!s->flows)
 		return sc_error_set(err, SC_ENOMEM, NULL, NULL, "out of memory");

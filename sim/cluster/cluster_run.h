@@ -31,13 +31,13 @@
 #include "../serve/serve.h"
 #include "../serve/serve_config.h"
 
-#define CLUSTER_SERVE_MAX_FLOWS 200000 /* KV transfers simulated per serving job, at most */
 
 struct cluster_serving {
 	struct srv_scenario sc;
 	struct srv_result alone, shared;
 	bool has_traffic;                 /* disaggregated: KV transfers over the fabric */
 	int requests;                     /* transfers issued in the DES */
+	double span_s;                    /* the time they cover: the horizon, or less at SC_MAX_CLUSTER_KV_TRANSFERS */
 	double rate_rps;                  /* their rate */
 	struct des_flow *flows;           /* owned */
 	int n_flows;

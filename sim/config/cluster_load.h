@@ -24,10 +24,11 @@
 
 #include "catalog_load.h"
 #include "../../models/enum_names.h"
+#include "../../models/limits.h"
 #include "../../models/placement.h"
 #include "../../models/scenario.h"
 
-#define CLUSTER_MAX_JOBS 8
+#define CLUSTER_MAX_JOBS SC_MAX_CLUSTER_JOBS
 
 #define CLUSTER_JOB_KIND_LIST(X) X(CLUSTER_JOB_TRAINING, "training") \
 	X(CLUSTER_JOB_CHECKPOINT, "checkpoint") X(CLUSTER_JOB_SERVING, "serving")

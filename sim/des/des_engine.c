@@ -25,6 +25,7 @@
  * a deadlock (SimGrid only logs it) is an error.
  */
 #include "des_internal.h"
+#include "../../models/limits.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -111,7 +112,7 @@ struct rank {
 };
 
 /* Storage hosts of one fabric: one per tier the jobs name. */
-#define CLUSTER_JOBS_MAX_DES 8
+#define CLUSTER_JOBS_MAX_DES SC_MAX_CLUSTER_JOBS /* models/limits.h, as the cluster loader */
 #define DES_STORAGE_MAX (2 * CLUSTER_JOBS_MAX_DES)
 
 struct sim {

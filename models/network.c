@@ -7,6 +7,11 @@
 
 #include "placement.h"
 
+bool net_efa_gda_capable(const struct instance_spec *inst)
+{
+	return inst->efa.generation > 0 && inst->efa.hw_completion_counter;
+}
+
 double net_efa_Bps_per_gpu(const struct instance_spec *inst)
 {
 	int g = inst->gpus_per_node > 0 ? inst->gpus_per_node : 1;
@@ -178,7 +183,7 @@ struct net_span net_span_of(const struct cluster *c, int ranks, int stride)
 	s.inter = s.domains > 1;
 	s.aws_efa = inst->efa.generation > 0;
 	s.efa_tuner = inst->efa.tuner_platform;
-	s.efa_gda = inst->efa.generation > 0 && inst->efa.hw_completion_counter;
+	s.efa_gda = net_efa_gda_capable(inst);
 	s.nvls = family_has_nvls(c->gpu.family) && domain > 1;
 	s.nvlink_Bps = c->gpu.nvlink_GBps * 1e9;
 	s.efa_Bps = net_efa_Bps_per_gpu(inst);

@@ -132,6 +132,10 @@ struct net_span net_span_of(const struct cluster *c, int ranks, int stride);
 /* Per-GPU share of the node's EFA bandwidth, bytes/s:
  * efa_nics * efa_nic_Gbps / 8 / gpus_per_node (* 1e9). */
 double net_efa_Bps_per_gpu(const struct instance_spec *inst);
+/* Whether the instance's EFA can run GPU-initiated transfers (the efa-gda
+ * dispatcher): the hardware completion counter of EFA on p5en, p6-b200 and
+ * p6-b300, aws-ofi-nccl >= 1.21. */
+bool net_efa_gda_capable(const struct instance_spec *inst);
 
 /* Tier name of a span: "nvlink" or "efa" (static strings). */
 const char *net_tier_name(const struct net_span *s);

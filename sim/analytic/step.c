@@ -77,7 +77,7 @@ static enum sc_status validate(const struct scenario *sc, struct layout_info *li
 				    "gpu \"%s\" needs positive hbm_GBps and nvlink_GBps",
 				    c->gpu.name);
 	if (sc->layout.moe_dispatcher == MOE_DISPATCH_EFA_GDA &&
-	    !(c->instance.efa.generation > 0 && c->instance.efa.hw_completion_counter))
+	    !net_efa_gda_capable(&c->instance))
 		return sc_error_set(err, SC_EINVAL, NULL, "/layout/moe_dispatcher",
 				    "efa-gda needs an instance whose EFA has the hardware completion counter "
 				    "(aws-ofi-nccl efa_hw_comp_cntr: p5en, p6-b200, p6-b300); %s has none",

@@ -456,14 +456,13 @@ static bool cross_rail(const struct cv_curve *c)
 	return strncmp(c->algorithm, "cross-rail", 10) == 0;
 }
 
-static double raw_srd_GBps(const struct cv_curve *c, const struct calibration *cal, double m)
+static double raw_srd_GBps(const struct cv_curve *c, const struct calibration *cal)
 {
 	struct net_span s = net_span_of(&c->cluster, c->cluster.nodes * c->cluster.instance.gpus_per_node, 1);
 	double B = s.efa_Bps * cal->awsefa_a2a_bw_eff;
 
 	if (cross_rail(c))
 		B *= cal->awsefa_cross_rail_eff;
-	(void)m;
 	return B / 1e9;
 }
 
@@ -484,7 +483,7 @@ double cv_predict_point(const struct cv_curve *c, const struct calibration *cal,
 		if (algorithm)
 			snprintf(algorithm, (size_t)algorithm_size, "raw-srd/%s",
 				 cross_rail(c) ? "cross-rail" : "rail-aligned");
-		return raw_srd_GBps(c, cal, p->bytes);
+		return raw_srd_GBps(c, cal);
 	}
 	if (c->kind == CV_KIND_EP) {
 		struct moe_call mc;

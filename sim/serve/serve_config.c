@@ -659,6 +659,17 @@ enum sc_status srv_scenario_read(const char *file, const cJSON *root, const stru
 		if (sc->engine.schedule == SRV_SCHED_STATIC)
 			return bad(err, file, "/engine",
 				   "static batching cannot serve disaggregated pools");
+		/* the engine's per-rank limits are scaled once, by the replica's
+		 * attention_dp (srv_engine_attention_dp_limits above); a pool
+		 * with its own would run at the wrong batch limits */
+		if (sc->engine.attention_dp_per_rank_limits &&
+		    (sc->disagg.prefill.attention_dp != sc->replica.attention_dp ||
+		     sc->disagg.decode.attention_dp != sc->replica.attention_dp))
+			return bad(err, file,
+				   sc->disagg.prefill.attention_dp != sc->replica.attention_dp
+				   ? "/disaggregated/prefill/attention_dp" : "/disaggregated/decode/attention_dp",
+				   "with engine limits per attention rank, the pools' attention_dp must be the replica's "
+				   "(set it in \"replica\")");
 		if (sc->disagg.prefill.tp <= 0 || sc->disagg.decode.tp <= 0 || sc->layout_gpus > 0)
 			return bad(err, file, "/disaggregated",
 				   "disaggregated pools need their layouts stated (\"tp\"), and no \"gpus\"");

@@ -1,0 +1,1 @@
+serve tests/bad/serve_attention_dp_pool.json

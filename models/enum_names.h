@@ -6,6 +6,8 @@
 #ifndef SC_ENUM_NAMES_H
 #define SC_ENUM_NAMES_H
 
+#include <stddef.h>
+
 #define SC_ENUM_ID(id, name) id,
 #define SC_ENUM_NAME(id, name) [id] = name,
 #define SC_ENUM_NAMES(list) { list(SC_ENUM_NAME) NULL }
@@ -22,5 +24,11 @@
 
 /* The index of s in the NULL-terminated names, or -1. */
 int sc_enum_parse(const char *const *names, const char *s);
+
+/* The NULL-terminated names as prose into buf (n bytes): "a, b and c" with
+ * conj "and", "a or b" with "or": the one way a message lists the values
+ * an option or a key accepts, so that it cannot drift from the table.
+ * Returns buf (cut short if the names do not fit). */
+const char *sc_enum_prose(const char *const *names, const char *conj, char *buf, size_t n);
 
 #endif

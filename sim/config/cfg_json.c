@@ -823,22 +823,54 @@ enum sc_status cfg_array_alloc(struct cfg_reader *rd, const cJSON *obj, const ch
 	return SC_OK;
 }
 
-enum sc_status cfg_list_file(struct cfg_reader *rd, const char *const *top, const char *key,
-			     size_t elem_size, cJSON **root, const cJSON **items, void **out, int *n)
+enum sc_status cfg_array_read(struct cfg_reader *rd, const cJSON *obj, const char *key,
+			      size_t elem_size, void **out, int *n, cfg_item_reader read, void *ctx)
 {
+	char base[SC_ERROR_PTR_MAX], where[SC_ERROR_PTR_MAX];
+	const cJSON *items, *item;
 	enum sc_status st;
+	int i = 0;
 
+	if ((st = cfg_array_alloc(rd, obj, key, elem_size, &items, out, n)) != SC_OK)
+		return st;
+	cfg_pointer_key(base, sizeof(base), "", key);
+	cJSON_ArrayForEach(item, items) {
+		cfg_pointer_index(where, sizeof(where), base, i);
+		if ((st = read(rd, item, i, where, ctx)) != SC_OK)
+			return st;
+		i++;
+	}
+	return SC_OK;
+}
+
+enum sc_status cfg_list_file(const char *dir, const char *file, const char *const *top,
+			     const char *key, size_t elem_size, void **out, int *n,
+			     cfg_item_reader read, void *ctx, struct sc_error *err)
+{
+	char path[1024];
+	struct cfg_reader rd = { path, err, NULL };
+	enum sc_status st;
+	cJSON *root;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
 	*out = NULL;
 	*n = 0;
-	if (!(*root = cfg_parse_file(rd->file, rd->err)))
-		return rd->err ? rd->err->status : SC_EINVAL;
-	if ((st = cfg_check_keys(rd, *root, top, "")) != SC_OK)
-		return st;
-	if ((st = cfg_check_schema_version(*root, rd->file, rd->err)) != SC_OK)
-		return st;
-	if (!cJSON_GetObjectItemCaseSensitive(*root, key))
-		return sc_error_set(rd->err, SC_EINVAL, rd->file, "/", "missing required key \"%s\"", key);
-	return cfg_array_alloc(rd, *root, key, elem_size, items, out, n);
+	if (!(root = cfg_parse_file(path, err)))
+		return err ? err->status : SC_EINVAL;
+	if ((st = cfg_check_keys(&rd, root, top, "")) == SC_OK &&
+	    (st = cfg_check_schema_version(root, path, err)) == SC_OK) {
+		if (cJSON_GetObjectItemCaseSensitive(root, key))
+			st = cfg_array_read(&rd, root, key, elem_size, out, n, read, ctx);
+		else
+			st = sc_error_set(err, SC_EINVAL, path, "/", "missing required key \"%s\"", key);
+	}
+	cJSON_Delete(root);
+	if (st != SC_OK) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+	}
+	return st;
 }
 
 enum sc_status cfg_check_schema_version(const cJSON *root, const char *path, struct sc_error *err)

@@ -170,12 +170,27 @@ enum sc_status cfg_check_keys(struct cfg_reader *rd, const cJSON *obj,
 enum sc_status cfg_array_alloc(struct cfg_reader *rd, const cJSON *obj, const char *key,
 			       size_t elem_size, const cJSON **items, void **out, int *n);
 
-/* A catalogue file that is a list of records under `key` (engines.json,
- * datasets.json): rd->file parsed into *root (the caller deletes it, also
- * on error), its keys among top, its schema_version checked, key present
- * (else the error is at "/"), then cfg_array_alloc's array and room. */
-enum sc_status cfg_list_file(struct cfg_reader *rd, const char *const *top, const char *key,
-			     size_t elem_size, cJSON **root, const cJSON **items, void **out, int *n);
+/* The reader of element i of a list of records: item, at JSON pointer
+ * where ("/key/i"), into the caller's room for it (reached through ctx). */
+typedef enum sc_status (*cfg_item_reader)(struct cfg_reader *rd, const cJSON *item, int i,
+					  const char *where, void *ctx);
+
+/* cfg_array_alloc's array and room, then read(rd, item, i, "/key/i", ctx)
+ * for each element in order, stopping at the first error: the body of
+ * every reader of a list of records.  On error *out stays allocated (the
+ * caller's free function releases it with the elements read so far). */
+enum sc_status cfg_array_read(struct cfg_reader *rd, const cJSON *obj, const char *key,
+			      size_t elem_size, void **out, int *n, cfg_item_reader read, void *ctx);
+
+/* DIR/file, a catalogue file that is a list of records under `key`
+ * (engines.json, datasets.json), read whole: parsed, its keys among top,
+ * its schema_version checked, key present (else the error is at "/"), then
+ * cfg_array_read's elements; the document is deleted before it returns,
+ * and on error so is the room (*out NULL, *n 0): the one owner of such a
+ * file's document and its cleanup. */
+enum sc_status cfg_list_file(const char *dir, const char *file, const char *const *top,
+			     const char *key, size_t elem_size, void **out, int *n,
+			     cfg_item_reader read, void *ctx, struct sc_error *err);
 
 void cfg_pointer_key(char *out, size_t n, const char *base, const char *key);
 void cfg_pointer_index(char *out, size_t n, const char *base, int index);

@@ -124,8 +124,8 @@ const struct cfg_field cfg_engine_wrapper_fields[] = {
 
 /* Entry i of the catalogue; a wrapper copies the entry it names, which
  * must come before it, then reads its own fields over the copy. */
-static enum sc_status read_engine_entry(struct cfg_reader *rd, const cJSON *obj,
-					struct srv_engine *above, int i, const char *where)
+static enum sc_status read_engine_fields(struct cfg_reader *rd, const cJSON *obj,
+					 struct srv_engine *above, int i, const char *where)
 {
 	struct srv_engine *e = &above[i];
 	const cJSON *wraps = cJSON_IsObject(obj) ? cJSON_GetObjectItemCaseSensitive(obj, "wraps") : NULL;
@@ -149,41 +149,32 @@ static enum sc_status read_engine_entry(struct cfg_reader *rd, const cJSON *obj,
 			    wraps->valuestring);
 }
 
+/* cfg_item_reader for /engines/i: its fields, and a name no entry above has. */
+static enum sc_status read_engine_entry(struct cfg_reader *rd, const cJSON *item, int i,
+					const char *where, void *ctx)
+{
+	struct srv_engines *out = ctx;
+	char nwhere[SC_ERROR_PTR_MAX];
+	enum sc_status st;
+
+	if ((st = read_engine_fields(rd, item, out->engines, i, where)) != SC_OK)
+		return st;
+	for (int j = 0; j < i; j++)
+		if (strcmp(out->engines[j].name, out->engines[i].name) == 0) {
+			cfg_pointer_key(nwhere, sizeof(nwhere), where, "name");
+			return sc_error_set(rd->err, SC_EINVAL, rd->file, nwhere,
+					    "duplicate name \"%s\" (also at /engines/%d)",
+					    out->engines[i].name, j);
+		}
+	return SC_OK;
+}
+
 enum sc_status srv_engines_load(const char *dir, struct srv_engines *out, struct sc_error *err)
 {
 	static const char *const top[] = { "schema_version", "engines", NULL };
-	char path[1024], where[SC_ERROR_PTR_MAX];
-	struct cfg_reader rd = { path, err, NULL };
-	cJSON *root, *item;
-	const cJSON *list;
-	enum sc_status st;
-	int i = 0;
 
-	snprintf(path, sizeof(path), "%s/engines.json", dir);
-	if ((st = cfg_list_file(&rd, top, "engines", sizeof(*out->engines), &root, &list,
-				(void **)&out->engines, &out->n)) != SC_OK)
-		goto out;
-	cJSON_ArrayForEach(item, list) {
-		cfg_pointer_index(where, sizeof(where), "/engines", i);
-		if ((st = read_engine_entry(&rd, item, out->engines, i, where)) != SC_OK)
-			goto out;
-		for (int j = 0; j < i; j++)
-			if (strcmp(out->engines[j].name, out->engines[i].name) == 0) {
-				char nwhere[SC_ERROR_PTR_MAX];
-				cfg_pointer_key(nwhere, sizeof(nwhere), where, "name");
-				st = sc_error_set(err, SC_EINVAL, path, nwhere,
-						  "duplicate name \"%s\" (also at /engines/%d)",
-						  out->engines[i].name, j);
-				goto out;
-			}
-		i++;
-	}
-	st = SC_OK;
-out:
-	cJSON_Delete(root);
-	if (st != SC_OK)
-		srv_engines_free(out);
-	return st;
+	return cfg_list_file(dir, "engines.json", top, "engines", sizeof(*out->engines),
+			     (void **)&out->engines, &out->n, read_engine_entry, out, err);
 }
 
 void srv_engines_free(struct srv_engines *e)

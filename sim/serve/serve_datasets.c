@@ -76,77 +76,69 @@ static enum sc_status check_stat(const char *path, const char *where, const stru
 	return SC_OK;
 }
 
+/* cfg_item_reader for /datasets/i: its fields, the statistics not
+ * published told apart from 0, a name no entry above has, and each
+ * tokenizer's statistics consistent and named once. */
+static enum sc_status read_dataset_entry(struct cfg_reader *rd, const cJSON *item, int i,
+					 const char *where, void *ctx)
+{
+	struct srv_datasets *out = ctx;
+	struct srv_dataset *d = &out->d[i];
+	const char *path = rd->file;
+	char sub[SC_ERROR_PTR_MAX];
+	enum sc_status st;
+
+	for (int k = 0; k < SRV_DATASET_TOKENIZERS; k++) {
+		unset(&d->tokenizers[k].input_tokens);
+		unset(&d->tokenizers[k].output_tokens);
+	}
+	if ((st = cfg_read_object(rd, item, cfg_dataset_fields, d, where)) != SC_OK)
+		return st;
+	d->has_mlperf_server = cJSON_GetObjectItemCaseSensitive(item, "mlperf_server") != NULL;
+	/* null and absent both mean "not published": the reader leaves
+	 * 0, which for sd would mean fixed lengths */
+	{
+		const cJSON *toks = cJSON_GetObjectItemCaseSensitive(item, "tokenizers"), *t;
+		int k = 0;
+
+		cJSON_ArrayForEach(t, toks) {
+			if (k >= d->n_tokenizers)
+				break;
+			if (!given(cJSON_GetObjectItemCaseSensitive(t, "input_tokens"), "sd"))
+				d->tokenizers[k].input_tokens.sd = -1;
+			if (!given(cJSON_GetObjectItemCaseSensitive(t, "output_tokens"), "sd"))
+				d->tokenizers[k].output_tokens.sd = -1;
+			k++;
+		}
+	}
+	for (int j = 0; j < i; j++)
+		if (strcmp(out->d[j].name, d->name) == 0) {
+			cfg_pointer_key(sub, sizeof(sub), where, "name");
+			return sc_error_set(rd->err, SC_EINVAL, path, sub, "duplicate dataset \"%s\"", d->name);
+		}
+	for (int k = 0; k < d->n_tokenizers; k++) {
+		snprintf(sub, sizeof(sub), "%s/tokenizers/%d/input_tokens", where, k);
+		if ((st = check_stat(path, sub, &d->tokenizers[k].input_tokens, rd->err)) != SC_OK)
+			return st;
+		snprintf(sub, sizeof(sub), "%s/tokenizers/%d/output_tokens", where, k);
+		if ((st = check_stat(path, sub, &d->tokenizers[k].output_tokens, rd->err)) != SC_OK)
+			return st;
+		for (int j = 0; j < k; j++)
+			if (strcmp(d->tokenizers[j].tokenizer, d->tokenizers[k].tokenizer) == 0) {
+				snprintf(sub, sizeof(sub), "%s/tokenizers/%d/tokenizer", where, k);
+				return sc_error_set(rd->err, SC_EINVAL, path, sub, "duplicate tokenizer \"%s\"",
+						    d->tokenizers[k].tokenizer);
+			}
+	}
+	return SC_OK;
+}
+
 enum sc_status srv_datasets_load(const char *dir, struct srv_datasets *out, struct sc_error *err)
 {
 	static const char *const top[] = { "schema_version", "datasets", NULL };
-	char path[1024], where[SC_ERROR_PTR_MAX], sub[SC_ERROR_PTR_MAX];
-	struct cfg_reader rd = { path, err, NULL };
-	cJSON *root, *item;
-	const cJSON *list;
-	enum sc_status st;
-	int i = 0;
 
-	snprintf(path, sizeof(path), "%s/datasets.json", dir);
-	if ((st = cfg_list_file(&rd, top, "datasets", sizeof(*out->d), &root, &list, (void **)&out->d,
-				&out->n)) != SC_OK)
-		goto out;
-	cJSON_ArrayForEach(item, list) {
-		struct srv_dataset *d = &out->d[i];
-
-		for (int k = 0; k < SRV_DATASET_TOKENIZERS; k++) {
-			unset(&d->tokenizers[k].input_tokens);
-			unset(&d->tokenizers[k].output_tokens);
-		}
-		cfg_pointer_index(where, sizeof(where), "/datasets", i);
-		if ((st = cfg_read_object(&rd, item, cfg_dataset_fields, d, where)) != SC_OK)
-			goto out;
-		d->has_mlperf_server = cJSON_GetObjectItemCaseSensitive(item, "mlperf_server") != NULL;
-		/* null and absent both mean "not published": the reader leaves
-		 * 0, which for sd would mean fixed lengths */
-		{
-			const cJSON *toks = cJSON_GetObjectItemCaseSensitive(item, "tokenizers"), *t;
-			int k = 0;
-
-			cJSON_ArrayForEach(t, toks) {
-				if (k >= d->n_tokenizers)
-					break;
-				if (!given(cJSON_GetObjectItemCaseSensitive(t, "input_tokens"), "sd"))
-					d->tokenizers[k].input_tokens.sd = -1;
-				if (!given(cJSON_GetObjectItemCaseSensitive(t, "output_tokens"), "sd"))
-					d->tokenizers[k].output_tokens.sd = -1;
-				k++;
-			}
-		}
-		for (int j = 0; j < i; j++)
-			if (strcmp(out->d[j].name, d->name) == 0) {
-				cfg_pointer_key(sub, sizeof(sub), where, "name");
-				st = sc_error_set(err, SC_EINVAL, path, sub, "duplicate dataset \"%s\"", d->name);
-				goto out;
-			}
-		for (int k = 0; k < d->n_tokenizers; k++) {
-
-			snprintf(sub, sizeof(sub), "%s/tokenizers/%d/input_tokens", where, k);
-			if ((st = check_stat(path, sub, &d->tokenizers[k].input_tokens, err)) != SC_OK)
-				goto out;
-			snprintf(sub, sizeof(sub), "%s/tokenizers/%d/output_tokens", where, k);
-			if ((st = check_stat(path, sub, &d->tokenizers[k].output_tokens, err)) != SC_OK)
-				goto out;
-			for (int j = 0; j < k; j++)
-				if (strcmp(d->tokenizers[j].tokenizer, d->tokenizers[k].tokenizer) == 0) {
-					snprintf(sub, sizeof(sub), "%s/tokenizers/%d/tokenizer", where, k);
-					st = sc_error_set(err, SC_EINVAL, path, sub, "duplicate tokenizer \"%s\"",
-							  d->tokenizers[k].tokenizer);
-					goto out;
-				}
-		}
-		i++;
-	}
-	st = SC_OK;
-out:
-	cJSON_Delete(root);
-	if (st != SC_OK)
-		srv_datasets_free(out);
-	return st;
+	return cfg_list_file(dir, "datasets.json", top, "datasets", sizeof(*out->d), (void **)&out->d,
+			     &out->n, read_dataset_entry, out, err);
 }
 
 void srv_datasets_free(struct srv_datasets *d)

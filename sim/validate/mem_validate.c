@@ -288,67 +288,45 @@ static cJSON *training_view(const cJSON *item, struct mem_case *mc, bool *gpu_as
 	return copy;
 }
 
+/* cfg_item_reader for /cases/i: the training keys through val_read_case
+ * (on training_view's copy), then the memory keys. */
+static enum sc_status read_memory_case(struct cfg_reader *rd, const cJSON *item, int i,
+				       const char *where, void *ctx)
+{
+	const struct val_loading *ld = ctx;
+	struct mem_case *mc = &((struct mem_val_set *)ld->cases_set)->cases[i];
+	bool gpu_assumed = false;
+	enum sc_status st;
+	cJSON *view;
+
+	if (!cJSON_IsObject(item))
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, where, "expected a case object");
+	view = training_view(item, mc, &gpu_assumed);
+	if (!view)
+		return sc_error_set(rd->err, SC_ENOMEM, rd->file, NULL, "out of memory");
+	st = val_read_case(ld->set, ld->cat, rd->file, view, where, &mc->vc, rd->err);
+	cJSON_Delete(view);
+	if (st != SC_OK)
+		return st;
+	if (gpu_assumed)
+		assume(mc, "gpu=h100-sxm (not stated)");
+	return apply_memory_keys(rd->file, where, item, mc, rd->err);
+}
+
 enum sc_status memval_load(const char *path, const char *systems_path, const struct catalog *cat,
 			   struct mem_val_set *set, struct sc_error *err)
 {
 	static const char *const top[] = { "about", "models", "cases", NULL };
-	struct cfg_reader rd = { path, err, NULL };
-	const cJSON *cases, *item;
+	struct val_loading ld = { &set->base, cat, set };
 	enum sc_status st;
-	cJSON *root;
-	int i = 0;
 
 	memset(set, 0, sizeof(*set));
 	snprintf(set->path, sizeof(set->path), "%s", path);
-	if ((st = val_load_systems(systems_path, &set->base, cat, err)) != SC_OK) {
-		memval_free(set);   /* the systems or recipes read before the error */
-		return st;
-	}
 	set->base.memory_cases = true;
-	root = cfg_parse_file(path, err);
-	if (!root) {
-		memval_free(set);
-		return err->status;
-	}
-	if ((st = cfg_check_keys(&rd, root, top, "")) != SC_OK)
-		goto out;
-	if ((st = val_read_models(path, cJSON_GetObjectItemCaseSensitive(root, "models"), &set->base,
-				  err)) != SC_OK)
-		goto out;
-	if ((st = cfg_array_alloc(&rd, root, "cases", sizeof(*set->cases), &cases,
-				  (void **)&set->cases, &set->n_cases)) != SC_OK)
-		goto out;
-	cJSON_ArrayForEach(item, cases) {
-		struct mem_case *mc = &set->cases[i];
-		char where[SC_ERROR_PTR_MAX];
-		bool gpu_assumed = false;
-		cJSON *view;
-
-		cfg_pointer_index(where, sizeof(where), "/cases", i);
-		if (!cJSON_IsObject(item)) {
-			st = sc_error_set(err, SC_EINVAL, path, where, "expected a case object");
-			goto out;
-		}
-		view = training_view(item, mc, &gpu_assumed);
-		if (!view) {
-			st = sc_error_set(err, SC_ENOMEM, path, NULL, "out of memory");
-			goto out;
-		}
-		st = val_read_case(&set->base, cat, path, view, where, &mc->vc, err);
-		cJSON_Delete(view);
-		if (st != SC_OK)
-			goto out;
-		if (gpu_assumed)
-			assume(mc, "gpu=h100-sxm (not stated)");
-		if ((st = apply_memory_keys(path, where, item, mc, err)) != SC_OK)
-			goto out;
-		i++;
-	}
-	st = SC_OK;
-out:
-	cJSON_Delete(root);
+	st = val_load_cases_file(path, systems_path, top, &ld, sizeof(*set->cases),
+				 (void **)&set->cases, &set->n_cases, read_memory_case, err);
 	if (st != SC_OK)
-		memval_free(set);
+		memval_free(set);   /* also the systems or recipes read before the error */
 	return st;
 }
 

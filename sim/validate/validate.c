@@ -212,38 +212,38 @@ const char *val_default_systems_path(void)
 static enum sc_status load_recipes(const char *systems_path, struct val_set *set,
 				   struct sc_error *err);
 
+/* cfg_item_reader for /systems/i: its fields, on a fabric the catalogue has. */
+static enum sc_status read_system(struct cfg_reader *rd, const cJSON *item, int i,
+				  const char *where, void *ctx)
+{
+	const struct val_loading *ld = ctx;
+	struct val_system *sys = &ld->set->systems[i];
+	char fwhere[SC_ERROR_PTR_MAX];
+	enum sc_status st;
+
+	if ((st = cfg_read_object(rd, item, system_fields, sys, where)) != SC_OK)
+		return st;
+	if (catalog_fabric(ld->cat, sys->fabric))
+		return SC_OK;
+	cfg_pointer_key(fwhere, sizeof(fwhere), where, "fabric");
+	return catalog_unknown(ld->cat, "fabric", sys->fabric, rd->file, fwhere, rd->err);
+}
+
 enum sc_status val_load_systems(const char *path, struct val_set *set,
 				   const struct catalog *cat, struct sc_error *err)
 {
 	static const char *const top[] = { "schema_version", "systems", NULL };
 	struct cfg_reader rd = { path, err, NULL };
-	cJSON *root = cfg_parse_file(path, err), *item;
-	const cJSON *list;
+	struct val_loading ld = { set, cat, set };
+	cJSON *root = cfg_parse_file(path, err);
 	enum sc_status st;
-	int i = 0;
 
 	if (!root)
 		return err->status;
-	if ((st = cfg_check_keys(&rd, root, top, "")) != SC_OK)
-		goto out;
-	if ((st = cfg_array_alloc(&rd, root, "systems", sizeof(*set->systems), &list,
-				  (void **)&set->systems, &set->n_systems)) != SC_OK)
-		goto out;
-	cJSON_ArrayForEach(item, list) {
-		char where[SC_ERROR_PTR_MAX];
-		cfg_pointer_index(where, sizeof(where), "/systems", i);
-		if ((st = cfg_read_object(&rd, item, system_fields, &set->systems[i], where)) != SC_OK)
-			goto out;
-		if (!catalog_fabric(cat, set->systems[i].fabric)) {
-			char fwhere[SC_ERROR_PTR_MAX];
-			cfg_pointer_key(fwhere, sizeof(fwhere), where, "fabric");
-			st = catalog_unknown(cat, "fabric", set->systems[i].fabric, path, fwhere, err);
-			goto out;
-		}
-		i++;
-	}
-	st = load_recipes(path, set, err);
-out:
+	if ((st = cfg_check_keys(&rd, root, top, "")) == SC_OK &&
+	    (st = cfg_array_read(&rd, root, "systems", sizeof(*set->systems), (void **)&set->systems,
+				 &set->n_systems, read_system, &ld)) == SC_OK)
+		st = load_recipes(path, set, err);
 	cJSON_Delete(root);
 	return st;
 }
@@ -260,6 +260,26 @@ static const struct cfg_field recipe_fields[] = {
 	CFG_END
 };
 
+/* cfg_item_reader for /recipes/i: its fields, a framework and a FLOP
+ * convention the model knows. */
+static enum sc_status read_recipe(struct cfg_reader *rd, const cJSON *item, int i,
+				  const char *where, void *ctx)
+{
+	struct val_recipe *r = &((struct val_set *)ctx)->recipes[i];
+	char known[128];
+	enum sc_status st;
+
+	if ((st = cfg_read_object(rd, item, recipe_fields, r, where)) != SC_OK)
+		return st;
+	if (sc_enum_parse(sc_framework_names, r->framework) < 0)
+		return cfg_key_invalid(rd, where, "framework", "unknown framework \"%s\" (%s)", r->framework,
+				       sc_enum_prose(sc_framework_names, "or", known, sizeof(known)));
+	if (r->flop_convention[0] && strcmp(r->flop_convention, "megatron-lm") != 0)
+		return cfg_key_invalid(rd, where, "flop_convention",
+				       "unknown FLOP convention \"%s\" (megatron-lm)", r->flop_convention);
+	return SC_OK;
+}
+
 /* recipes.json beside the systems file; absent: no recipe facts. */
 static enum sc_status load_recipes(const char *systems_path, struct val_set *set,
 				   struct sc_error *err)
@@ -268,11 +288,9 @@ static enum sc_status load_recipes(const char *systems_path, struct val_set *set
 	char path[1024];
 	const char *slash = strrchr(systems_path, '/');
 	struct cfg_reader rd = { path, err, NULL };
-	cJSON *root, *item;
-	const cJSON *list;
+	cJSON *root;
 	enum sc_status st;
 	FILE *f;
-	int i = 0;
 
 	snprintf(path, sizeof(path), "%.*srecipes.json", slash ? (int)(slash - systems_path + 1) : 0,
 		 systems_path);
@@ -283,40 +301,9 @@ static enum sc_status load_recipes(const char *systems_path, struct val_set *set
 	root = cfg_parse_file(path, err);
 	if (!root)
 		return err->status;
-	if ((st = cfg_check_keys(&rd, root, top, "")) != SC_OK)
-		goto out;
-	if ((st = cfg_array_alloc(&rd, root, "recipes", sizeof(*set->recipes), &list,
-				  (void **)&set->recipes, &set->n_recipes)) != SC_OK)
-		goto out;
-	cJSON_ArrayForEach(item, list) {
-		char where[SC_ERROR_PTR_MAX];
-		const char *fw;
-
-		cfg_pointer_index(where, sizeof(where), "/recipes", i);
-		if ((st = cfg_read_object(&rd, item, recipe_fields, &set->recipes[i], where)) != SC_OK)
-			goto out;
-		fw = set->recipes[i].framework;
-		if (strcmp(fw, "megatron-core") && strcmp(fw, "torchtitan") && strcmp(fw, "deepspeed")) {
-			char key[SC_ERROR_PTR_MAX];
-
-			cfg_pointer_key(key, sizeof(key), where, "framework");
-			st = sc_error_set(err, SC_EINVAL, path, key,
-					  "unknown framework \"%s\" (megatron-core, torchtitan or deepspeed)", fw);
-			goto out;
-		}
-		if (set->recipes[i].flop_convention[0] &&
-		    strcmp(set->recipes[i].flop_convention, "megatron-lm") != 0) {
-			char key[SC_ERROR_PTR_MAX];
-
-			cfg_pointer_key(key, sizeof(key), where, "flop_convention");
-			st = sc_error_set(err, SC_EINVAL, path, key, "unknown FLOP convention \"%s\" (megatron-lm)",
-					  set->recipes[i].flop_convention);
-			goto out;
-		}
-		i++;
-	}
-	st = SC_OK;
-out:
+	if ((st = cfg_check_keys(&rd, root, top, "")) == SC_OK)
+		st = cfg_array_read(&rd, root, "recipes", sizeof(*set->recipes), (void **)&set->recipes,
+				    &set->n_recipes, read_recipe, set);
 	cJSON_Delete(root);
 	return st;
 }
@@ -751,47 +738,47 @@ enum sc_status val_read_case(const struct val_set *set, const struct catalog *ca
 	return st;
 }
 
+enum sc_status val_load_cases_file(const char *cases_path, const char *systems_path,
+				   const char *const *top, struct val_loading *ld, size_t case_size,
+				   void **cases, int *n_cases, cfg_item_reader read, struct sc_error *err)
+{
+	struct cfg_reader rd = { cases_path, err, NULL };
+	enum sc_status st;
+	cJSON *root;
+
+	if ((st = val_load_systems(systems_path, ld->set, ld->cat, err)) != SC_OK)
+		return st;
+	if (!(root = cfg_parse_file(cases_path, err)))
+		return err->status;
+	if ((st = cfg_check_keys(&rd, root, top, "")) == SC_OK &&
+	    (st = val_read_models(cases_path, cJSON_GetObjectItemCaseSensitive(root, "models"), ld->set,
+				  err)) == SC_OK)
+		st = cfg_array_read(&rd, root, "cases", case_size, cases, n_cases, read, ld);
+	cJSON_Delete(root);
+	return st;
+}
+
+/* cfg_item_reader for a training case. */
+static enum sc_status read_training_case(struct cfg_reader *rd, const cJSON *item, int i,
+					 const char *where, void *ctx)
+{
+	const struct val_loading *ld = ctx;
+
+	return val_read_case(ld->set, ld->cat, rd->file, item, where, &ld->set->cases[i], rd->err);
+}
+
 enum sc_status val_load(const char *cases_path, const char *systems_path,
 			const struct catalog *cat, struct val_set *set,
 			struct sc_error *err)
 {
 	static const char *const top[] = { "models", "cases", NULL };
-	struct cfg_reader rd = { cases_path, err, NULL };
-	cJSON *root;
-	const cJSON *cases, *item;
+	struct val_loading ld = { set, cat, set };
 	enum sc_status st;
-	int i = 0;
 
 	memset(set, 0, sizeof(*set));
 	snprintf(set->path, sizeof(set->path), "%s", cases_path);
-	if ((st = val_load_systems(systems_path, set, cat, err)) != SC_OK) {
-		val_free(set);   /* the systems or recipes read before the error */
-		return st;
-	}
-	root = cfg_parse_file(cases_path, err);
-	if (!root) {
-		val_free(set);
-		return err->status;
-	}
-	if ((st = cfg_check_keys(&rd, root, top, "")) != SC_OK)
-		goto out;
-	if ((st = val_read_models(cases_path, cJSON_GetObjectItemCaseSensitive(root, "models"),
-				  set, err)) != SC_OK)
-		goto out;
-	if ((st = cfg_array_alloc(&rd, root, "cases", sizeof(*set->cases), &cases,
-				  (void **)&set->cases, &set->n_cases)) != SC_OK)
-		goto out;
-	cJSON_ArrayForEach(item, cases) {
-		char where[SC_ERROR_PTR_MAX];
-
-		cfg_pointer_index(where, sizeof(where), "/cases", i);
-		if ((st = val_read_case(set, cat, cases_path, item, where, &set->cases[i], err)) != SC_OK)
-			goto out;
-		i++;
-	}
-	st = SC_OK;
-out:
-	cJSON_Delete(root);
+	st = val_load_cases_file(cases_path, systems_path, top, &ld, sizeof(*set->cases),
+				 (void **)&set->cases, &set->n_cases, read_training_case, err);
 	if (st != SC_OK)
 		val_free(set);
 	return st;

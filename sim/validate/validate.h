@@ -123,6 +123,25 @@ enum sc_status val_read_case(const struct val_set *set, const struct catalog *ca
 			     const char *path, const cJSON *item, const char *where,
 			     struct val_case *vc, struct sc_error *err);
 
+/* What a reader of one case (or one system) needs: the set the systems,
+ * recipes and models go into, the catalogue, and the set the cases go into
+ * (the training set itself, or the memory set around it). */
+struct val_loading {
+	struct val_set *set;
+	const struct catalog *cat;
+	void *cases_set;
+};
+
+/* A file of cases (training-cases.json, memory-cases.json) read whole: the
+ * systems file (and the recipes beside it) into ld->set, then cases_path
+ * with its keys among top, its "models" into ld->set, and cfg_array_read's
+ * "cases" (case_size each, into *cases and *n_cases) with read, given ld;
+ * the document is deleted before it returns.  On error the caller frees the
+ * sets it fills (what was read so far is in them). */
+enum sc_status val_load_cases_file(const char *cases_path, const char *systems_path,
+				   const char *const *top, struct val_loading *ld, size_t case_size,
+				   void **cases, int *n_cases, cfg_item_reader read, struct sc_error *err);
+
 /* Predict every expressible case.  calibration given: that profile for the
  * cases on a GPU of its family (calibration_fits_gpu); for the others, cat
  * given: each GPU's default profile from cat; else each scenario keeps the

@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "collective.h"
+#include "units.h"
 
 SC_ENUM_DEFINE(srv_format_name, enum srv_format, srv_format_names, SRV_FORMAT_LIST)
 
@@ -469,9 +470,9 @@ enum sc_status srv_replica_init(struct srv_replica *r, const struct srv_arch *ar
 	if (r->kv_pool_bytes < srv_kv_seq_bytes(r, min_tokens > 0 ? min_tokens : 1, 1))
 		return sc_error_set(err, SC_ERANGE, NULL, "/replica",
 				    "%s does not fit: per GPU %.1f GiB of weights, %.1f GiB of activation workspace and %.1f GiB reserved leave %.2f GiB of the %.1f GiB of HBM for the KV cache, not enough for %d token%s",
-				    m->name, r->weights_bytes / 1073741824.0,
-				    r->workspace_bytes / 1073741824.0, r->reserve_bytes / 1073741824.0,
-				    r->kv_pool_bytes / 1073741824.0, gpu->hbm_bytes / 1073741824.0,
+				    m->name, r->weights_bytes / SC_GiB_BYTES,
+				    r->workspace_bytes / SC_GiB_BYTES, r->reserve_bytes / SC_GiB_BYTES,
+				    r->kv_pool_bytes / SC_GiB_BYTES, gpu->hbm_bytes / SC_GiB_BYTES,
 				    min_tokens > 0 ? min_tokens : 1, min_tokens > 1 ? "s" : "");
 	return SC_OK;
 }

@@ -1,6 +1,7 @@
 /* rpt_des.c: renderers of the discrete-event engine's additions (see rpt_des.h). */
 #include "rpt_des.h"
 #include "../sim/config/rpt_num.h" /* after cJSON: output numbers checked */
+#include "../models/units.h"
 
 void rpt_des_text(FILE *out, const struct des_result *r)
 {
@@ -34,8 +35,8 @@ void rpt_des_cost_line(FILE *out, const struct des_result *r)
 	fprintf(out, "stepcast: des: %d of %d GPUs, %d actors, %lld flows (estimate %lld): %.2f s wall "
 		"(platform %.2f s, run %.2f s), %.0f MiB peak (estimate %.0f MiB)\n",
 		s->simulated_gpus, s->gpus, s->actors, s->messages, s->estimate.flows, s->wall_s,
-		s->platform_s, s->run_s, s->child_maxrss_bytes / (1024.0 * 1024.0),
-		s->estimate.memory_bytes / (1024.0 * 1024.0));
+		s->platform_s, s->run_s, s->child_maxrss_bytes / SC_MiB_BYTES,
+		s->estimate.memory_bytes / SC_MiB_BYTES);
 }
 
 cJSON *rpt_des_json_object(const struct des_result *r)

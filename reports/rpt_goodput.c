@@ -8,8 +8,8 @@
 #include <math.h>
 #include <string.h>
 #include "../sim/config/rpt_num.h" /* after cJSON: output numbers checked */
+#include "../models/units.h"
 
-static const double GiB = 1024.0 * 1024.0 * 1024.0;
 
 static void duration_str(char *buf, size_t n, double s)
 {
@@ -67,15 +67,15 @@ static void storage_lines(FILE *out, const struct scenario *sc, const struct goo
 		s->async_checkpoint ? "" : "\n");
 	if (s->async_checkpoint)
 		fprintf(out, ", drains %.4g s (%.3g %% of each node's network); %.4g GiB host memory per node of %.0f%s\n",
-			g->drain_s, 100 * g->drain_net_share, g->host_bytes_per_node / GiB,
-			g->host_capacity_bytes / GiB, g->host_memory_ok ? "" : " (DOES NOT FIT)");
+			g->drain_s, 100 * g->drain_net_share, g->host_bytes_per_node / SC_GiB_BYTES,
+			g->host_capacity_bytes / SC_GiB_BYTES, g->host_memory_ok ? "" : " (DOES NOT FIT)");
 	fprintf(out, "  failures     %s: MTBF %.3g h at %d GPUs on %d nodes (%.3g per h from GPUs, %.3g from nodes); %.3g interruptions per day incl. %.3g planned\n",
 		s->failures.profile, g->mtbf_s / 3600, scenario_gpus(sc), sc->cluster.nodes,
 		g->gpu_rate_per_h, g->node_rate_per_h, g->interruptions_per_day, 24 * g->planned_per_h);
 	if (g->recovery == RECOVERY_CHECKPOINTLESS)
 		fprintf(out, "  recovery     checkpointless (%d state replicas): restart %.4g s + peer transfer %.4g s per failure, %.4g s of lost work; +%.3g GiB per GPU, +%.4g s per step\n",
 			s->checkpointless.state_replicas, g->restart_s, g->restore_s,
-			g->lost_per_failure_s, g->mem_extra_bytes / GiB, g->replication_s);
+			g->lost_per_failure_s, g->mem_extra_bytes / SC_GiB_BYTES, g->replication_s);
 	else
 		fprintf(out, "  recovery     checkpoint/restart: restart %.4g s + restore %.4g s (read %.4g, exchange %.4g, copy %.4g) per failure, %.4g s of lost work%s\n",
 			g->restart_s, g->restore_s, g->io.read_s, g->exchange_s,

@@ -17,6 +17,7 @@
 
 #include "rpt_plan_int.h"
 #include "rpt_util.h"
+#include "../models/units.h"
 
 #define W 900.0
 #define H 440.0
@@ -455,7 +456,6 @@ static void row_html(FILE *out, const struct compare_entry *e, const struct plan
 		     bool win, const char *extra)
 {
 	char lay[96], t[32], od[32], cb[32];
-	static const double GiB = 1024.0 * 1024.0 * 1024.0;
 
 	fprintf(out, "<tr%s><td class=\"l\">", win ? " class=\"win\"" : "");
 	rpt_html_str(out, e->instance.name);
@@ -472,7 +472,7 @@ static void row_html(FILE *out, const struct compare_entry *e, const struct plan
 	fprintf(out, "<td>%d</td><td class=\"l\">%s</td><td>%.3f</td><td>%.4g</td><td>%.1f %%</td>"
 		"<td>%.1f GiB</td><td class=\"l\">%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>",
 		p->nodes, rpt_layout_str(&p->best, lay, sizeof(lay)), p->best.step_time_s,
-		p->best.tokens_per_s, p->best.mfu * 100, p->best.mem_total_bytes / GiB,
+		p->best.tokens_per_s, p->best.mfu * 100, p->best.mem_total_bytes / SC_GiB_BYTES,
 		bottleneck_name(p->best.bottleneck), rpt_duration(p->train[0].time_s, t, sizeof(t)),
 		rpt_usd_if(o->usd_per_h, o->usd_total, "not sold", od, sizeof(od)),
 		rpt_usd_if(c->usd_per_h, c->usd_total, "not offered", cb, sizeof(cb)), mt);

@@ -7,8 +7,8 @@
 #include "../sim/validate/val_summary.h"
 #include <stdlib.h>
 #include <string.h>
+#include "../models/units.h"
 
-#define GiB 1073741824.0
 
 static const char *key_of(const struct mem_case *mc, const char *by)
 {
@@ -100,7 +100,7 @@ static void text_out(FILE *out, const void *vset, bool md, bool summary_only)
 			fprintf(out, md ? "| %s | %s | %s | %s | %.2f | %.2f | %+.1f | %s |\n"
 				       : "%-60s %-13s %-15s %-30s %9.2f %9.2f %+7.1f %s\n",
 				mc->vc.id, mc->framework, mem_statistic_name(mc->statistic), mc->vc.layout,
-				mc->measured_bytes / GiB, mc->predicted_bytes / GiB, 100 * mc->err_rel,
+				mc->measured_bytes / SC_GiB_BYTES, mc->predicted_bytes / SC_GiB_BYTES, 100 * mc->err_rel,
 				mc->fits ? "yes" : "NO");
 		}
 		fprintf(out, "\n");

@@ -12,8 +12,8 @@
 #include "rpt_plan_int.h"
 #include "rpt_util.h"
 #include "../sim/config/rpt_num.h" /* after cJSON: output numbers checked */
+#include "../models/units.h"
 
-static const double GiB = 1024.0 * 1024.0 * 1024.0;
 
 const char *rpt_layout_str(const struct search_row *row, char *buf, size_t n)
 {
@@ -361,7 +361,7 @@ static void text(FILE *out, const struct rpt_plan_input *in)
 			fprintf(out, "layout      %s\n", rpt_layout_str(&p->best, lay, sizeof(lay)));
 			fprintf(out, "step        %.4g s, %.4g tokens/s, MFU %.1f %%, memory %.1f of %.1f GiB, "
 				"bottleneck %s\n", p->best.step_time_s, p->best.tokens_per_s, p->best.mfu * 100,
-				p->best.mem_total_bytes / GiB, p->best.mem_capacity_bytes / GiB,
+				p->best.mem_total_bytes / SC_GiB_BYTES, p->best.mem_capacity_bytes / SC_GiB_BYTES,
 				bottleneck_name(p->best.bottleneck));
 			fprintf(out, "time        %s wall-clock, %.4g steps, goodput %.0f %% (+/- %.0f %% from "
 				"the step time)\n", rpt_duration(p->train[0].time_s, a, sizeof(a)),
@@ -785,7 +785,7 @@ static void md(FILE *out, const struct rpt_plan_input *in)
 			fprintf(out, "- layout: %s\n", rpt_layout_str(&p->best, lay, sizeof(lay)));
 			fprintf(out, "- step: %.4g s, %.4g tokens/s, MFU %.1f %%, memory %.1f of %.1f GiB, "
 				"bottleneck %s\n", p->best.step_time_s, p->best.tokens_per_s, p->best.mfu * 100,
-				p->best.mem_total_bytes / GiB, p->best.mem_capacity_bytes / GiB,
+				p->best.mem_total_bytes / SC_GiB_BYTES, p->best.mem_capacity_bytes / SC_GiB_BYTES,
 				bottleneck_name(p->best.bottleneck));
 			fprintf(out, "- time to train: %s (goodput %.0f %%; +/- %.0f %% from the step time)\n",
 				rpt_duration(p->train[0].time_s, d, sizeof(d)), p->train[0].goodput * 100,

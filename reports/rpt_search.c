@@ -5,8 +5,8 @@
 
 #include "rpt_util.h"
 #include "../sim/config/rpt_num.h" /* after cJSON: output numbers checked */
+#include "../models/units.h"
 
-static const double GiB = 1024.0 * 1024.0 * 1024.0;
 
 static double headroom(const struct search_row *r)
 {
@@ -129,7 +129,7 @@ static void rows(FILE *out, const struct search_meta *m, const struct search_res
 			"%-15s %8.3f",
 			i + 1, tie_mark(res, i), l->tp, l->cp, l->pp, l->vpp, l->dp, l->ep, l->etp > 0 ? l->etp : l->tp,
 			r->micro_batch_seqs, recompute_name(r->recompute), l->fsdp ? 3 : l->zero_stage,
-			schedule_name(l->schedule), r->step_time_s, r->tokens_per_s, r->mfu * 100, r->mem_total_bytes / GiB,
+			schedule_name(l->schedule), r->step_time_s, r->tokens_per_s, r->mfu * 100, r->mem_total_bytes / SC_GiB_BYTES,
 			headroom(r) * 100, bottleneck_name(r->bottleneck),
 			r->train.tokens > 0 ? r->train.usd_per_mtoken : r->usd_per_mtoken);
 		if (m->tokens > 0)

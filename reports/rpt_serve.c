@@ -13,8 +13,8 @@
 #include "rpt_util.h"
 #include "../sim/config/cfg_json.h"
 #include "../sim/config/rpt_num.h" /* after cJSON: output numbers checked */
+#include "../models/units.h"
 
-static const double GiB = 1024.0 * 1024.0 * 1024.0;
 
 static void length_text(char *buf, size_t n, const struct srv_length *l)
 {
@@ -118,10 +118,10 @@ static void replica_text(FILE *out, const char *what, const struct srv_replica_s
 			 double hbm)
 {
 	fprintf(out, "%s per GPU        GiB\n", what);
-	fprintf(out, "  weights          %8.2f\n", s->weights_bytes / GiB);
+	fprintf(out, "  weights          %8.2f\n", s->weights_bytes / SC_GiB_BYTES);
 	fprintf(out, "  kv cache pool    %8.2f  (%.0f tokens per replica, %.0f bytes per token per GPU)\n",
-		s->kv_pool_bytes / GiB, s->kv_capacity_tokens, s->kv_bytes_per_token);
-	fprintf(out, "  hbm              %8.2f\n", hbm / GiB);
+		s->kv_pool_bytes / SC_GiB_BYTES, s->kv_capacity_tokens, s->kv_bytes_per_token);
+	fprintf(out, "  hbm              %8.2f\n", hbm / SC_GiB_BYTES);
 	fprintf(out, "  decode step at batch 1: %.2f ms (all weights stream from HBM in %.2f ms)\n\n",
 		s->decode_step_batch1_s * 1e3, s->weight_stream_s * 1e3);
 }

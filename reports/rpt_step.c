@@ -13,6 +13,7 @@
 #include "../sim/config/scenario_load.h"
 #include "../sim/plan/cost.h"
 #include "../sim/config/rpt_num.h" /* after cJSON: output numbers checked */
+#include "../models/units.h"
 
 /* The data-stall, checkpoint and straggler parts exist only for scenarios
  * with a "storage" or "stragglers" object: without one the report is what it
@@ -54,7 +55,6 @@ void rpt_step_text(FILE *out, const struct scenario *sc, const struct step_resul
 {
 	const struct layout *l = &sc->layout;
 	const struct training *t = &sc->training;
-	const double GiB = 1024.0 * 1024.0 * 1024.0;
 
 	fprintf(out, "scenario    %s\n", sc->name);
 	fprintf(out, "model       %s (%d layers, hidden %d%s)\n", sc->model.name, sc->model.layers,
@@ -98,14 +98,14 @@ void rpt_step_text(FILE *out, const struct scenario *sc, const struct step_resul
 	fprintf(out, "memory per GPU        GiB   (%s, %s)\n",
 		r->mem_where, framework_name(sc->training.framework));
 	for (int i = 0; i < MEM_COUNT; i++)
-		fprintf(out, "  %-16s %8.2f\n", mem_part_name((enum mem_part)i), r->mem_bytes[i] / GiB);
-	fprintf(out, "  %-16s %8.2f of %.2f  %s\n", "total", r->mem_total_bytes / GiB,
-		r->mem_capacity_bytes / GiB, r->oom ? "OUT OF MEMORY" : "fits");
+		fprintf(out, "  %-16s %8.2f\n", mem_part_name((enum mem_part)i), r->mem_bytes[i] / SC_GiB_BYTES);
+	fprintf(out, "  %-16s %8.2f of %.2f  %s\n", "total", r->mem_total_bytes / SC_GiB_BYTES,
+		r->mem_capacity_bytes / SC_GiB_BYTES, r->oom ? "OUT OF MEMORY" : "fits");
 	{
 		const struct mem_out *w = &r->mem_stage[r->mem_worst_stage];
 
 		fprintf(out, "  peak allocated %8.2f   max reserved %.2f   nvidia-smi %.2f\n\n",
-			w->allocated_bytes / GiB, w->reserved_bytes / GiB, w->device_bytes / GiB);
+			w->allocated_bytes / SC_GiB_BYTES, w->reserved_bytes / SC_GiB_BYTES, w->device_bytes / SC_GiB_BYTES);
 	}
 
 	if (r->n_collectives > 0) {

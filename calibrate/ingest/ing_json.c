@@ -30,6 +30,7 @@
 #include <sys/stat.h>
 
 #include "../../sim/config/cfg_json.h"
+#include "../../models/units.h"
 
 /* Line (1-based) of offset off in buf. */
 static int line_of(const char *buf, size_t off)
@@ -344,7 +345,7 @@ static double fio_size(const char *s)
 	case '\0': case 'b': break;
 	case 'k': v *= 1024.0; break;
 	case 'm': v *= 1048576.0; break;
-	case 'g': v *= 1073741824.0; break;
+	case 'g': v *= SC_GiB_BYTES; break;
 	case 't': v *= 1099511627776.0; break;
 	default: return 0;
 	}

@@ -21,6 +21,7 @@
 #include "../../models/memory.h"
 #include "../../models/network.h"
 #include "../../models/purchase.h"
+#include "../../models/units.h"
 
 const char *cal_part_name(enum cal_part p)
 {
@@ -131,7 +132,6 @@ static void advise(const struct scenario *sc, struct goodput_result *g)
 	struct advice a[8];
 	int n = 0;
 	double fail = g->frac[CAL_LOST_WORK] + g->frac[CAL_RESTART] + g->frac[CAL_RESTORE];
-	const double GiB = 1024.0 * 1024.0 * 1024.0;
 
 	if (g->has_storage && g->recovery == RECOVERY_CHECKPOINT && fail > 0.01)
 		add_advice(a, &n, fail,
@@ -171,7 +171,7 @@ static void advise(const struct scenario *sc, struct goodput_result *g)
 	if (g->has_storage && sc->storage.async_checkpoint && !g->host_memory_ok)
 		add_advice(a, &n, 1.0,
 			   "async checkpoints hold %.0f GiB of host memory per node, more than its %.0f GiB: use synchronous saves or shard the checkpoint over more nodes",
-			   g->host_bytes_per_node / GiB, g->host_capacity_bytes / GiB);
+			   g->host_bytes_per_node / SC_GiB_BYTES, g->host_capacity_bytes / SC_GiB_BYTES);
 	if (g->frac[CAL_STRAGGLER] > 0.005)
 		add_advice(a, &n, g->frac[CAL_STRAGGLER],
 			   "stragglers stretch every step by %.1f %% (the slowest of %d GPUs): find and replace slow GPUs",
@@ -319,7 +319,7 @@ static enum sc_status checkpoint_io(const struct scenario *sc, struct goodput_re
 	storage_ckpt_size(sc, s->checkpoint_moments, &g->ckpt);
 	storage_ckpt_io(&g->ckpt_bw, &g->ckpt, s->d2h_GBps * 1e9, cl->instance.gpus_per_node, &g->io);
 	g->host_bytes_per_node = g->io.host_bytes_per_node;
-	g->host_capacity_bytes = cl->instance.memory_GiB * 1024.0 * 1024.0 * 1024.0;
+	g->host_capacity_bytes = cl->instance.memory_GiB * SC_GiB_BYTES;
 	g->host_memory_ok = !s->async_checkpoint || g->host_bytes_per_node <= g->host_capacity_bytes;
 	g->drain_s = s->async_checkpoint ? g->io.drain_s : 0.0;
 	if (g->drain_s > 0 && g->ckpt_bw.node_net_Bps > 0)

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "cli_args.h"
+#include "../../models/units.h"
 
 const struct cli_opt cli_opts_des_budget[] = {
 	{ "max-flows", CLI_DES_MAX_FLOWS, "N", "des: refuse a simulation estimated to need more than N\n"
@@ -46,7 +47,7 @@ static bool parse_size(const char *arg, double *out)
 {
 	static const struct { const char *unit; double f; } units[] = {
 		{ "", 1 }, { "B", 1 }, { "kB", 1e3 }, { "KB", 1e3 }, { "MB", 1e6 }, { "GB", 1e9 },
-		{ "TB", 1e12 }, { "KiB", 1024.0 }, { "MiB", 1048576.0 }, { "GiB", 1073741824.0 },
+		{ "TB", 1e12 }, { "KiB", SC_KiB_BYTES }, { "MiB", SC_MiB_BYTES }, { "GiB", SC_GiB_BYTES },
 		{ "TiB", 1099511627776.0 },
 	};
 	char *end = NULL;

@@ -24,6 +24,7 @@
 #include "cli_des.h"
 #include "cli_output.h"
 #include "cli_set.h"
+#include "../../models/units.h"
 
 enum { OPT_ENGINE = CLI_KEY_BASE, OPT_FIDELITY, OPT_TRACE, OPT_CKPT_STEP };
 
@@ -304,9 +305,9 @@ static void oom_advice(const char *path, const struct scenario *sc, const struct
 
 	fprintf(stderr, "stepcast: predict: %s does not fit in GPU memory: %.2f GiB per GPU "
 		"(%s) of %.2f GiB usable, %.2f GiB over (step %.3f s); one change each:\n",
-		path, r->mem_total_bytes / 1073741824.0, r->mem_where,
-		r->mem_capacity_bytes / 1073741824.0,
-		(r->mem_total_bytes - r->mem_capacity_bytes) / 1073741824.0, r->step_time_s);
+		path, r->mem_total_bytes / SC_GiB_BYTES, r->mem_where,
+		r->mem_capacity_bytes / SC_GiB_BYTES,
+		(r->mem_total_bytes - r->mem_capacity_bytes) / SC_GiB_BYTES, r->step_time_s);
 	sc_error_clear(&xerr);
 	if (explain_run(sc, MODEL_DECISION_CONFIDENCE, &x, &xerr) != SC_OK)
 		return;
@@ -315,7 +316,7 @@ static void oom_advice(const char *path, const struct scenario *sc, const struct
 
 		if (!o->oom && shown < 6) {
 			fprintf(stderr, "  %-24s %8.2f GiB  fits  step %.3f s  (%s)\n", o->change,
-				o->mem_total_bytes / 1073741824.0, o->step_time_s, o->set);
+				o->mem_total_bytes / SC_GiB_BYTES, o->step_time_s, o->set);
 			shown++;
 		}
 		if (o->oom && (closest < 0 || o->mem_total_bytes < x.opt[closest].mem_total_bytes))
@@ -323,7 +324,7 @@ static void oom_advice(const char *path, const struct scenario *sc, const struct
 	}
 	if (shown == 0 && closest >= 0)
 		fprintf(stderr, "  no single change fits; closest: %s, %.2f GiB (%s)\n",
-			x.opt[closest].change, x.opt[closest].mem_total_bytes / 1073741824.0,
+			x.opt[closest].change, x.opt[closest].mem_total_bytes / SC_GiB_BYTES,
 			x.opt[closest].set);
 }
 

@@ -25,6 +25,7 @@
 #include "cli_des.h"
 #include "cli_search.h"
 #include "../../models/limits.h"
+#include "../../models/units.h"
 
 enum {
 	OPT_MAX_TP = CLI_KEY_BASE, OPT_MAX_CP, OPT_MAX_PP, OPT_MAX_VPP, OPT_MAX_EP, OPT_MAX_MB,
@@ -216,7 +217,7 @@ static bool parse_headroom(const char *arg, double *bytes)
 		cli_usage_error("search", "--min-headroom needs GiB from 0 to 4096, got '%s'", arg);
 		return false;
 	}
-	*bytes = gib * 1073741824.0;
+	*bytes = gib * SC_GiB_BYTES;
 	return true;
 }
 

@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../../models/units.h"
 
 #define WIRE_MAGIC 0x53434445u /* "SCDE" */
 
@@ -193,8 +194,8 @@ enum sc_status des_estimate_check(const struct des_estimate *est, const struct d
 		return sc_error_set(err, SC_EUNSUPPORTED, NULL, NULL,
 				    "des: simulating %d GPUs (%d actors, %lld routes) needs about %.2f GiB, more than the budget of %.2f GiB; raise it with --max-memory %.0fGiB, or use the analytical engine",
 				    est->simulated_gpus, est->actors, est->routes,
-				    est->memory_bytes / 1073741824.0, max_mem / 1073741824.0,
-				    ceil(est->memory_bytes / 1073741824.0));
+				    est->memory_bytes / SC_GiB_BYTES, max_mem / SC_GiB_BYTES,
+				    ceil(est->memory_bytes / SC_GiB_BYTES));
 	if ((double)est->flows > max_flows)
 		return sc_error_set(err, SC_EUNSUPPORTED, NULL, NULL,
 				    "des: the step needs about %lld flows after coarsening (%lld of them pipeline, CP and EP flows, one per block), more than the budget of %.0f; raise it with --max-flows %lld, or use the analytical engine",

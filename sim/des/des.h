@@ -24,6 +24,7 @@
 #include <stdio.h>
 
 #include "../analytic/step.h"
+#include "../../models/units.h"
 
 /* Default message budget of one simulated step (--fidelity): past it,
  * collectives are coarsened (ring steps merged, DP buckets merged). */
@@ -39,7 +40,7 @@
  * child (search --rerank runs one per CPU).  Timeline slices (--trace) cost
  * about 40 bytes in memory and 110 bytes of JSON each. */
 #define DES_DEFAULT_MAX_FLOWS 1e7
-#define DES_DEFAULT_MAX_MEMORY_BYTES (4.0 * 1024 * 1024 * 1024)
+#define DES_DEFAULT_MAX_MEMORY_BYTES (4.0 * SC_GiB_BYTES)
 #define DES_DEFAULT_MAX_EVENTS 2e7
 
 struct des_options {

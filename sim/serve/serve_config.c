@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../../models/units.h"
 
 #define REQ CFG_REQUIRED
 #define POS CFG_POSITIVE
@@ -190,7 +191,7 @@ static bool small_gpu(const struct srv_engine *e, const struct gpu_spec *gpu)
 {
 	char names[SC_NAME_MAX], *save = NULL;
 
-	if (e->small_gpu_below_GiB > 0 && gpu->hbm_bytes < e->small_gpu_below_GiB * 1073741824.0)
+	if (e->small_gpu_below_GiB > 0 && gpu->hbm_bytes < e->small_gpu_below_GiB * SC_GiB_BYTES)
 		return true;
 	snprintf(names, sizeof(names), "%s", e->small_gpu_names);
 	for (char *t = strtok_r(names, ", ", &save); t; t = strtok_r(NULL, ", ", &save))

@@ -39,6 +39,7 @@
 #include "../analytic/step.h"
 #include "../config/datadir.h"
 #include "../config/scenario_load.h"
+#include "../../models/units.h"
 
 const char *mem_statistic_name(enum mem_statistic s)
 {
@@ -178,7 +179,7 @@ static enum sc_status apply_memory_keys(const char *path, const char *where, con
 		cfg_pointer_key(ptr, sizeof(ptr), ptr, "peak_memory_GiB");
 		return sc_error_set(err, SC_EINVAL, path, ptr, "expected a positive number of GiB");
 	}
-	mc->measured_bytes = cJSON_IsNumber(gib) ? gib->valuedouble * 1073741824.0 : 0;
+	mc->measured_bytes = cJSON_IsNumber(gib) ? gib->valuedouble * SC_GiB_BYTES : 0;
 	rank = string_of(measured, "measured_rank");
 	mc->stage = rank && strncmp(rank, "last global rank", 16) == 0 ? 1 : 0;
 

@@ -11,6 +11,7 @@
 #include "../validate/mem_validate.h"
 #include "cli.h"
 #include "cli_serve.h"
+#include "../../models/units.h"
 
 /* --explain ID: the predict report of one memory case (its memory
  * breakdown per category), then the statistic it states against the
@@ -20,28 +21,20 @@ static int explain_case(const struct mem_val_set *set, const char *id)
 	for (int i = 0; i < set->n_cases; i++) {
 		const struct mem_case *mc = &set->cases[i];
 		struct step_result r;
-		struct sc_error err;
+		int code;
 
 		if (strcmp(mc->vc.id, id) != 0)
 			continue;
-		if (!mc->vc.scenario) {
-			fprintf(stderr, "stepcast: validate: case '%s' is not expressed: %s\n", id,
-				mc->vc.reason);
-			return EXIT_UNSUPPORTED;
-		}
-		sc_error_clear(&err);
-		if (sim_step_predict(mc->vc.scenario, &r, &err) != SC_OK)
-			return cli_fail(&err);
-		rpt_step_text(stdout, mc->vc.scenario, &r);
+		if ((code = cli_explain_training_case(&mc->vc, &r)) != EXIT_OK)
+			return code;
 		printf("\nmeasured    %.2f GiB %s on the %s stage (predicted %.2f, error %+.1f %%)\n",
-		       mc->measured_bytes / 1073741824.0, mem_statistic_name(mc->statistic),
-		       mc->stage ? "last" : "first", mc->predicted_bytes / 1073741824.0, 100 * mc->err_rel);
+		       mc->measured_bytes / SC_GiB_BYTES, mem_statistic_name(mc->statistic),
+		       mc->stage ? "last" : "first", mc->predicted_bytes / SC_GiB_BYTES, 100 * mc->err_rel);
 		if (mc->vc.assumptions[0])
 			printf("assumed     %s\n", mc->vc.assumptions);
 		return EXIT_OK;
 	}
-	fprintf(stderr, "stepcast: validate: no case with id '%s' in %s\n", id, set->path);
-	return EXIT_INVALID;
+	return cli_explain_no_case(id, set->path);
 }
 
 int cli_validate_memory(const char *path, const char *systems, enum cli_format fmt,

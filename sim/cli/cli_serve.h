@@ -35,6 +35,18 @@ void cli_print_cross_validation(const struct calibration *cal, const struct val_
 
 int cli_validate_serving(const struct cli_serve_validate_opts *o);
 
+/* --explain ID's messages, for every validation (stderr): the case ID is
+ * not expressed, for reason (EXIT_UNSUPPORTED), or no case of the cases
+ * file path has that id (EXIT_INVALID). */
+int cli_explain_unexpressed(const char *id, const char *reason);
+int cli_explain_no_case(const char *id, const char *path);
+
+struct val_case;
+struct step_result;
+/* --explain of a training or memory case: the predict report of vc's
+ * scenario on stdout, its result in *r (EXIT_OK), or why there is none. */
+int cli_explain_training_case(const struct val_case *vc, struct step_result *r);
+
 /* `stepcast validate --memory [FILE]` (path NULL: the shipped
  * memory-cases.json): --max-mape applies to the memory MAPE; explain (not
  * NULL): the full prediction of that case, the measured statistic beside. */

@@ -11,6 +11,7 @@
 #include "../serve/serve_sim.h"
 #include "../validate/bands.h"
 #include "../validate/serve_fit.h"
+#include "../validate/val_oos.h"
 #include "cli_serve.h"
 #include "cli_fit.h"
 #include "cli_output.h"
@@ -83,30 +84,19 @@ static int cross_validate(struct sval_set *set, const struct calibration *start,
  * parameters predicts out of sample as it stands. */
 static int out_of_sample(struct sval_set *set, int iterations)
 {
-	static struct calibration seen[16];
+	static struct val_oos_profile prof[16];
 	static struct val_cv_result cv;
-	int n_seen = 0;
+	int n_prof = 0;
 
-	for (int i = 0; i < set->n_cases; i++) {
-		const struct sval_case *vc = &set->cases[i];
-		const struct calibration *cal;
-		int params[VAL_FIT_MAX_PARAMS], n = 0;
-		bool dup = false;
+	for (int i = 0; i < set->n_cases; i++)
+		if (set->cases[i].sc)
+			n_prof = val_oos_add_profile(prof, n_prof, 16, &set->cases[i].sc->calibration, false,
+						     true);
+	for (int p = 0; p < n_prof; p++) {
+		const struct calibration *cal = &prof[p].cal;
 		struct sc_error err;
 
-		if (!vc->sc)
-			continue;
-		cal = &vc->sc->calibration;
-		for (int j = 0; j < n_seen; j++)
-			dup |= strcmp(seen[j].gpu_family, cal->gpu_family) == 0;
-		if (dup || n_seen >= 16)
-			continue;
-		seen[n_seen] = *cal;
-		cal = &seen[n_seen++];
-		for (int p = 0; p < CALIB_COUNT && n < VAL_FIT_MAX_PARAMS; p++)
-			if (calib_is_validate_fitted(cal, (enum calib_param)p, true))
-				params[n++] = p;
-		if (n == 0) {
+		if (prof[p].n_params == 0) {
 			fprintf(stderr, "stepcast: validate: profile \"%s\" has no serving parameter fitted by "
 				"validate --serving --fit: its cases are out of sample as they are\n", cal->name);
 			for (int k = 0; k < set->n_cases; k++) {
@@ -124,7 +114,8 @@ static int out_of_sample(struct sval_set *set, int iterations)
 			continue;
 		}
 		sc_error_clear(&err);
-		if (sval_cross_validate(set, cal, params, n, iterations, &cv, &err) != SC_OK)
+		if (sval_cross_validate(set, cal, prof[p].params, prof[p].n_params, iterations, &cv,
+					&err) != SC_OK)
 			return cli_fail(&err);
 		cli_print_cross_validation(cal, &cv);
 	}
@@ -191,10 +182,8 @@ static int explain_case(const struct sval_set *set, const char *id)
 
 		if (strcmp(vc->id, id) != 0)
 			continue;
-		if (!vc->sc) {
-			fprintf(stderr, "stepcast: validate: case '%s' is not expressed: %s\n", id, vc->reason);
-			return EXIT_UNSUPPORTED;
-		}
+		if (!vc->sc)
+			return cli_explain_unexpressed(id, vc->reason);
 		if (srv_simulate(vc->sc, &r, &err) != SC_OK)
 			return cli_fail(&err);
 		rpt_serve_text(stdout, vc->sc, &r);
@@ -206,8 +195,7 @@ static int explain_case(const struct sval_set *set, const char *id)
 		printf("\nassumed     %s\n", vc->assumptions[0] ? vc->assumptions : "-");
 		return EXIT_OK;
 	}
-	fprintf(stderr, "stepcast: validate: no case with id '%s' in %s\n", id, set->path);
-	return EXIT_INVALID;
+	return cli_explain_no_case(id, set->path);
 }
 
 int cli_validate_serving(const struct cli_serve_validate_opts *o)

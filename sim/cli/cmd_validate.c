@@ -12,6 +12,7 @@
 #include "../validate/bands.h"
 #include "../validate/fit.h"
 #include "../validate/validate.h"
+#include "../validate/val_oos.h"
 #include "../validate/val_summary.h"
 #include "cli.h"
 #include "cli_args.h"
@@ -116,31 +117,20 @@ static int cross_validate(struct val_set *set, const struct calibration *start,
  * predictions for the summary. */
 static int out_of_sample(struct val_set *set)
 {
-	static struct calibration seen[16], cv_cal[16];
+	static struct val_oos_profile prof[16];
+	static struct calibration cv_cal[16];
 	static struct val_cv_result cv[16];
-	int n_seen = 0, n_cv = 0;
+	int n_prof = 0, n_cv = 0;
 
-	for (int i = 0; i < set->n_cases; i++) {
-		const struct val_case *vc = &set->cases[i];
-		const struct calibration *cal;
-		int params[VAL_FIT_MAX_PARAMS], n = 0;
-		bool dup = false;
+	for (int i = 0; i < set->n_cases; i++)
+		if (set->cases[i].expressible && set->cases[i].scenario)
+			n_prof = val_oos_add_profile(prof, n_prof, 16, &set->cases[i].scenario->calibration,
+						     true, false);
+	for (int p = 0; p < n_prof; p++) {
+		const struct calibration *cal = &prof[p].cal;
 		struct sc_error err;
 
-		if (!vc->expressible || !vc->scenario)
-			continue;
-		cal = &vc->scenario->calibration;
-		for (int j = 0; j < n_seen; j++)
-			dup |= strcmp(seen[j].name, cal->name) == 0 &&
-			       strcmp(seen[j].gpu_family, cal->gpu_family) == 0;
-		if (dup || n_seen >= 16)
-			continue;
-		seen[n_seen] = *cal;
-		cal = &seen[n_seen++];
-		for (int p = 0; p < CALIB_COUNT && n < VAL_FIT_MAX_PARAMS; p++)
-			if (calib_is_validate_fitted(cal, (enum calib_param)p, false))
-				params[n++] = p;
-		if (n == 0) {
+		if (prof[p].n_params == 0) {
 			fprintf(stderr, "stepcast: validate: profile \"%s\" has no parameter fitted by "
 				"validate --fit: its cases are out of sample as they are\n", cal->name);
 			for (int k = 0; k < set->n_cases; k++) {
@@ -156,7 +146,8 @@ static int out_of_sample(struct val_set *set)
 		}
 		sc_error_clear(&err);
 		cv_cal[n_cv] = *cal;
-		if (val_cross_validate(set, cal, params, n, 2000, &cv[n_cv++], &err) != SC_OK)
+		if (val_cross_validate(set, cal, prof[p].params, prof[p].n_params, 2000, &cv[n_cv++],
+				       &err) != SC_OK)
 			return cli_fail(&err);
 	}
 	/* a family's fold without data of its own: the software parameters
@@ -232,32 +223,50 @@ static int regime_bands(const struct val_set *set, FILE *out, const char *bands_
 	return EXIT_OK;
 }
 
-/* --explain: the predict report of one case. */
+int cli_explain_unexpressed(const char *id, const char *reason)
+{
+	fprintf(stderr, "stepcast: validate: case '%s' is not expressed: %s\n", id, reason);
+	return EXIT_UNSUPPORTED;
+}
+
+int cli_explain_no_case(const char *id, const char *path)
+{
+	fprintf(stderr, "stepcast: validate: no case with id '%s' in %s\n", id, path);
+	return EXIT_INVALID;
+}
+
+int cli_explain_training_case(const struct val_case *vc, struct step_result *r)
+{
+	struct sc_error err;
+
+	if (!vc->scenario)
+		return cli_explain_unexpressed(vc->id, vc->reason);
+	sc_error_clear(&err);
+	if (sim_step_predict(vc->scenario, r, &err) != SC_OK)
+		return cli_fail(&err);
+	rpt_step_text(stdout, vc->scenario, r);
+	return EXIT_OK;
+}
+
+/* --explain: the predict report of one case, with the measured step time. */
 static int explain_case(const struct val_set *set, const char *id)
 {
 	for (int i = 0; i < set->n_cases; i++) {
 		const struct val_case *vc = &set->cases[i];
 		struct step_result r;
-		struct sc_error err;
+		int code;
 
 		if (strcmp(vc->id, id) != 0)
 			continue;
-		if (!vc->scenario) {
-			fprintf(stderr, "stepcast: validate: case '%s' is not expressed: %s\n", id, vc->reason);
-			return EXIT_UNSUPPORTED;
-		}
-		sc_error_clear(&err);
-		if (sim_step_predict(vc->scenario, &r, &err) != SC_OK)
-			return cli_fail(&err);
-		rpt_step_text(stdout, vc->scenario, &r);
+		if ((code = cli_explain_training_case(vc, &r)) != EXIT_OK)
+			return code;
 		printf("\nmeasured    %.4g s (error %+.1f %%)\n", vc->measured_step_s,
 		       100 * (r.step_time_s - vc->measured_step_s) / vc->measured_step_s);
 		if (vc->assumptions[0])
 			printf("assumed     %s\n", vc->assumptions);
 		return EXIT_OK;
 	}
-	fprintf(stderr, "stepcast: validate: no case with id '%s' in %s\n", id, set->path);
-	return EXIT_INVALID;
+	return cli_explain_no_case(id, set->path);
 }
 
 /* long-only options */

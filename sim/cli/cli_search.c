@@ -223,12 +223,14 @@ bool cli_parse_int_list(const char *cmd, const char *opt, const char *arg, int *
 }
 
 /* A comma-separated list of names (of the NULL-terminated table names)
- * into a bit mask of their indexes; bad: the usage error for a name not in
- * it (with the list as given), empty: for an empty list. */
-static bool parse_name_list(const char *cmd, const char *arg, const char *const *names, const char *bad,
-			    const char *empty, unsigned *mask)
+ * into a bit mask of their indexes; a name not in it, or an empty list, is
+ * a usage error of option, which lists the names the table has (one a
+ * `what`). */
+static bool parse_name_list(const char *cmd, const char *arg, const char *const *names,
+			    const char *option, const char *what, unsigned *mask)
 {
 	const char *p = arg;
+	char prose[256];
 
 	*mask = 0;
 	while (*p) {
@@ -242,7 +244,8 @@ static bool parse_name_list(const char *cmd, const char *arg, const char *const 
 			}
 		}
 		if (!ok) {
-			cli_usage_error(cmd, "%s (got '%s')", bad, arg);
+			cli_usage_error(cmd, "%s takes a list of %s (got '%s')", option,
+					sc_enum_prose(names, "and", prose, sizeof(prose)), arg);
 			return false;
 		}
 		p += len;
@@ -250,7 +253,7 @@ static bool parse_name_list(const char *cmd, const char *arg, const char *const 
 			p++;
 	}
 	if (!*mask) {
-		cli_usage_error(cmd, "%s", empty);
+		cli_usage_error(cmd, "%s needs at least one %s", option, what);
 		return false;
 	}
 	return true;
@@ -258,8 +261,7 @@ static bool parse_name_list(const char *cmd, const char *arg, const char *const 
 
 bool cli_parse_recompute_list(const char *cmd, const char *arg, unsigned *mask)
 {
-	return parse_name_list(cmd, arg, sc_recompute_names, "--recompute takes a list of none, selective and full",
-			       "--recompute needs at least one mode", mask);
+	return parse_name_list(cmd, arg, sc_recompute_names, "--recompute", "mode", mask);
 }
 
 bool cli_parse_zero_list(const char *cmd, const char *arg, unsigned *mask)
@@ -360,7 +362,5 @@ int cli_write_plan(const char *path, const struct rpt_plan_input *in, enum cli_f
 
 bool cli_parse_schedule_list(const char *cmd, const char *arg, unsigned *mask)
 {
-	return parse_name_list(cmd, arg, sc_schedule_names,
-			       "--schedules takes a list of 1f1b, interleaved-1f1b, gpipe, zb-h1, zb-v and dualpipe",
-			       "--schedules needs at least one schedule", mask);
+	return parse_name_list(cmd, arg, sc_schedule_names, "--schedules", "schedule", mask);
 }

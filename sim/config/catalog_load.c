@@ -18,7 +18,7 @@
 #define OPT_POS (CFG_POSITIVE | CFG_NULLABLE)
 #define OPT_NONNEG (CFG_NONNEG | CFG_NULLABLE)
 
-static const char *const gpu_families[] = { "ampere", "hopper", "blackwell", NULL };
+const char *const cfg_gpu_family_names[] = { "ampere", "hopper", "blackwell", NULL };
 static const char *const activations[] = { "gelu", "swiglu", "geglu", "squared-relu", NULL };
 
 /* Enum fields store an int; the family is kept as its string. */
@@ -30,13 +30,13 @@ static enum sc_status read_family(struct cfg_reader *rd, const cJSON *item,
 	if (!cJSON_IsString(item))
 		return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
 				    "expected a string, got %s", cfg_json_type_name(item));
-	for (int i = 0; gpu_families[i]; i++) {
-		if (strcmp(gpu_families[i], item->valuestring) == 0) {
+	for (int i = 0; cfg_gpu_family_names[i]; i++) {
+		if (strcmp(cfg_gpu_family_names[i], item->valuestring) == 0) {
 			snprintf(slot, SC_NAME_MAX, "%s", item->valuestring);
 			return SC_OK;
 		}
 	}
-	hint = cfg_did_you_mean(item->valuestring, gpu_families);
+	hint = cfg_did_you_mean(item->valuestring, cfg_gpu_family_names);
 	return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
 			    "unknown GPU family \"%s\"%s%s%s", item->valuestring,
 			    hint ? " (did you mean \"" : "; expected \"ampere\", \"hopper\" or \"blackwell\"",

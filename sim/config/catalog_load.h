@@ -17,6 +17,10 @@
 #include "../../models/status.h"
 #include "cfg_json.h"
 #include "overrides.h"
+
+/* The GPU architecture families a catalogue entry may name (gpus.json
+ * "family", resilience.json host_links "gpu_family"), NULL-terminated. */
+extern const char *const cfg_gpu_family_names[];
 #include "resilience_load.h"
 
 struct catalog {

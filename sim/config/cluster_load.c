@@ -11,14 +11,27 @@
 
 SC_ENUM_DEFINE(cluster_job_kind_name, enum cluster_job_kind, cluster_job_kind_names, CLUSTER_JOB_KIND_LIST)
 
+/* The JSON pointer of job k ("/jobs/k"), or of its key when key is not
+ * NULL, built by cfg_json's pointer functions. */
+static void job_pointer(char *at, size_t n, int k, const char *key)
+{
+	char job[SC_ERROR_PTR_MAX];
+
+	cfg_pointer_index(job, sizeof(job), "/jobs", k);
+	if (key)
+		cfg_pointer_key(at, n, job, key);
+	else
+		snprintf(at, n, "%s", job);
+}
+
 /* A job's "kind" (absent: training). */
 static enum sc_status job_kind(const char *path, int k, const cJSON *kd, enum cluster_job_kind *out,
 			       struct sc_error *err)
 {
-	char at[64];
+	char at[SC_ERROR_PTR_MAX];
 	int i;
 
-	snprintf(at, sizeof(at), "/jobs/%d/kind", k);
+	job_pointer(at, sizeof(at), k, "kind");
 	*out = CLUSTER_JOB_TRAINING;
 	if (!kd)
 		return SC_OK;
@@ -46,13 +59,13 @@ static enum sc_status read_job(const char *path, const struct catalog *cat, cons
 	static const char *const job_keys[] = { "scenario", "name", "kind", NULL };
 	struct cfg_reader rd = { path, err, NULL };
 	const char *slash = strrchr(path, '/');
-	char at[64];
+	char at[SC_ERROR_PTR_MAX];
 	char *file = out->file[k];
 	const cJSON *s, *n, *kd;
 	struct scenario *sc = &out->sc[k];
 	enum sc_status st;
 
-	snprintf(at, sizeof(at), "/jobs/%d", k);
+	job_pointer(at, sizeof(at), k, NULL);
 	if (!cJSON_IsObject(j))
 		return sc_error_set(err, SC_EINVAL, path, at, "expected a job object, got %s", cfg_json_type_name(j));
 	if ((st = cfg_check_keys(&rd, j, job_keys, at)) != SC_OK)
@@ -61,7 +74,7 @@ static enum sc_status read_job(const char *path, const struct catalog *cat, cons
 	n = cJSON_GetObjectItemCaseSensitive(j, "name");
 	kd = cJSON_GetObjectItemCaseSensitive(j, "kind");
 	if (!cJSON_IsString(s) || !s->valuestring[0]) {
-		snprintf(at, sizeof(at), "/jobs/%d/scenario", k);
+		job_pointer(at, sizeof(at), k, "scenario");
 		return sc_error_set(err, SC_EINVAL, path, at, "expected a scenario file name");
 	}
 	if (s->valuestring[0] == '/' || !slash)
@@ -77,13 +90,13 @@ static enum sc_status read_job(const char *path, const struct catalog *cat, cons
 	if ((st = scenario_load(file, cat, sc, err)) != SC_OK)
 		return st;
 	if (out->kind[k] == CLUSTER_JOB_CHECKPOINT && !sc->storage.enabled) {
-		snprintf(at, sizeof(at), "/jobs/%d/kind", k);
+		job_pointer(at, sizeof(at), k, "kind");
 		return sc_error_set(err, SC_EINVAL, path, at,
 				    "a checkpoint job needs its scenario's \"storage\" object (the tier it writes to)");
 	}
 	if (*t0 >= 0 && (strcmp(sc->cluster.instance.name, out->sc[*t0].cluster.instance.name) != 0 ||
 			 strcmp(sc->cluster.fabric.name, out->sc[*t0].cluster.fabric.name) != 0)) {
-		snprintf(at, sizeof(at), "/jobs/%d/scenario", k);
+		job_pointer(at, sizeof(at), k, "scenario");
 		return sc_error_set(err, SC_EINVAL, path, at,
 				    "job \"%s\" runs on %s / %s; the cluster's jobs share job %d's %s / %s",
 				    out->job_name[k], sc->cluster.instance.name, sc->cluster.fabric.name, *t0,
@@ -103,11 +116,11 @@ static enum sc_status number_nodes(const char *path, const struct cluster_servin
 	enum sc_status st;
 
 	for (int i = 0; i < out->n; i++) {
-		char at[64];
+		char at[SC_ERROR_PTR_MAX];
 
 		if (out->kind[i] != CLUSTER_JOB_SERVING)
 			continue;
-		snprintf(at, sizeof(at), "/jobs/%d/kind", i);
+		job_pointer(at, sizeof(at), i, "kind");
 		if (!serving || !serving->nodes)
 			return sc_error_set(err, SC_EUNSUPPORTED, path, at, "serving jobs are not simulated here");
 		if ((st = serving->nodes(serving->ctx, i, out->file[i], &out->sc[t0].cluster, &out->job_nodes[i],

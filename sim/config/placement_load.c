@@ -744,14 +744,6 @@ const struct cfg_field cfg_placement_fields[] = {
 	CFG_END
 };
 
-static int name_index(const char *const *names, const char *v)
-{
-	for (int i = 0; names[i]; i++)
-		if (strcmp(names[i], v) == 0)
-			return i;
-	return -1;
-}
-
 static enum sc_status bad(struct sc_error *err, const char *file, const char *base, const char *key,
 			  const char *fmt, const char *v)
 {
@@ -798,7 +790,7 @@ enum sc_status placement_read(const char *file, const cJSON *o, const char *base
 		int kind, blocks = 0;
 		double seed = 1;
 
-		if (!cJSON_IsString(g) || (kind = name_index(placement_gen_names, g->valuestring)) < 0)
+		if (!cJSON_IsString(g) || (kind = sc_enum_parse(placement_gen_names, g->valuestring)) < 0)
 			return bad(err, file, base, "generate", "expected packed, random or spread, got %s",
 				   cJSON_IsString(g) ? g->valuestring : cfg_json_type_name(g));
 		if (fm || ins)
@@ -834,7 +826,7 @@ enum sc_status placement_read(const char *file, const cJSON *o, const char *base
 		if (!fm)
 			return bad(err, file, base, "format", "missing \"format\" (%s)",
 				   "ec2-instance-topology, slurm-topology or k8s-nodes");
-		if (!cJSON_IsString(fm) || (fmt = name_index(placement_format_names, fm->valuestring)) < 0)
+		if (!cJSON_IsString(fm) || (fmt = sc_enum_parse(placement_format_names, fm->valuestring)) < 0)
 			return bad(err, file, base, "format",
 				   "expected ec2-instance-topology, slurm-topology or k8s-nodes, got %s",
 				   cJSON_IsString(fm) ? fm->valuestring : cfg_json_type_name(fm));

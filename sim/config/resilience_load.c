@@ -6,10 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "catalog_load.h"
+
 #define REQ CFG_REQUIRED
 #define POS CFG_POSITIVE
 
-static const char *const gpu_families[] = { "ampere", "hopper", "blackwell", NULL };
 
 const struct cfg_field cfg_failure_profile_fields[] = {
 	CFG_F_STR(struct failure_profile_spec, name, REQ, "profile name, e.g. llama3-h100"),
@@ -46,14 +47,6 @@ const struct cfg_field cfg_host_link_fields[] = {
 	CFG_F_STR(struct host_link_spec, source, REQ, "where the numbers come from"),
 	CFG_END
 };
-
-static bool in_list(const char *s, const char *const *list)
-{
-	for (int i = 0; list[i]; i++)
-		if (strcmp(s, list[i]) == 0)
-			return true;
-	return false;
-}
 
 /* Read root[key], an array of objects described by fields, into a calloc'd
  * array of elem bytes each.  unique (may be NULL): the key of a string field
@@ -116,7 +109,7 @@ static enum sc_status check(struct cfg_reader *rd, struct resilience_catalog *rc
 	char where[SC_ERROR_PTR_MAX];
 
 	for (int i = 0; i < rc->n_recovery; i++) {
-		if (!in_list(rc->recovery[i].name, ckpt_recovery_names)) {
+		if (sc_enum_parse(ckpt_recovery_names, rc->recovery[i].name) < 0) {
 			snprintf(where, sizeof(where), "/recovery/%d/name", i);
 			return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
 					    "unknown recovery method \"%s\"; expected \"checkpoint\" or \"checkpointless\"",
@@ -134,7 +127,7 @@ static enum sc_status check(struct cfg_reader *rd, struct resilience_catalog *rc
 			return sc_error_set(rd->err, SC_EINVAL, rd->file, "/recovery",
 					    "missing the \"%s\" recovery method", ckpt_recovery_names[k]);
 	for (int i = 0; i < rc->n_host_links; i++) {
-		if (!in_list(rc->host_links[i].gpu_family, gpu_families)) {
+		if (sc_enum_parse(cfg_gpu_family_names, rc->host_links[i].gpu_family) < 0) {
 			snprintf(where, sizeof(where), "/host_links/%d/gpu_family", i);
 			return sc_error_set(rd->err, SC_EINVAL, rd->file, where,
 					    "unknown GPU family \"%s\"; expected \"ampere\", \"hopper\" or \"blackwell\"",

@@ -148,22 +148,21 @@ static void text_cases(FILE *out, const struct sval_set *set, bool md)
 	}
 }
 
+static const char *unexpressed_why(const void *set, int i, const char **id)
+{
+	const struct sval_case *vc = &((const struct sval_set *)set)->cases[i];
+
+	*id = vc->id;
+	return vc->expressible ? NULL : vc->reason;
+}
+
+/* The cases not expressed, then the unstable ones. */
 static void text_unexpressed(FILE *out, const struct sval_set *set, bool md)
 {
 	int n = 0;
 
-	for (int i = 0; i < set->n_cases; i++)
-		if (!set->cases[i].expressible)
-			n++;
-	fprintf(out, md ? "\n### Cases not expressed (%d)\n\n" : "\ncases not expressed: %d\n", n);
-	for (int i = 0; i < set->n_cases; i++) {
-		const struct sval_case *vc = &set->cases[i];
-
-		if (!vc->expressible)
-			fprintf(out, md ? "- `%s`: %s\n" : "  %-60.60s %s\n", vc->id, vc->reason);
-	}
+	rpt_cases_unexpressed(out, md, 60, set->n_cases, unexpressed_why, set);
 	/* above the sustainable rate: throughput compared, latency not */
-	n = 0;
 	for (int i = 0; i < set->n_cases; i++)
 		if (set->cases[i].expressible && set->cases[i].unstable)
 			n++;

@@ -36,20 +36,31 @@ static void text_cases(FILE *out, const struct val_set *set, bool md)
 	}
 }
 
-static void text_unexpressed(FILE *out, const struct val_set *set, bool md)
+void rpt_cases_unexpressed(FILE *out, bool md, int id_width, int n_cases,
+			   const char *(*why)(const void *set, int i, const char **id), const void *set)
 {
+	const char *id, *reason;
 	int n = 0;
 
-	for (int i = 0; i < set->n_cases; i++)
-		if (!set->cases[i].expressible)
-			n++;
+	for (int i = 0; i < n_cases; i++)
+		n += why(set, i, &id) != NULL;
 	fprintf(out, md ? "\n### Cases not expressed (%d)\n\n" : "\ncases not expressed: %d\n", n);
-	for (int i = 0; i < set->n_cases; i++) {
-		const struct val_case *vc = &set->cases[i];
-		if (vc->expressible)
+	for (int i = 0; i < n_cases; i++) {
+		if (!(reason = why(set, i, &id)))
 			continue;
-		fprintf(out, md ? "- `%s`: %s\n" : "  %-58.58s %s\n", vc->id, vc->reason);
+		if (md)
+			fprintf(out, "- `%s`: %s\n", id, reason);
+		else
+			fprintf(out, "  %-*.*s %s\n", id_width, id_width, id, reason);
 	}
+}
+
+static const char *unexpressed_why(const void *set, int i, const char **id)
+{
+	const struct val_case *vc = &((const struct val_set *)set)->cases[i];
+
+	*id = vc->id;
+	return vc->expressible ? NULL : vc->reason;
 }
 
 /* The summary with the out-of-sample MAPE first: leave-one-source-group-
@@ -322,7 +333,7 @@ static void text_out(FILE *out, const void *vset, bool md, bool summary_only)
 
 	if (!summary_only)
 		text_cases(out, set, md);
-	text_unexpressed(out, set, md);
+	rpt_cases_unexpressed(out, md, 58, set->n_cases, unexpressed_why, set);
 	text_summary(out, set, md);
 	text_band(out, set, md);
 }

@@ -28,6 +28,13 @@ struct rpt_val_parts {
 bool rpt_validate_render(FILE *out, const struct rpt_val_parts *p, const void *set,
 			 enum rpt_validate_format fmt, bool summary_only);
 
+/* The "cases not expressed" section of a validation report (training,
+ * serving): its count, then each such case's id (padded to id_width in
+ * text) and reason.  why(set, i, &id) gives case i's id and, when it is
+ * not expressed, the reason (NULL: expressed). */
+void rpt_cases_unexpressed(FILE *out, bool md, int id_width, int n_cases,
+			   const char *(*why)(const void *set, int i, const char **id), const void *set);
+
 /* summary_only: leave out the per-case table.  Returns false on allocation
  * failure (JSON only). */
 bool rpt_validate(FILE *out, const struct val_set *set, enum rpt_validate_format fmt,

@@ -25,6 +25,19 @@ static void add_coll(struct step_result *r, const char *what, const char *tier, 
 	c->total_time_s = total_s;
 }
 
+/* A step of step_s made of compute, TP and DP parts, bound by bottleneck,
+ * no collectives yet (add_coll adds them). */
+static void step_of_parts(struct step_result *r, double step_s, double compute_s, double tp_s,
+			  double dp_s, enum bottleneck bottleneck)
+{
+	memset(r, 0, sizeof(*r));
+	r->step_time_s = step_s;
+	r->part_s[PART_COMPUTE] = compute_s;
+	r->part_s[PART_TP_COMM] = tp_s;
+	r->part_s[PART_DP_COMM] = dp_s;
+	r->bottleneck = bottleneck;
+}
+
 /* Collectives that together take longer than the step (TP and DP on
  * separate streams): busy is still at most the step, and exposed is the
  * breakdown's. */
@@ -33,12 +46,7 @@ static void test_share_bounded(void)
 	static struct step_result r;
 	struct explain_share s;
 
-	memset(&r, 0, sizeof(r));
-	r.step_time_s = 1.0;
-	r.part_s[PART_COMPUTE] = 0.6;
-	r.part_s[PART_TP_COMM] = 0.3;
-	r.part_s[PART_DP_COMM] = 0.1;
-	r.bottleneck = BOTTLENECK_NVLINK;
+	step_of_parts(&r, 1.0, 0.6, 0.3, 0.1, BOTTLENECK_NVLINK);
 	add_coll(&r, "tp", "nvlink", 0.9);
 	add_coll(&r, "dp", "nvlink", 0.5);
 	s = explain_share_of(&r);
@@ -50,12 +58,7 @@ static void test_share_bounded(void)
 
 	/* an EFA bottleneck: only its tier's share of each exposed part
 	 * (dp half on each tier by work) */
-	memset(&r, 0, sizeof(r));
-	r.step_time_s = 2.0;
-	r.part_s[PART_COMPUTE] = 1.5;
-	r.part_s[PART_TP_COMM] = 0.1;
-	r.part_s[PART_DP_COMM] = 0.4;
-	r.bottleneck = BOTTLENECK_EFA;
+	step_of_parts(&r, 2.0, 1.5, 0.1, 0.4, BOTTLENECK_EFA);
 	add_coll(&r, "tp", "nvlink", 0.3);
 	add_coll(&r, "dp", "efa", 0.5);
 	add_coll(&r, "dp", "nvlink", 0.5);

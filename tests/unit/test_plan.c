@@ -81,6 +81,18 @@ static void test_time_to_train(void)
 
 #define cat (*sc_test_catalog()) /* loaded in main() */
 
+/* A plan test's start: the scenario at path (a failed check when it does
+ * not load) and the default plan options for a run of `tokens`. */
+static bool plan_setup(const char *path, struct scenario *sc, struct plan_opts *o, double tokens)
+{
+	bool ok = sc_test_load(path, sc);
+
+	CHECK(ok);
+	plan_opts_default(o);
+	o->tokens = tokens;
+	return ok;
+}
+
 static void test_plan_choice(void)
 {
 	static struct scenario sc;
@@ -89,12 +101,8 @@ static void test_plan_choice(void)
 	struct sc_error err;
 	const struct plan_point *c;
 
-	if (!sc_test_load("scenarios/llama3-70b-p5en-64.json", &sc)) {
-		CHECK(false);
+	if (!plan_setup("scenarios/llama3-70b-p5en-64.json", &sc, &o, 15e12))
 		return;
-	}
-	plan_opts_default(&o);
-	o.tokens = 15e12;
 	o.deadline_s = 120 * 86400.0;
 	o.max_nodes = 1024;
 	CHECK(plan_run(&sc, &o, &res, &err) == SC_OK);
@@ -297,12 +305,8 @@ static void test_compare_ties(void)
 	struct sc_error err;
 	const int od = PRICING_ON_DEMAND;
 
-	if (!sc_test_load("scenarios/llama3-70b-p5en-64.json", &sc)) {
-		CHECK(false);
+	if (!plan_setup("scenarios/llama3-70b-p5en-64.json", &sc, &o, 15e12))
 		return;
-	}
-	plan_opts_default(&o);
-	o.tokens = 15e12;
 	o.n_sweep = 1;
 	o.sweep[0] = 64;
 	CHECK(compare_run(&sc, &cat, names, 4, &o, &r, &err) == SC_OK);
@@ -383,13 +387,9 @@ static void test_compare(void)
 	struct compare_result r;
 	struct sc_error err;
 
-	if (!sc_test_load("scenarios/llama3-70b-p5en-64.json", &sc)) {
-		CHECK(false);
+	if (!plan_setup("scenarios/llama3-70b-p5en-64.json", &sc, &o, 15e12))
 		return;
-	}
 	sc.training.precision = PREC_FP8;
-	plan_opts_default(&o);
-	o.tokens = 15e12;
 	o.n_sweep = 2;
 	o.sweep[0] = 32;
 	o.sweep[1] = 128;
@@ -531,12 +531,8 @@ static void test_plan_ultraserver(void)
 	struct plan_result res;
 	struct sc_error err;
 
-	if (!sc_test_load("scenarios/llama3-405b-p6e-gb200-144.json", &sc)) {
-		CHECK(false);
+	if (!plan_setup("scenarios/llama3-405b-p6e-gb200-144.json", &sc, &o, 2e12))
 		return;
-	}
-	plan_opts_default(&o);
-	o.tokens = 2e12;
 	o.pricing = PRICING_CAPACITY_BLOCK;
 	o.deadline_s = 60 * 86400.0;
 	o.max_nodes = 600;
@@ -587,12 +583,8 @@ static void test_compare_ultraserver(void)
 	struct sc_error err;
 	const struct plan_point *g;
 
-	if (!sc_test_load("scenarios/llama3-405b-p6e-gb200-144.json", &sc)) {
-		CHECK(false);
+	if (!plan_setup("scenarios/llama3-405b-p6e-gb200-144.json", &sc, &o, 2e12))
 		return;
-	}
-	plan_opts_default(&o);
-	o.tokens = 2e12;
 	o.nodes = 128;
 	o.n_sweep = 2;
 	o.sweep[0] = 64;

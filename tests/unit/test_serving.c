@@ -337,15 +337,35 @@ static const char *poisson_json =
 	"\"output_tokens\":{\"dist\":\"lognormal\",\"mean\":200,\"sd\":100,\"min\":4,\"max\":1024},"
 	"\"seed\":%d}}";
 
+/* poisson_json at rate_rps with its request count, warm-up requests and
+ * seed, loaded into sc: the start of every open-loop test. */
+static bool load_poisson(struct srv_scenario *sc, double rate_rps, int requests, int warmup, int seed)
+{
+	char json[1024];
+
+	snprintf(json, sizeof(json), poisson_json, rate_rps, requests, warmup, seed);
+	return load_scenario(json, sc);
+}
+
+/* Plan options for target_rps under p99 SLOs (ms) on instances; the rest
+ * 0 (the calibration's SLO margin). */
+static void plan_opts_at(struct srv_plan_opts *o, double target_rps, double ttft_p99_ms,
+			 double tpot_p99_ms, const char **instances)
+{
+	memset(o, 0, sizeof(*o));
+	o->target_rps = target_rps;
+	o->slo_ttft_p99_ms = ttft_p99_ms;
+	o->slo_tpot_p99_ms = tpot_p99_ms;
+	o->instances = instances;
+}
+
 static void test_littles_law(void)
 {
 	static struct srv_scenario sc;
 	struct srv_result r;
 	struct sc_error err;
-	char json[1024];
 
-	snprintf(json, sizeof(json), poisson_json, 12.0, 6000, 1000, 7);
-	CHECK(load_scenario(json, &sc));
+	CHECK(load_poisson(&sc, 12.0, 6000, 1000, 7));
 	CHECK(srv_simulate(&sc, &r, &err) == SC_OK);
 	CHECK(r.completed == 6000);
 	CHECK(r.little_L > 1);
@@ -367,11 +387,9 @@ static void test_saturation(void)
 	static struct srv_scenario sc;
 	struct srv_result r;
 	struct sc_error err;
-	char json[1024];
 	double cap = 0;
 
-	snprintf(json, sizeof(json), poisson_json, 12.0, 6000, 1000, 7);
-	CHECK(load_scenario(json, &sc));
+	CHECK(load_poisson(&sc, 12.0, 6000, 1000, 7));
 	CHECK(srv_capacity(&sc, &cap, &err) == SC_OK);
 	CHECK(cap > 12);
 	/* at half of it: stable, steady, throughput = what arrives */
@@ -422,15 +440,9 @@ static void test_plan_steady(void)
 	const char *instances[] = { "p5.48xlarge", NULL };
 	struct srv_plan_opts o;
 	struct sc_error err;
-	char json[1024];
 
-	snprintf(json, sizeof(json), poisson_json, 8.0, 300, 30, 5);
-	CHECK(load_scenario(json, &sc));
-	memset(&o, 0, sizeof(o));
-	o.target_rps = 400;
-	o.slo_ttft_p99_ms = 3000;
-	o.slo_tpot_p99_ms = 60;
-	o.instances = instances;
+	CHECK(load_poisson(&sc, 8.0, 300, 30, 5));
+	plan_opts_at(&o, 400, 3000, 60, instances);
 	CHECK(srv_plan(&sc, &cat, &o, &plan, &err) == SC_OK);
 	CHECK(plan.best >= 0);
 	if (plan.best >= 0) {
@@ -543,10 +555,8 @@ static void test_determinism(void)
 	static struct srv_scenario sc;
 	struct srv_result a, b, c;
 	struct sc_error err;
-	char json[1024];
 
-	snprintf(json, sizeof(json), poisson_json, 10.0, 1500, 100, 3);
-	CHECK(load_scenario(json, &sc));
+	CHECK(load_poisson(&sc, 10.0, 1500, 100, 3));
 	CHECK(srv_simulate(&sc, &a, &err) == SC_OK);
 	CHECK(srv_simulate(&sc, &b, &err) == SC_OK);
 	CHECK(a.ttft_s.p99 == b.ttft_s.p99 && a.tpot_s.mean == b.tpot_s.mean &&
@@ -708,15 +718,9 @@ static void test_plan_meets_slo(void)
 	struct srv_plan_opts o;
 	struct srv_result r;
 	struct sc_error err;
-	char json[1024];
 
-	snprintf(json, sizeof(json), poisson_json, 8.0, 1500, 200, 5);
-	CHECK(load_scenario(json, &sc));
-	memset(&o, 0, sizeof(o));
-	o.target_rps = 16;
-	o.slo_ttft_p99_ms = 1500;
-	o.slo_tpot_p99_ms = 40;
-	o.instances = instances;
+	CHECK(load_poisson(&sc, 8.0, 1500, 200, 5));
+	plan_opts_at(&o, 16, 1500, 40, instances);
 	o.slo_margin_given = true;   /* none: planned to the SLOs themselves */
 	o.slo_margin = 0;
 	CHECK(srv_plan(&sc, &cat, &o, &plan, &err) == SC_OK);
@@ -752,11 +756,9 @@ static void test_plan_slo_margin(void)
 	struct srv_plan_opts o;
 	struct srv_result r;
 	struct sc_error err;
-	char json[1024];
 	double m;
 
-	snprintf(json, sizeof(json), poisson_json, 8.0, 1500, 200, 5);
-	CHECK(load_scenario(json, &sc));
+	CHECK(load_poisson(&sc, 8.0, 1500, 200, 5));
 	memset(&o, 0, sizeof(o));
 	/* the default: the profile's serve_uncertainty_rel */
 	CHECK_REL(srv_plan_slo_margin(&o, &sc.calibration), sc.calibration.serve_uncertainty_rel, 0);

@@ -28,8 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gsl/gsl_fit.h>
-
 #include "../../models/network.h"
 #include "fit_core.h"
 
@@ -208,17 +206,16 @@ static void add_segment(struct cal_fit_result *res, const struct cal_fit_curve *
 			int lo, int hi)
 {
 	int n = hi - lo;
-	double x[CAL_FIT_MAX_POINTS], y[CAL_FIT_MAX_POINTS], w[CAL_FIT_MAX_POINTS];
-	double yhat[CAL_FIT_MAX_POINTS];
-	double c0, c1, cov00, cov01, cov11, chisq, rms = 0, mx = 0;
+	double x[CAL_FIT_MAX_POINTS], y[CAL_FIT_MAX_POINTS];
+	double yhat[CAL_FIT_MAX_POINTS], rel[CAL_FIT_MAX_POINTS];
+	struct fit_line line;
 	struct calib_fit *f;
 
 	for (int i = 0; i < n; i++) {
 		x[i] = cv->pts[lo + i].x;
 		y[i] = cv->pts[lo + i].measured_s;
-		w[i] = 1.0 / (y[i] * y[i]); /* relative errors */
 	}
-	if (gsl_fit_wlinear(x, 1, w, 1, y, 1, (size_t)n, &c0, &c1, &cov00, &cov01, &cov11, &chisq))
+	if (!fit_relative_line(x, y, n, yhat, rel, &line))
 		return;
 	if (!(f = fit_add(res)))
 		return;
@@ -230,24 +227,17 @@ static void add_segment(struct cal_fit_result *res, const struct cal_fit_curve *
 	f->points = n;
 	f->x_min = x[0];
 	f->x_max = x[n - 1];
-	for (int i = 0; i < n; i++) {
-		double rel;
-		yhat[i] = c0 + c1 * x[i];
-		rel = yhat[i] / y[i] - 1;
-		rms += rel * rel / n;
-		mx = fmax(mx, fabs(rel));
-		if (i < CALIB_FIT_MAX_POINTS) {
-			f->x[i] = x[i];
-			f->residual[i] = rel;
-			f->n_residuals = i + 1;
-		}
+	for (int i = 0; i < n && i < CALIB_FIT_MAX_POINTS; i++) {
+		f->x[i] = x[i];
+		f->residual[i] = rel[i];
+		f->n_residuals = i + 1;
 	}
 	f->r2 = fit_r2(y, yhat, n);
-	f->rms_rel_residual = sqrt(rms);
-	f->max_rel_residual = mx;
-	f->alpha_s = c0 > 0 ? c0 : 0;
+	f->rms_rel_residual = line.rms_rel;
+	f->max_rel_residual = line.max_rel;
+	f->alpha_s = line.c0 > 0 ? line.c0 : 0;
 	/* a flat, latency-bound segment has no meaningful bandwidth */
-	f->busbw_GBps = c1 > 0 ? cv->busbw_factor / c1 / 1e9 : 0;
+	f->busbw_GBps = line.c1 > 0 ? cv->busbw_factor / line.c1 / 1e9 : 0;
 }
 
 /* Parameters the data can move: those of the tiers and collectives it has. */

@@ -7,6 +7,7 @@
 
 #include <gsl/gsl_blas.h>
 #include <gsl/gsl_errno.h>
+#include <gsl/gsl_fit.h>
 #include <gsl/gsl_multifit_nlinear.h>
 #include <gsl/gsl_vector.h>
 
@@ -199,4 +200,28 @@ double fit_r2(const double *y, const double *yhat, int n)
 	if (ss_tot <= 0)
 		return ss_res <= 0 ? 1.0 : 0.0;
 	return 1.0 - ss_res / ss_tot;
+}
+
+bool fit_relative_line(const double *x, const double *y, int n, double *yhat, double *rel,
+		       struct fit_line *out)
+{
+	double w[CAL_FIT_MAX_POINTS] = { 0 }, cov00, cov01, cov11, chisq, rms = 0, mx = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (n > CAL_FIT_MAX_POINTS)
+		return false;
+	for (int i = 0; i < n; i++)
+		w[i] = 1.0 / (y[i] * y[i]);
+	if (gsl_fit_wlinear(x, 1, w, 1, y, 1, (size_t)n, &out->c0, &out->c1, &cov00, &cov01, &cov11,
+			    &chisq))
+		return false;
+	for (int i = 0; i < n; i++) {
+		yhat[i] = out->c0 + out->c1 * x[i];
+		rel[i] = yhat[i] / y[i] - 1;
+		rms += rel[i] * rel[i] / n;
+		mx = fmax(mx, fabs(rel[i]));
+	}
+	out->rms_rel = sqrt(rms);
+	out->max_rel = mx;
+	return true;
 }

@@ -41,6 +41,22 @@ enum sc_status fit_run(const struct fit_problem *prob, struct calibration *cal,
  * y is constant and matched). */
 double fit_r2(const double *y, const double *yhat, int n);
 
+/* A straight line y = c0 + c1 x fitted for relative error, and how well
+ * it fits: the RMS and the largest magnitude of the relative residuals
+ * yhat / y - 1. */
+struct fit_line {
+	double c0, c1;
+	double rms_rel, max_rel;
+};
+
+/* The line through (x, y)[0..n) weighted 1/y^2 (gsl_fit_wlinear), so that
+ * every point counts by its relative error, small sizes as much as large:
+ * its predictions yhat[0..n) and relative residuals rel[0..n).  false
+ * when GSL finds no line.  The bandwidth fits' one line fit (collective
+ * segments, HBM copies). */
+bool fit_relative_line(const double *x, const double *y, int n, double *yhat, double *rel,
+		       struct fit_line *out);
+
 /* The fits of each kind (fit_coll.c, fit_gemm.c), run by cal_fit(). */
 
 enum sc_status fit_collectives(const struct cal_measurements *m, const struct cluster *cl,

@@ -18,8 +18,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <gsl/gsl_fit.h>
-
 #include "../../models/gpu.h"
 #include "fit_core.h"
 
@@ -193,9 +191,10 @@ enum sc_status fit_gemm(const struct cal_measurements *m, const struct cluster *
 enum sc_status fit_hbm(const struct cal_measurements *m, const struct cluster *cl,
 		       struct cal_fit_result *res, struct sc_error *err)
 {
-	double x[CAL_FIT_MAX_POINTS], y[CAL_FIT_MAX_POINTS], w[CAL_FIT_MAX_POINTS];
-	double yhat[CAL_FIT_MAX_POINTS];
-	double c0, c1, cov00, cov01, cov11, chisq, eta, datasheet, rms = 0, mx = 0;
+	double x[CAL_FIT_MAX_POINTS], y[CAL_FIT_MAX_POINTS];
+	double yhat[CAL_FIT_MAX_POINTS], rel[CAL_FIT_MAX_POINTS];
+	double eta, datasheet;
+	struct fit_line line;
 	int n = 0;
 	struct calib_fit *f;
 	struct calib_range *r;
@@ -204,7 +203,6 @@ enum sc_status fit_hbm(const struct cal_measurements *m, const struct cluster *c
 	for (int i = 0; i < m->n_hbm && n < CAL_FIT_MAX_POINTS; i++) {
 		x[n] = m->hbm[i].bytes;
 		y[n] = m->hbm[i].time_s;
-		w[n] = 1.0 / (y[n] * y[n]);
 		n++;
 	}
 	if (n == 0)
@@ -212,17 +210,16 @@ enum sc_status fit_hbm(const struct cal_measurements *m, const struct cluster *c
 	if (n < 2)
 		return sc_error_set(err, SC_EINVAL, NULL, NULL,
 				    "one HBM measurement: a bandwidth needs at least two sizes");
-	if (gsl_fit_wlinear(x, 1, w, 1, y, 1, (size_t)n, &c0, &c1, &cov00, &cov01, &cov11, &chisq) ||
-	    !(c1 > 0))
+	if (!fit_relative_line(x, y, n, yhat, rel, &line) || !(line.c1 > 0))
 		return sc_error_set(err, SC_EINVAL, NULL, NULL,
 				    "the HBM times do not grow with the bytes moved: no bandwidth to fit");
 	datasheet = cl->gpu.hbm_GBps * 1e9;
-	eta = 1.0 / c1 / datasheet;
+	eta = 1.0 / line.c1 / datasheet;
 	if (eta < calib_params[CALIB_hbm_eta].min || eta > calib_params[CALIB_hbm_eta].max)
 		return sc_error_set(err, SC_ERANGE, NULL, NULL,
 				    "measured HBM bandwidth %.0f GB/s is %.0f %% of the %s datasheet %.0f GB/s, "
 				    "outside %g-%g: is it the right GPU (--instance)?",
-				    1.0 / c1 / 1e9, 100 * eta, cl->gpu.name, cl->gpu.hbm_GBps,
+				    1.0 / line.c1 / 1e9, 100 * eta, cl->gpu.name, cl->gpu.hbm_GBps,
 				    calib_params[CALIB_hbm_eta].min, calib_params[CALIB_hbm_eta].max);
 	*calib_value(&res->cal, CALIB_hbm_eta) = eta;
 	res->fitted[CALIB_hbm_eta] = true;
@@ -237,11 +234,6 @@ enum sc_status fit_hbm(const struct cal_measurements *m, const struct cluster *c
 		snprintf(cv->name, sizeof(cv->name), "hbm %s (%d sizes)", cl->gpu.name, n);
 	}
 	for (int i = 0; i < n; i++) {
-		double rel;
-		yhat[i] = c0 + c1 * x[i];
-		rel = yhat[i] / y[i] - 1;
-		rms += rel * rel / n;
-		mx = fmax(mx, fabs(rel));
 		r->min = fmin(r->min, x[i]);
 		r->max = fmax(r->max, x[i]);
 		if (cv) {
@@ -253,8 +245,8 @@ enum sc_status fit_hbm(const struct cal_measurements *m, const struct cluster *c
 		}
 	}
 	if (cv) {
-		cv->rms_rel = sqrt(rms);
-		cv->max_rel = mx;
+		cv->rms_rel = line.rms_rel;
+		cv->max_rel = line.max_rel;
 		cv->r2_log = fit_r2(y, yhat, n);
 	}
 	if ((f = fit_add(res))) {
@@ -265,13 +257,13 @@ enum sc_status fit_hbm(const struct cal_measurements *m, const struct cluster *c
 		f->x_min = r->min;
 		f->x_max = r->max;
 		f->r2 = fit_r2(y, yhat, n);
-		f->rms_rel_residual = sqrt(rms);
-		f->max_rel_residual = mx;
-		f->alpha_s = c0 > 0 ? c0 : 0;
-		f->busbw_GBps = 1.0 / c1 / 1e9;
+		f->rms_rel_residual = line.rms_rel;
+		f->max_rel_residual = line.max_rel;
+		f->alpha_s = line.c0 > 0 ? line.c0 : 0;
+		f->busbw_GBps = 1.0 / line.c1 / 1e9;
 		for (int i = 0; i < n && i < CALIB_FIT_MAX_POINTS; i++) {
 			f->x[i] = x[i];
-			f->residual[i] = yhat[i] / y[i] - 1;
+			f->residual[i] = rel[i];
 			f->n_residuals = i + 1;
 		}
 	}

@@ -139,23 +139,32 @@ static double wobble(int i, double a)
 	return a * (2.0 * fmod(i * 0.6180339887498949, 1.0) - 1.0);
 }
 
-/* What a recovery test fits with: a result, the Hopper default profile
- * (*b) to start from and the p5.48xlarge cluster; NULL (a failed check)
- * when the result or the profile is missing. */
-static struct cal_fit_result *recovery_setup(const struct calibration **b, struct cluster *cl,
-					     struct sc_error *err)
-{
-	struct cal_fit_result *res = calloc(1, sizeof(*res));
+/* A recovery test's fixture: the measurements it makes from truth (the
+ * hopper-default profile, base, with the test's changes) on one
+ * p5.48xlarge, and the fit's result. */
+struct recovery {
+	struct cal_measurements m;
+	struct cluster cl;
+	struct sc_error err;
+	const struct calibration *base;
+	struct calibration truth;
+	struct cal_fit_result *res;
+};
 
-	*b = catalog_calibration(&cat, "hopper-default");
-	CHECK(res != NULL && *b != NULL);
-	if (!res || !*b) {
-		free(res);
-		return NULL;
+static bool recovery_setup(struct recovery *r)
+{
+	r->res = calloc(1, sizeof(*r->res));
+	r->base = catalog_calibration(&cat, "hopper-default");
+	CHECK(r->res != NULL && r->base != NULL);
+	if (!r->res || !r->base) {
+		free(r->res);
+		return false;
 	}
-	sc_error_clear(err);
-	CHECK(cal_cluster_of(&cat, "p5.48xlarge", NULL, cl, err) == SC_OK);
-	return res;
+	sc_error_clear(&r->err);
+	CHECK(cal_cluster_of(&cat, "p5.48xlarge", NULL, &r->cl, &r->err) == SC_OK);
+	r->truth = *r->base;
+	cal_measurements_init(&r->m);
+	return true;
 }
 
 /* GEMM and HBM sweeps made from known parameters come back. */
@@ -166,22 +175,15 @@ static void test_gemm_hbm_recovery(void)
 		{ 512, 512, 512 }, { 256, 256, 256 }, { 8192, 10240, 8192 }, { 8192, 28672, 8192 },
 		{ 8192, 8192, 28672 }, { 8192, 128256, 8192 }, { 128, 8192, 8192 }, { 8192, 1024, 8192 },
 	};
-	struct cal_measurements m;
-	struct cluster cl;
-	struct sc_error err;
-	const struct calibration *b;
-	struct cal_fit_result *res = recovery_setup(&b, &cl, &err);
-	struct calibration truth;
+	struct recovery r;
 	int k = 0;
 
-	if (!res)
+	if (!recovery_setup(&r))
 		return;
-	truth = *b;
-	truth.gemm_eta_max_bf16 = 0.74;
-	truth.gemm_eta_max_fp8 = 0.62;
-	truth.gemm_half_dim = 180;
-	truth.hbm_eta = 0.84;
-	cal_measurements_init(&m);
+	r.truth.gemm_eta_max_bf16 = 0.74;
+	r.truth.gemm_eta_max_fp8 = 0.62;
+	r.truth.gemm_half_dim = 180;
+	r.truth.hbm_eta = 0.84;
 	for (size_t i = 0; i < sizeof(dims) / sizeof(dims[0]); i++) {
 		for (int d = 0; d < 2; d++) {
 			struct cal_gemm_point g;
@@ -192,10 +194,10 @@ static void test_gemm_hbm_recovery(void)
 			g.m = dims[i][0];
 			g.n = dims[i][1];
 			g.k = dims[i][2];
-			gpu_gemm_time(&cl.gpu, &truth, d ? GPU_DTYPE_FP8 : GPU_DTYPE_BF16, g.m, g.n, g.k, 1, &t);
+			gpu_gemm_time(&r.cl.gpu, &r.truth, d ? GPU_DTYPE_FP8 : GPU_DTYPE_BF16, g.m, g.n, g.k, 1, &t);
 			g.time_s = gpu_time_total(&t) * (1 + wobble(k++, 0.02));
 			g.flops_per_s = 2 * g.m * g.n * g.k / g.time_s;
-			CHECK(cal_add_gemm(&m, &g, &err) == SC_OK);
+			CHECK(cal_add_gemm(&r.m, &g, &r.err) == SC_OK);
 		}
 	}
 	for (double bytes = 1 << 20; bytes <= 8.0 * (1 << 30); bytes *= 2) {
@@ -203,59 +205,52 @@ static void test_gemm_hbm_recovery(void)
 		memset(&h, 0, sizeof(h));
 		snprintf(h.kernel, sizeof(h.kernel), "copy");
 		h.bytes = bytes;
-		h.time_s = (4e-6 + bytes / (cl.gpu.hbm_GBps * 1e9 * truth.hbm_eta)) * (1 + wobble(k++, 0.01));
+		h.time_s = (4e-6 + bytes / (r.cl.gpu.hbm_GBps * 1e9 * r.truth.hbm_eta)) * (1 + wobble(k++, 0.01));
 		h.Bps = h.bytes / h.time_s;
-		CHECK(cal_add_hbm(&m, &h, &err) == SC_OK);
+		CHECK(cal_add_hbm(&r.m, &h, &r.err) == SC_OK);
 	}
-	CHECK(cal_fit(&m, &cl, b, NULL, res, &err) == SC_OK);
-	if (err.message[0])
-		fprintf(stderr, "  %s\n", err.message);
+	CHECK(cal_fit(&r.m, &r.cl, r.base, NULL, r.res, &r.err) == SC_OK);
+	if (r.err.message[0])
+		fprintf(stderr, "  %s\n", r.err.message);
 	fprintf(stderr, "  GEMM: eta_max bf16 %.4f (truth 0.74), fp8 %.4f (0.62), half_dim %.1f (180); "
-		"HBM: hbm_eta %.4f (0.84)\n", res->cal.gemm_eta_max_bf16, res->cal.gemm_eta_max_fp8,
-		res->cal.gemm_half_dim, res->cal.hbm_eta);
-	print_curves(res);
-	CHECK_REL(res->cal.gemm_eta_max_bf16, 0.74, 0.02);
-	CHECK_REL(res->cal.gemm_eta_max_fp8, 0.62, 0.02);
-	CHECK_REL(res->cal.gemm_half_dim, 180, 0.10);
-	CHECK_REL(res->cal.hbm_eta, 0.84, 0.01);
-	CHECK(res->fitted[CALIB_gemm_half_dim] && res->fitted[CALIB_hbm_eta]);
-	CHECK(!res->fitted[CALIB_gemm_eta_max_fp4]);
-	CHECK(res->cal.range[CALIB_gemm_half_dim].quantity == CALIB_RANGE_GEMM_DIM);
-	CHECK_REL(res->cal.range[CALIB_gemm_half_dim].min, 128, 0);
-	CHECK_REL(res->cal.range[CALIB_gemm_half_dim].max, 128256, 0);
-	CHECK(res->cal.range[CALIB_hbm_eta].quantity == CALIB_RANGE_COPY_BYTES);
+		"HBM: hbm_eta %.4f (0.84)\n", r.res->cal.gemm_eta_max_bf16, r.res->cal.gemm_eta_max_fp8,
+		r.res->cal.gemm_half_dim, r.res->cal.hbm_eta);
+	print_curves(r.res);
+	CHECK_REL(r.res->cal.gemm_eta_max_bf16, 0.74, 0.02);
+	CHECK_REL(r.res->cal.gemm_eta_max_fp8, 0.62, 0.02);
+	CHECK_REL(r.res->cal.gemm_half_dim, 180, 0.10);
+	CHECK_REL(r.res->cal.hbm_eta, 0.84, 0.01);
+	CHECK(r.res->fitted[CALIB_gemm_half_dim] && r.res->fitted[CALIB_hbm_eta]);
+	CHECK(!r.res->fitted[CALIB_gemm_eta_max_fp4]);
+	CHECK(r.res->cal.range[CALIB_gemm_half_dim].quantity == CALIB_RANGE_GEMM_DIM);
+	CHECK_REL(r.res->cal.range[CALIB_gemm_half_dim].min, 128, 0);
+	CHECK_REL(r.res->cal.range[CALIB_gemm_half_dim].max, 128256, 0);
+	CHECK(r.res->cal.range[CALIB_hbm_eta].quantity == CALIB_RANGE_COPY_BYTES);
 	/* an HBM sweep twice as fast as the datasheet is an error, not a fit */
-	for (int i = 0; i < m.n_hbm; i++)
-		m.hbm[i].time_s *= 0.4;
-	CHECK(cal_fit(&m, &cl, b, NULL, res, &err) == SC_ERANGE);
-	CHECK(strstr(err.message, "datasheet") != NULL);
-	cal_measurements_free(&m);
-	free(res);
+	for (int i = 0; i < r.m.n_hbm; i++)
+		r.m.hbm[i].time_s *= 0.4;
+	CHECK(cal_fit(&r.m, &r.cl, r.base, NULL, r.res, &r.err) == SC_ERANGE);
+	CHECK(strstr(r.err.message, "datasheet") != NULL);
+	cal_measurements_free(&r.m);
+	free(r.res);
 }
 
 /* A one-node curve moves the NVLink parameters (and only those): an
  * all-reduce sweep on 8 H100 made from known values comes back. */
 static void test_nvlink_recovery(void)
 {
-	struct cal_measurements m;
-	struct cluster cl;
-	struct sc_error err;
-	const struct calibration *b;
-	struct cal_fit_result *res = recovery_setup(&b, &cl, &err);
-	struct calibration truth;
 	struct cal_curve c;
 	struct net_span s;
+	struct recovery r;
 	int k = 0;
 
-	if (!res)
+	if (!recovery_setup(&r))
 		return;
-	s = net_span_of(&cl, 8, 1);
-	truth = *b;
-	truth.nvlink_nvls_bw_eff = 0.85; /* inside the physical range (<= 0.881) */
-	truth.nvlink_nvls_alpha_s = 25e-6;
-	truth.nvlink_ring_bw_eff = 0.74;
-	truth.nvlink_ring_alpha_s = 3e-6;
-	cal_measurements_init(&m);
+	s = net_span_of(&r.cl, 8, 1);
+	r.truth.nvlink_nvls_bw_eff = 0.85; /* inside the physical range (<= 0.881) */
+	r.truth.nvlink_nvls_alpha_s = 25e-6;
+	r.truth.nvlink_ring_bw_eff = 0.74;
+	r.truth.nvlink_ring_alpha_s = 3e-6;
 	memset(&c, 0, sizeof(c));
 	snprintf(c.op, sizeof(c.op), "all_reduce");
 	c.ranks = c.gpus_per_node = 8;
@@ -264,24 +259,24 @@ static void test_nvlink_recovery(void)
 		struct cal_coll_point p;
 		memset(&p, 0, sizeof(p));
 		p.bytes = bytes;
-		p.time_s = coll_time(&truth, &s, COLL_ALL_REDUCE, bytes, NULL) * (1 + wobble(k++, 0.01));
+		p.time_s = coll_time(&r.truth, &s, COLL_ALL_REDUCE, bytes, NULL) * (1 + wobble(k++, 0.01));
 		p.wrong = p.inplace_wrong = -1;
-		CHECK(cal_curve_add_point(&c, &p, &err) == SC_OK);
+		CHECK(cal_curve_add_point(&c, &p, &r.err) == SC_OK);
 	}
-	CHECK(cal_add_curve(&m, &c, &err) == SC_OK);
+	CHECK(cal_add_curve(&r.m, &c, &r.err) == SC_OK);
 	free(c.points);
-	CHECK(cal_fit(&m, &cl, b, NULL, res, &err) == SC_OK);
+	CHECK(cal_fit(&r.m, &r.cl, r.base, NULL, r.res, &r.err) == SC_OK);
 	fprintf(stderr, "  NVLink: nvls_bw_eff %.4f (truth 0.85), nvls_alpha %.3g s (25e-6), "
-		"ring_bw_eff %.4f (0.74)\n", res->cal.nvlink_nvls_bw_eff, res->cal.nvlink_nvls_alpha_s,
-		res->cal.nvlink_ring_bw_eff);
-	CHECK(res->fitted[CALIB_nvlink_nvls_bw_eff] && !res->fitted[CALIB_efa_startup_s]);
-	CHECK_REL(res->cal.nvlink_nvls_bw_eff, 0.85, 0.02);
-	CHECK_REL(res->cal.nvlink_nvls_alpha_s, 25e-6, 0.15);
-	CHECK_REL(res->cal.efa_ring_bw_eff, b->efa_ring_bw_eff, 0);
-	CHECK(res->n_curves == 1 && res->curves[0].max_rel_from_1MiB < 0.03);
-	CHECK(res->cal.range[CALIB_nvlink_nvls_bw_eff].ranks_max == 8);
-	cal_measurements_free(&m);
-	free(res);
+		"ring_bw_eff %.4f (0.74)\n", r.res->cal.nvlink_nvls_bw_eff, r.res->cal.nvlink_nvls_alpha_s,
+		r.res->cal.nvlink_ring_bw_eff);
+	CHECK(r.res->fitted[CALIB_nvlink_nvls_bw_eff] && !r.res->fitted[CALIB_efa_startup_s]);
+	CHECK_REL(r.res->cal.nvlink_nvls_bw_eff, 0.85, 0.02);
+	CHECK_REL(r.res->cal.nvlink_nvls_alpha_s, 25e-6, 0.15);
+	CHECK_REL(r.res->cal.efa_ring_bw_eff, r.base->efa_ring_bw_eff, 0);
+	CHECK(r.res->n_curves == 1 && r.res->curves[0].max_rel_from_1MiB < 0.03);
+	CHECK(r.res->cal.range[CALIB_nvlink_nvls_bw_eff].ranks_max == 8);
+	cal_measurements_free(&r.m);
+	free(r.res);
 }
 
 /* The fitted profile: JSON -> loader -> same values, ranges, provenance,

@@ -25,8 +25,7 @@ static const struct cli_opt regress_opts[] = {
 	{ "junit", 'j', "FILE", "also write the result as JUnit XML to FILE", NULL },
 	{ "update", 'u', NULL, "rewrite DIR/baselines.json from the current predictions\n"
 			       "(prints what changed; review the diff before committing)", NULL },
-	{ "config-dir", 'c', "DIR", "catalogue directory (default: $STEPCAST_CONFIG_DIR,\n"
-				    "else the configs/ of the data directory)", NULL },
+	CLI_OPT_GROUP(cli_opts_config_dir),
 	CLI_OPT_GROUP_AT(cli_opts_set_cluster, 26),
 	CLI_OPT_GROUP_AT(cli_opts_quiet, 26),
 	CLI_OPT_GROUP(cli_opts_help),

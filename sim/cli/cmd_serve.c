@@ -30,8 +30,7 @@ static const struct cli_opt serve_opts[] = {
 	{ "format", 'f', "FMT", "text (default), json, csv or prom (Prometheus text\n"
 				"exposition; not with --target-rate)", NULL },
 	CLI_OPT_GROUP(cli_opts_calibration),
-	{ "config-dir", 'c', "DIR", "catalogue directory (default: $STEPCAST_CONFIG_DIR,\n"
-				    "else the configs/ of the data directory)", NULL },
+	CLI_OPT_GROUP(cli_opts_config_dir),
 	{ "seed", 's', "N", "random seed of the workload (default: the scenario's)", NULL },
 	{ "requests", 'n', "N", "requests to simulate (default: the scenario's)", NULL },
 	{ "svg", 'g', "FILE", "write p99 TTFT and TPOT against throughput (SVG): the\n"

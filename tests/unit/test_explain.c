@@ -38,6 +38,14 @@ static void step_of_parts(struct step_result *r, double step_s, double compute_s
 	r->bottleneck = bottleneck;
 }
 
+/* The share's work_s, exposed_s and hidden_s (explain.h), to 1e-12. */
+static void check_split(const struct explain_share *s, double work_s, double exposed_s, double hidden_s)
+{
+	CHECK_REL(s->work_s, work_s, 1e-12);
+	CHECK_REL(s->exposed_s, exposed_s, 1e-12);
+	CHECK_REL(s->hidden_s, hidden_s, 1e-12);
+}
+
 /* Collectives that together take longer than the step (TP and DP on
  * separate streams): busy is still at most the step, and exposed is the
  * breakdown's. */
@@ -50,9 +58,7 @@ static void test_share_bounded(void)
 	add_coll(&r, "tp", "nvlink", 0.9);
 	add_coll(&r, "dp", "nvlink", 0.5);
 	s = explain_share_of(&r);
-	CHECK_REL(s.work_s, 1.4, 1e-12);
-	CHECK_REL(s.exposed_s, 0.4, 1e-12);
-	CHECK_REL(s.hidden_s, 0.6, 1e-12);
+	check_split(&s, 1.4, 0.4, 0.6);
 	CHECK_REL(s.busy_s, 1.0, 1e-12);
 	CHECK_REL(s.concurrent_s, 0.4, 1e-12);
 
@@ -63,9 +69,7 @@ static void test_share_bounded(void)
 	add_coll(&r, "dp", "efa", 0.5);
 	add_coll(&r, "dp", "nvlink", 0.5);
 	s = explain_share_of(&r);
-	CHECK_REL(s.work_s, 0.5, 1e-12);
-	CHECK_REL(s.exposed_s, 0.2, 1e-12);
-	CHECK_REL(s.hidden_s, 0.3, 1e-12);
+	check_split(&s, 0.5, 0.2, 0.3);
 	CHECK(s.concurrent_s == 0);
 }
 

@@ -33,6 +33,11 @@ struct val_cv_result;
  * `validate --out-of-sample` prints it for training and serving. */
 void cli_print_cross_validation(const struct calibration *cal, const struct val_cv_result *cv);
 
+/* The note (stderr) that profile cal has no parameter `validate --fit`
+ * (serving: `validate --serving --fit`) refits, so its cases are out of
+ * sample as they are. */
+void cli_note_oos_as_is(const struct calibration *cal, bool serving);
+
 int cli_validate_serving(const struct cli_serve_validate_opts *o);
 
 /* --explain ID's messages, for every validation (stderr): the case ID is

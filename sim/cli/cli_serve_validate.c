@@ -97,20 +97,8 @@ static int out_of_sample(struct sval_set *set, int iterations)
 		struct sc_error err;
 
 		if (prof[p].n_params == 0) {
-			fprintf(stderr, "stepcast: validate: profile \"%s\" has no serving parameter fitted by "
-				"validate --serving --fit: its cases are out of sample as they are\n", cal->name);
-			for (int k = 0; k < set->n_cases; k++) {
-				struct sval_case *c = &set->cases[k];
-
-				if (!c->sc || strcmp(c->sc->calibration.gpu_family, cal->gpu_family) != 0)
-					continue;
-				for (int m = 0; m < SVAL_METRICS; m++) {
-					c->m[m].has_oos = true;
-					c->m[m].oos_predicted = c->m[m].predicted;
-					c->m[m].oos_err_rel = c->m[m].err_rel;
-				}
-			}
-			set->oos = true;
+			cli_note_oos_as_is(cal, true);
+			sval_oos_as_is(set, cal);
 			continue;
 		}
 		sc_error_clear(&err);

@@ -111,6 +111,13 @@ static int cross_validate(struct val_set *set, const struct calibration *start,
 	return EXIT_OK;
 }
 
+void cli_note_oos_as_is(const struct calibration *cal, bool serving)
+{
+	fprintf(stderr, "stepcast: validate: profile \"%s\" has no %sparameter fitted by validate %s--fit: "
+		"its cases are out of sample as they are\n", cal->name, serving ? "serving " : "",
+		serving ? "--serving " : "");
+}
+
 /* --out-of-sample: for each profile the expressed cases use, refit the
  * parameters it marks as fitted by `validate --fit` with each source group
  * left out (val_cross_validate); the cases keep their out-of-sample
@@ -131,17 +138,8 @@ static int out_of_sample(struct val_set *set)
 		struct sc_error err;
 
 		if (prof[p].n_params == 0) {
-			fprintf(stderr, "stepcast: validate: profile \"%s\" has no parameter fitted by "
-				"validate --fit: its cases are out of sample as they are\n", cal->name);
-			for (int k = 0; k < set->n_cases; k++) {
-				struct val_case *c = &set->cases[k];
-				if (c->expressible && c->scenario &&
-				    strcmp(c->scenario->calibration.name, cal->name) == 0) {
-					c->has_oos = true;
-					c->oos_predicted_step_s = c->predicted_step_s;
-					c->oos_err_rel = c->err_rel;
-				}
-			}
+			cli_note_oos_as_is(cal, false);
+			val_oos_as_is(set, cal);
 			continue;
 		}
 		sc_error_clear(&err);

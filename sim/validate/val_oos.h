@@ -25,4 +25,13 @@ struct val_oos_profile {
 int val_oos_add_profile(struct val_oos_profile *profiles, int n, int max,
 			const struct calibration *cal, bool by_name, bool serving);
 
+/* A profile with nothing to refit: its cases' in-sample predictions are
+ * their out-of-sample ones (training: the cases predicted with cal's
+ * name; serving: those on cal's GPU family, every metric, and the set
+ * marked as having out-of-sample values). */
+struct val_set;
+struct sval_set;
+void val_oos_as_is(struct val_set *set, const struct calibration *cal);
+void sval_oos_as_is(struct sval_set *set, const struct calibration *cal);
+
 #endif

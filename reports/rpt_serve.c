@@ -169,6 +169,30 @@ static const char *usd_text(char *buf, size_t n, bool known, double v)
 	return buf;
 }
 
+/* The uncertainty band of a serving result: the calibration's band of r's
+ * regime (regime: which, REGIME_COUNT when the profile has none and the
+ * serving calibration's uncertainty stands in), and under it the P10, P50
+ * and P90 of output tokens/s, p99 TTFT and p99 TPOT (ms).  The text and
+ * JSON reports both print it. */
+struct serve_band {
+	struct model_band band;
+	enum model_regime regime;
+	struct model_quantiles tokens_per_s, ttft_p99_ms, tpot_p99_ms;
+};
+
+static struct serve_band serve_band_of(const struct srv_scenario *sc, const struct srv_result *r)
+{
+	struct serve_band sb;
+
+	sb.band = model_band_of_regimes(&sc->calibration,
+					1u << model_serving_regime(r->mean_input_tokens, r->mean_output_tokens),
+					true, &sb.regime);
+	sb.tokens_per_s = model_band_quantiles_rate(&sb.band, r->output_tokens_per_s);
+	sb.ttft_p99_ms = model_band_quantiles(&sb.band, r->ttft_s.p99 * 1e3);
+	sb.tpot_p99_ms = model_band_quantiles(&sb.band, r->tpot_s.p99 * 1e3);
+	return sb;
+}
+
 void rpt_serve_text(FILE *out, const struct srv_scenario *sc, const struct srv_result *r)
 {
 	char ua[32], ub[32];
@@ -244,26 +268,15 @@ void rpt_serve_text(FILE *out, const struct srv_scenario *sc, const struct srv_r
 			usd_text(ub, sizeof(ub), r->cost_known, r->usd_per_m_total_tokens));
 	}
 	{
-		enum model_regime regime;
-		struct model_band b = model_band_of_regimes(
-			&sc->calibration,
-			1u << model_serving_regime(r->mean_input_tokens, r->mean_output_tokens), true, &regime);
+		struct serve_band sb = serve_band_of(sc, r);
 
 		fprintf(out, "uncertainty +/- %.0f %% on throughput and latency (serving validation, regime %s)\n",
-			100 * model_band_mape(&b),
-			regime == REGIME_COUNT ? "none" : model_regime_name(regime));
-	}
-	{
-		struct model_band b = model_band_of_regimes(
-			&sc->calibration,
-			1u << model_serving_regime(r->mean_input_tokens, r->mean_output_tokens), true, NULL);
-		struct model_quantiles t = model_band_quantiles_rate(&b, r->output_tokens_per_s);
-		struct model_quantiles f = model_band_quantiles(&b, r->ttft_s.p99 * 1e3);
-		struct model_quantiles o = model_band_quantiles(&b, r->tpot_s.p99 * 1e3);
-
+			100 * model_band_mape(&sb.band),
+			sb.regime == REGIME_COUNT ? "none" : model_regime_name(sb.regime));
 		fprintf(out, "band        P10 / P50 / P90: output %.4g / %.4g / %.4g tokens/s, p99 TTFT %.4g / "
-			"%.4g / %.4g ms, p99 TPOT %.4g / %.4g / %.4g ms\n", t.p10, t.p50, t.p90, f.p10, f.p50,
-			f.p90, o.p10, o.p50, o.p90);
+			"%.4g / %.4g ms, p99 TPOT %.4g / %.4g / %.4g ms\n", sb.tokens_per_s.p10,
+			sb.tokens_per_s.p50, sb.tokens_per_s.p90, sb.ttft_p99_ms.p10, sb.ttft_p99_ms.p50,
+			sb.ttft_p99_ms.p90, sb.tpot_p99_ms.p10, sb.tpot_p99_ms.p50, sb.tpot_p99_ms.p90);
 	}
 }
 
@@ -405,29 +418,17 @@ bool rpt_serve_json(FILE *out, const struct srv_scenario *sc, const struct srv_r
 	}
 	cJSON_AddNumberToObject(o, "uncertainty_rel", sc->calibration.serve_uncertainty_rel);
 	{
-		enum model_regime regime;
-		struct model_band b = model_band_of_regimes(
-			&sc->calibration,
-			1u << model_serving_regime(r->mean_input_tokens, r->mean_output_tokens), true, &regime);
+		struct serve_band sb = serve_band_of(sc, r);
 
-		cJSON_AddNumberToObject(o, "uncertainty_rel", model_band_mape(&b));
+		cJSON_AddNumberToObject(o, "uncertainty_rel", model_band_mape(&sb.band));
 		cJSON_AddStringToObject(o, "uncertainty_regime",
-					regime == REGIME_COUNT ? "none" : model_regime_name(regime));
-	}
-	{
-		struct model_band b = model_band_of_regimes(
-			&sc->calibration,
-			1u << model_serving_regime(r->mean_input_tokens, r->mean_output_tokens), true, NULL);
-		struct model_quantiles t = model_band_quantiles_rate(&b, r->output_tokens_per_s);
-		struct model_quantiles f = model_band_quantiles(&b, r->ttft_s.p99 * 1e3);
-		struct model_quantiles q = model_band_quantiles(&b, r->tpot_s.p99 * 1e3);
-
-		cJSON_AddNumberToObject(o, "output_tokens_per_s_p10", t.p10);
-		cJSON_AddNumberToObject(o, "output_tokens_per_s_p90", t.p90);
-		cJSON_AddNumberToObject(o, "ttft_p99_ms_p10", f.p10);
-		cJSON_AddNumberToObject(o, "ttft_p99_ms_p90", f.p90);
-		cJSON_AddNumberToObject(o, "tpot_p99_ms_p10", q.p10);
-		cJSON_AddNumberToObject(o, "tpot_p99_ms_p90", q.p90);
+					sb.regime == REGIME_COUNT ? "none" : model_regime_name(sb.regime));
+		cJSON_AddNumberToObject(o, "output_tokens_per_s_p10", sb.tokens_per_s.p10);
+		cJSON_AddNumberToObject(o, "output_tokens_per_s_p90", sb.tokens_per_s.p90);
+		cJSON_AddNumberToObject(o, "ttft_p99_ms_p10", sb.ttft_p99_ms.p10);
+		cJSON_AddNumberToObject(o, "ttft_p99_ms_p90", sb.ttft_p99_ms.p90);
+		cJSON_AddNumberToObject(o, "tpot_p99_ms_p10", sb.tpot_p99_ms.p10);
+		cJSON_AddNumberToObject(o, "tpot_p99_ms_p90", sb.tpot_p99_ms.p90);
 	}
 	return rpt_json_print(out, o);
 }

@@ -184,6 +184,20 @@ void mem_layer_activations(const struct model_arch *m,
 	}
 }
 
+double mem_full_recompute_share(const struct training *tr)
+{
+	if (tr->recompute == RECOMPUTE_FULL)
+		return 1.0;
+	if (mem_layer_selective(tr))
+		return 1.0 / tr->recompute_layer_interval;
+	return 0.0;
+}
+
+bool mem_layer_selective(const struct training *tr)
+{
+	return tr->recompute == RECOMPUTE_SELECTIVE && tr->recompute_layer_interval > 0;
+}
+
 double mem_weight_bytes_per_param(enum sc_precision p)
 {
 	/* BF16 weights, plus Transformer Engine's cached low-precision copies

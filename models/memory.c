@@ -46,12 +46,20 @@
  * (torch/_functorch/partitioners.py: MUST_SAVE bans the recompute of a node,
  * it does not add an output nobody reads).  fc2's output feeds only the
  * residual add, whose backward reads neither input, so a compiled layer does
- * not keep it. */
+ * not keep it.
+ * The save list named the flash and memory-efficient attention kernels only
+ * until torchtitan b39377f (2025-12-01, #2095, "add all SDPA backends to
+ * op_sac_save_list"), while its SDPA wrapper has put cuDNN attention first
+ * on SM100 and later since 3b85aa3 (2025-05-14, #1196, "Use cudnn backend
+ * on B200"): such a run recomputes the attention from the kept q and v and
+ * a recomputed k, and keeps neither its output nor its log-sum-exp
+ * (training sac_attention_recomputed). */
 static double torchtitan_op_sac_bytes(double sb, double h_rep, double q, double v,
 				      double attn_out, double lse, double fc1_gate,
-				      double fc2_out, bool mm_saved, bool compiled)
+				      double fc2_out, bool mm_saved, bool compiled,
+				      bool attn_recomputed)
 {
-	return 2.0 * sb * h_rep + attn_out + lse +
+	return 2.0 * sb * h_rep + (attn_recomputed ? 0.0 : attn_out + lse) +
 	       (mm_saved ? q + v + fc1_gate + (compiled ? 0.0 : fc2_out) : 0.0);
 }
 
@@ -146,7 +154,8 @@ void mem_layer_activations(const struct model_arch *m,
 			double kept = torchtitan_op_sac_bytes(sb, h * rep, q_b, v_b,
 							      2.0 * sb * (a / t) * d_v, lse_b,
 							      fc1_gate_b, fc2_out_b,
-							      o->precision != PREC_NVFP4, o->compile);
+							      o->precision != PREC_NVFP4, o->compile,
+							      o->sac_attention_recomputed);
 			out->stored_bytes = fmin(kept, out->working_bytes);
 		} else {
 			/* Megatron-Core --recompute-modules (default core_attn:

@@ -28,6 +28,7 @@ struct mem_act_opts {
 	enum sc_recompute recompute;
 	enum sc_framework framework; /* what "selective" means, which tensors are fused */
 	bool compile;          /* torchtitan torch.compile: elementwise ops fused */
+	bool sac_attention_recomputed; /* torchtitan op-level SAC: attention not in its save list */
 	double linear_input_bytes; /* bytes per element of a kept linear input: 2 (BF16),
 				      1 (FP8 casts kept, Transformer Engine), 0.5625 (NVFP4) */
 	double gated_input_bytes;  /* bytes per element of the kept gated-activation

@@ -623,6 +623,7 @@ static enum sc_status prepare(const struct scenario *sc, const struct layout_inf
 		ao.recompute = tr->recompute;
 		ao.framework = tr->framework;
 		ao.compile = tr->compile;
+		ao.sac_attention_recomputed = tr->sac_attention_recomputed;
 		ao.recompute_modules = tr->recompute_modules;
 		ao.precision = tr->precision;
 		ao.linear_input_bytes = mem_linear_input_bytes(tr->framework, tr->precision);

@@ -122,6 +122,12 @@ static void test_torchtitan_op_sac(void)
 		  2 * sb * h + 2 * sb * h + 4 * sb * a + 2 * sb * h + 2 * sb * 1024 +
 		  2 * sb * f + 2 * sb * h, 1e-12);
 	CHECK_REL(eager.stored_bytes - compiled.stored_bytes, 2 * sb * h, 1e-12);
+	/* a save list without the attention kernel that ran (cuDNN on
+	 * Blackwell, torchtitan May-December 2025): its output and LSE go */
+	o.sac_attention_recomputed = true;
+	mem_layer_activations(&m, &o, false, &eager);
+	CHECK_REL(compiled.stored_bytes - eager.stored_bytes, 2 * sb * h + 4 * sb * a, 1e-12);
+	o.sac_attention_recomputed = false;
 	/* NVFP4 matmuls are not in the save list: input and attention only */
 	o.precision = PREC_NVFP4;
 	mem_layer_activations(&m, &o, false, &compiled);

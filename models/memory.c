@@ -32,14 +32,35 @@
  * alternates "save" and "recompute" over the mm calls), and everything else
  * is recomputed from the layer input.  With a layer's matmuls in forward
  * order q, k, v, o, fc1 (gate), fc1 (up), fc2 the kept ones are q, v, fc1
- * (gate) and fc2.  The save list names aten.mm and aten._scaled_mm (the
- * FP8 and MXFP8 GEMMs); NVFP4 linears run torchao's own kernels, which are
- * not in it, so under NVFP4 every matmul output is recomputed. */
+ * (gate) and fc2.  torchao's FP8 and MXFP8 linears run their GEMM as
+ * aten.mm on a low-precision tensor subclass (Float8TrainingTensor,
+ * MXTensor), and a TorchDispatchMode such as SAC's sees the op before the
+ * subclass does, so the policy counts and keeps them as BF16 matmuls (the
+ * published FP8 and BF16 peaks agree within 0.3 %); NVFP4 linears run
+ * torchao's own kernels, not in the list, so under NVFP4 every matmul output
+ * is recomputed.
+ * Eager SAC caches every kept output until the layer's recompute in the
+ * backward (torch/utils/checkpoint.py, _CachingTorchDispatchMode stores each
+ * MUST_SAVE result); under torch.compile the policy only tags the graph and
+ * AOTAutograd's min-cut partitioner saves what the backward graph reads
+ * (torch/_functorch/partitioners.py: MUST_SAVE bans the recompute of a node,
+ * it does not add an output nobody reads).  fc2's output feeds only the
+ * residual add, whose backward reads neither input, so a compiled layer does
+ * not keep it.
+ * The save list named the flash and memory-efficient attention kernels only
+ * until torchtitan b39377f (2025-12-01, #2095, "add all SDPA backends to
+ * op_sac_save_list"), while its SDPA wrapper has put cuDNN attention first
+ * on SM100 and later since 3b85aa3 (2025-05-14, #1196, "Use cudnn backend
+ * on B200"): such a run recomputes the attention from the kept q and v and
+ * a recomputed k, and keeps neither its output nor its log-sum-exp
+ * (training sac_attention_recomputed). */
 static double torchtitan_op_sac_bytes(double sb, double h_rep, double q, double v,
 				      double attn_out, double lse, double fc1_gate,
-				      double fc2_out, bool mm_saved)
+				      double fc2_out, bool mm_saved, bool compiled,
+				      bool attn_recomputed)
 {
-	return 2.0 * sb * h_rep + attn_out + lse + (mm_saved ? q + v + fc1_gate + fc2_out : 0.0);
+	return 2.0 * sb * h_rep + (attn_recomputed ? 0.0 : attn_out + lse) +
+	       (mm_saved ? q + v + fc1_gate + (compiled ? 0.0 : fc2_out) : 0.0);
 }
 
 void mem_layer_activations(const struct model_arch *m,
@@ -133,7 +154,8 @@ void mem_layer_activations(const struct model_arch *m,
 			double kept = torchtitan_op_sac_bytes(sb, h * rep, q_b, v_b,
 							      2.0 * sb * (a / t) * d_v, lse_b,
 							      fc1_gate_b, fc2_out_b,
-							      o->precision != PREC_NVFP4);
+							      o->precision != PREC_NVFP4, o->compile,
+							      o->sac_attention_recomputed);
 			out->stored_bytes = fmin(kept, out->working_bytes);
 		} else {
 			/* Megatron-Core --recompute-modules (default core_attn:
@@ -169,6 +191,20 @@ void mem_layer_activations(const struct model_arch *m,
 		out->stored_bytes = 2.0 * sb * h * rep;
 		break;
 	}
+}
+
+double mem_full_recompute_share(const struct training *tr)
+{
+	if (tr->recompute == RECOMPUTE_FULL)
+		return 1.0;
+	if (mem_layer_selective(tr))
+		return 1.0 / tr->recompute_layer_interval;
+	return 0.0;
+}
+
+bool mem_layer_selective(const struct training *tr)
+{
+	return tr->recompute == RECOMPUTE_SELECTIVE && tr->recompute_layer_interval > 0;
 }
 
 double mem_weight_bytes_per_param(enum sc_precision p)

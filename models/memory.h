@@ -28,6 +28,7 @@ struct mem_act_opts {
 	enum sc_recompute recompute;
 	enum sc_framework framework; /* what "selective" means, which tensors are fused */
 	bool compile;          /* torchtitan torch.compile: elementwise ops fused */
+	bool sac_attention_recomputed; /* torchtitan op-level SAC: attention not in its save list */
 	double linear_input_bytes; /* bytes per element of a kept linear input: 2 (BF16),
 				      1 (FP8 casts kept, Transformer Engine), 0.5625 (NVFP4) */
 	double gated_input_bytes;  /* bytes per element of the kept gated-activation
@@ -56,6 +57,20 @@ struct mem_act {
 void mem_layer_activations(const struct model_arch *m,
 			   const struct mem_act_opts *opts, bool moe_layer,
 			   struct mem_act *out);
+
+/* Share of the decoder layers whose forward is rerun whole in the backward
+ * (they keep only their input): 1 under full recompute, 1 / N under
+ * torchtitan's layer-selective checkpointing (selective_ac_option "N":
+ * every N-th block gets the checkpoint wrapper, torchtitan
+ * activation_checkpoint.py _apply_layer_sac), 0 otherwise.  The one owner
+ * of that rule: the step time's recompute, the hardware FLOPs and the
+ * activations read it. */
+double mem_full_recompute_share(const struct training *tr);
+
+/* Layer-selective checkpointing: some layers recomputed whole, the others
+ * keep everything (0 < mem_full_recompute_share < 1, or N = 1 under
+ * recompute selective). */
+bool mem_layer_selective(const struct training *tr);
 
 struct mem_in {
 	enum sc_framework framework;

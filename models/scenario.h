@@ -140,6 +140,8 @@ struct training {
 				    weight copies cast per GEMM, not kept across micro-batches */
 	bool no_compile_loss;    /* with compile: the loss runs eager (torchtitan
 				    compile.components without "loss") */
+	bool sac_attention_recomputed; /* torchtitan op-level selective: the attention
+				    kernel is not in the save list, its output recomputed */
 	bool no_loss_upcast;     /* an eager loss on the BF16 logits as they are (no
 				    logits.float() nor autocast): its log-softmax in BF16 */
 	bool no_mem_efficient_linear; /* DeepSpeed ZeRO-3 model built outside

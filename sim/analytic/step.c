@@ -131,18 +131,6 @@ static double ep_a2a(const struct ctx *x, double bytes, struct coll_choice *out)
 	return t;
 }
 
-/* Share of a layer's forward rerun in its backward: all of it under full
- * recompute, 1 / N under torchtitan's layer-selective checkpointing (one
- * layer in N wrapped whole), none otherwise. */
-static double full_recompute_share(const struct training *tr)
-{
-	if (tr->recompute == RECOMPUTE_FULL)
-		return 1.0;
-	if (tr->recompute == RECOMPUTE_SELECTIVE && tr->recompute_layer_interval > 0)
-		return 1.0 / tr->recompute_layer_interval;
-	return 0.0;
-}
-
 /* TP-style communication of one layer (f and g operators), one direction.
  * With SP: forward f = all-gather, g = reduce-scatter; backward f =
  * reduce-scatter plus the re-all-gather of the saved SP-sharded input for
@@ -279,8 +267,8 @@ static void kind_recompute(const struct ctx *x, const struct tf_layer *L, struct
 	/* recompute: full re-runs the whole forward (and its communication)
 	 * before the backward; selective re-runs the attention core
 	 * (Korthikanti et al. 2022, section 5) */
-	if (full_recompute_share(&x->sc->training) > 0) {
-		double f = full_recompute_share(&x->sc->training);
+	if (mem_full_recompute_share(&x->sc->training) > 0) {
+		double f = mem_full_recompute_share(&x->sc->training);
 
 		gpu_time_add(&w->bwd, &w->fwd, f);
 		w->gemm_b += f * w->gemm_f;
@@ -536,9 +524,9 @@ struct stage {
 static void layer_activations(const struct model_arch *m, struct mem_act_opts *ao,
 			      const struct training *tr, bool moe, struct mem_act *out)
 {
-	double f = full_recompute_share(tr);
+	double f = mem_full_recompute_share(tr);
 
-	if (tr->recompute == RECOMPUTE_SELECTIVE && tr->recompute_layer_interval > 0) {
+	if (mem_layer_selective(tr)) {
 		struct mem_act none, full;
 
 		ao->recompute = RECOMPUTE_NONE;
@@ -635,6 +623,7 @@ static enum sc_status prepare(const struct scenario *sc, const struct layout_inf
 		ao.recompute = tr->recompute;
 		ao.framework = tr->framework;
 		ao.compile = tr->compile;
+		ao.sac_attention_recomputed = tr->sac_attention_recomputed;
 		ao.recompute_modules = tr->recompute_modules;
 		ao.precision = tr->precision;
 		ao.linear_input_bytes = mem_linear_input_bytes(tr->framework, tr->precision);
@@ -960,7 +949,7 @@ static void stage_memory(const struct scenario *sc, const struct step_prep *p,
 				c.params_expert += c1.params_expert;
 			}
 		}
-		extra = full_recompute_share(tr) > 0
+		extra = mem_full_recompute_share(tr) > 0
 			? fmax(a_dense.working_bytes, model_is_moe(m) ? a_moe.working_bytes : 0)
 			: 0;
 		/* the loss's logits of one micro-batch, held between the last
@@ -1298,8 +1287,8 @@ static void rates(const struct scenario *sc, const struct step_prep *p,
 	/* model FLOPs: forward + backward (2x forward), no recompute */
 	out->model_flops_per_step = 3.0 * fl->total * tokens_per_step;
 	out->hardware_flops_per_step = out->model_flops_per_step;
-	if (full_recompute_share(tr) > 0)
-		out->hardware_flops_per_step += full_recompute_share(tr) *
+	if (mem_full_recompute_share(tr) > 0)
+		out->hardware_flops_per_step += mem_full_recompute_share(tr) *
 						(fl->layers_gemm + fl->layers_attn +
 						 fl->mtp - (m->mtp_layers > 0 ? m->mtp_layers * fl->logits : 0)) *
 						tokens_per_step;

@@ -104,6 +104,7 @@ const struct cfg_field cfg_training_fields[] = {
 	CFG_F_BOOL(struct training, compile, 0, "torch.compile of the model and loss (torchtitan; default false)"),
 	CFG_F_BOOL(struct training, no_lp_weight_cache, 0, "Megatron --disable-parameter-transpose-cache: FP8/FP4 weight copies not kept (default false)"),
 	CFG_F_BOOL(struct training, no_compile_loss, 0, "with compile: the loss runs eager (torchtitan compile.components without \"loss\"; its releases before April 2025 compiled only the blocks; default false)"),
+	CFG_F_BOOL(struct training, sac_attention_recomputed, 0, "torchtitan op-level selective: the attention kernel's output recomputed, not kept (its save list lacked cuDNN attention, which runs first on Blackwell, from May to December 2025; default false)"),
 	CFG_F_BOOL(struct training, no_loss_upcast, 0, "an eager loss on the BF16 logits as they are, no logits.float() nor autocast: its log-softmax kept in BF16 (default false: upcast to FP32, as Hugging Face and torchtitan)"),
 	CFG_F_BOOL(struct training, no_mem_efficient_linear, 0, "DeepSpeed ZeRO-3 model built outside deepspeed.zero.Init: without recompute each gathered weight stays until its backward (default false)"),
 	CFG_F_BOOL(struct training, activation_input_fp8, 0, "the MLP activation's (SwiGLU) input kept in FP8 for the backward, as DeepSeek-V3 (default false)"),

@@ -16,11 +16,13 @@
  *     are both 0 (Megatron's defaults are 0.1); flag eager_attention ->
  *     unfused attention;
  *   loss_chunks, recompute_layer_interval, no_compile_loss,
- *     no_mem_efficient_linear and no_loss_upcast: the scenario's training
- *     fields of the same names (what the case's configuration and framework
- *     version state: torchtitan's ChunkedLossWrapper, selective_ac_option
- *     "N", a torchtitan that compiled only the blocks, a DeepSpeed model
- *     built outside deepspeed.zero.Init, a script's loss on the BF16 logits);
+ *     no_mem_efficient_linear, no_loss_upcast and sac_attention_recomputed:
+ *     the scenario's training fields of the same names (what the case's
+ *     configuration and framework version state: torchtitan's
+ *     ChunkedLossWrapper, selective_ac_option "N", a torchtitan that
+ *     compiled only the blocks, a DeepSpeed model built outside
+ *     deepspeed.zero.Init, a script's loss on the BF16 logits, a torchtitan
+ *     whose op-SAC save list lacked the cuDNN attention it ran);
  *     recompute_layer_interval only with recompute selective;
  *   measured_rank "last global rank..." -> the last pipeline stage, else
  *     the first (rank 0);
@@ -63,13 +65,13 @@ static const char *const memory_keys[] = { "framework", "framework_version", "op
 					   "activation_offload", "measured", "framework_args",
 					   "framework_env", "loss_chunks", "recompute_layer_interval",
 					   "no_compile_loss", "no_mem_efficient_linear", "no_loss_upcast",
-					   NULL };
+					   "sac_attention_recomputed", NULL };
 
 /* Of them, the scenario's training fields, read by the scenario's own
  * field table (its types and ranges). */
 static const char *const training_keys[] = { "loss_chunks", "recompute_layer_interval",
 					     "no_compile_loss", "no_mem_efficient_linear", "no_loss_upcast",
-					     NULL };
+					     "sac_attention_recomputed", NULL };
 
 static enum sc_status read_training_keys(const char *path, const char *where, const cJSON *item,
 					 struct training *tr, struct sc_error *err)

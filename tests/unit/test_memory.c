@@ -90,6 +90,71 @@ static void test_gqa_swiglu(void)
 	CHECK_REL(got, want, 1e-12);
 }
 
+/* torchtitan op-level SAC on Llama 3 8B shapes: eager keeps the block input,
+ * the attention output and LSE, and the kept matmuls q, v, fc1 (gate) and
+ * fc2; compiled, AOTAutograd saves only what the backward reads, so fc2's
+ * output (read by the residual add alone) is not kept. */
+static void test_torchtitan_op_sac(void)
+{
+	struct model_arch m = gpt3();
+	struct mem_act_opts o;
+	struct mem_act eager, compiled;
+	double sb = 8192, h = 4096, f = 14336, a = 32;
+
+	m.hidden = 4096;
+	m.ffn_hidden = 14336;
+	m.heads = 32;
+	m.kv_heads = 8;
+	m.gated_mlp = true;
+	m.activation = ACT_SWIGLU;
+	memset(&o, 0, sizeof(o));
+	o.seq_len = 8192;
+	o.micro_batch = 1;
+	o.tp = o.etp = 1;
+	o.flash = true;
+	o.recompute = RECOMPUTE_SELECTIVE;
+	o.framework = FW_TORCHTITAN;
+	o.precision = PREC_BF16;
+	mem_layer_activations(&m, &o, false, &eager);
+	o.compile = true;
+	mem_layer_activations(&m, &o, false, &compiled);
+	CHECK_REL(eager.stored_bytes,
+		  2 * sb * h + 2 * sb * h + 4 * sb * a + 2 * sb * h + 2 * sb * 1024 +
+		  2 * sb * f + 2 * sb * h, 1e-12);
+	CHECK_REL(eager.stored_bytes - compiled.stored_bytes, 2 * sb * h, 1e-12);
+	/* a save list without the attention kernel that ran (cuDNN on
+	 * Blackwell, torchtitan May-December 2025): its output and LSE go */
+	o.sac_attention_recomputed = true;
+	mem_layer_activations(&m, &o, false, &eager);
+	CHECK_REL(compiled.stored_bytes - eager.stored_bytes, 2 * sb * h + 4 * sb * a, 1e-12);
+	o.sac_attention_recomputed = false;
+	/* NVFP4 matmuls are not in the save list: input and attention only */
+	o.precision = PREC_NVFP4;
+	mem_layer_activations(&m, &o, false, &compiled);
+	CHECK_REL(compiled.stored_bytes, 2 * sb * h + 2 * sb * h + 4 * sb * a, 1e-12);
+}
+
+/* The share of layers rerun whole: full 1, layer-selective 1 / N, op-level
+ * selective and none 0. */
+static void test_full_recompute_share(void)
+{
+	struct training tr;
+
+	memset(&tr, 0, sizeof(tr));
+	tr.recompute = RECOMPUTE_FULL;
+	CHECK_REL(mem_full_recompute_share(&tr), 1.0, 0);
+	CHECK(!mem_layer_selective(&tr));
+	tr.recompute = RECOMPUTE_SELECTIVE;
+	CHECK_REL(mem_full_recompute_share(&tr), 0.0, 0);
+	CHECK(!mem_layer_selective(&tr));
+	tr.recompute_layer_interval = 4;
+	CHECK_REL(mem_full_recompute_share(&tr), 0.25, 1e-15);
+	CHECK(mem_layer_selective(&tr));
+	tr.recompute = RECOMPUTE_NONE;
+	CHECK_REL(mem_full_recompute_share(&tr), 0.0, 0);
+	CHECK(!mem_layer_selective(&tr));
+}
+
 /* DeepSeek-V3's FP8-cached SwiGLU input (report 3.3.4): the fc1 output of a
  * gated MLP, 2 x f per token, is kept at 1 + 4/128 bytes per element instead
  * of 2; nothing else moves. */
@@ -359,5 +424,7 @@ int main(void)
 	RUN(test_frameworks);
 	RUN(test_schedules);
 	RUN(test_chunked_loss);
+	RUN(test_torchtitan_op_sac);
+	RUN(test_full_recompute_share);
 	return sc_test_summary();
 }

@@ -269,6 +269,32 @@ static struct proto proto_of(const struct calibration *cal, const struct net_spa
 	return p;
 }
 
+/* The part of an LL128 ring or tree collective across AWS EFA that
+ * overlaps: latency L (every alpha term) and transfer W (the slowest
+ * tier's bytes over its rate) are not in series there.  LL128 carries its
+ * flag in every 128-byte line (NCCL src/device/prims_ll128.h), so a rank
+ * forwards each line of a step as it lands, where Simple waits for the
+ * slice and its fence; a fraction awsefa_ll128_overlap of the smaller term
+ * hides under the larger.  The p5 all-gather's incremental bus bandwidth
+ * between 32 and 128 MiB, 400-450 GB/s at 2-16 nodes, is above the LL128
+ * wire limit of a 400 GB/s node (120/128 of it), which no additive latency
+ * allows (crazyguitar cg-p5-nccl-allgather-*, efa-collective-cases.json).
+ * Only where LL128 is weighed (n_protocols: AWS EFA across domains). */
+static double ll128_hidden(const struct calibration *cal, const struct net_span *s, int pi,
+			   double latency, double transfer)
+{
+	if (pi != P_LL128 || !s->aws_efa || !s->inter)
+		return 0.0;
+	return fmin(fmax(cal->awsefa_ll128_overlap, 0.0), 1.0) * dmin(latency, transfer);
+}
+
+/* latency + transfer less what ll128_hidden() overlaps */
+static double joined(const struct calibration *cal, const struct net_span *s, int pi,
+		     double latency, double transfer)
+{
+	return latency + transfer - ll128_hidden(cal, s, pi, latency, transfer);
+}
+
 /* Names, one static string per algorithm x protocol, so that choosing costs
  * no formatting in the hot path. */
 static const char *const n_ring[P_N] = { "ring/simple", "ring/ll", "ring/ll128" };
@@ -349,14 +375,14 @@ static void all_reduce(const struct calibration *cal, const struct net_span *s,
 		 * the inter-node hop of each of the node's rings is fed by the r
 		 * member GPUs' NIC shares */
 		double bring = dmin(p.b_nv, r * p.b_efa_ring);
-		consider(b, p.start_efa + 2.0 * (n - 1) * p.a_efa_ring + 2.0 * fn * S / bring,
-			 n_ring[pi]);
+		consider(b, joined(cal, s, pi, p.start_efa + 2.0 * (n - 1) * p.a_efa_ring,
+				   2.0 * fn * S / bring), n_ring[pi]);
 		/* NCCL tree: chain inside the domain (each GPU sends S up and S
 		 * down over NVLink), double binary tree across domains */
 		double intra_chain = r > 1 ? 2.0 * S / p.b_nv : 0.0;
 		double inter_tree = 2.0 * fN * S / (r * p.b_efa_tree);
-		consider(b, p.start_efa + 2.0 * (lg * p.a_efa_tree + (r - 1) * p.a_nv) +
-			 dmax(intra_chain, inter_tree), n_tree[pi]);
+		consider(b, joined(cal, s, pi, p.start_efa + 2.0 * (lg * p.a_efa_tree + (r - 1) * p.a_nv),
+				   dmax(intra_chain, inter_tree)), n_tree[pi]);
 		if (r > 1 && !nccl_only(s)) {
 			double intra = 2.0 * fr * S / p.b_nv;
 			double lat_in = p.start_efa + 2.0 * (r - 1) * p.a_nv;
@@ -408,7 +434,8 @@ static void half_collective(const struct calibration *cal, const struct net_span
 		double fN = (double)(N - 1) / N;
 		double bring = dmin(p.b_nv, r * p.b_efa_ring);
 
-		consider(b, p.start_efa + (n - 1) * p.a_efa_ring + fn * S / bring, n_ring[pi]);
+		consider(b, joined(cal, s, pi, p.start_efa + (n - 1) * p.a_efa_ring, fn * S / bring),
+			 n_ring[pi]);
 		if (r > 1 && !nccl_only(s))
 			consider(b, p.start_efa + (r - 1) * p.a_nv + (N - 1) * p.a_efa_ring +
 				 dmax(fr * S / p.b_nv, fN * S / (r * p.b_efa_ring)),
@@ -815,8 +842,8 @@ static bool ends_with(const char *s, const char *suffix)
 /* The algorithms of all_reduce(), half_collective(), all_to_all() and
  * send_recv(), term by term: any change there must be made here too (the
  * unit test tests/des/test_des_flows.c compares both for every algorithm). */
-static void flows_by_name(const struct calibration *cal, const struct net_span *s,
-			  enum coll_op op, double S, struct coll_flows *o)
+static void flows_unhidden(const struct calibration *cal, const struct net_span *s,
+			   enum coll_op op, double S, struct coll_flows *o)
 {
 	const char *a = o->choice.algorithm;
 	int n = s->ranks, r = s->ranks_per_domain, N = s->domains;
@@ -889,6 +916,22 @@ static void flows_by_name(const struct calibration *cal, const struct net_span *
 			  nvls_wire_bytes(op, r, S), bnvls, 2,
 			  2.0 * fN * S / r, ps.b_efa_nvlstree, (int)(2 * lg));
 	}
+}
+
+/* flows_unhidden() and the part of the latency that an LL128 ring or
+ * tree hides under its transfer (ll128_hidden(), as coll_time() weighs it) */
+static void flows_by_name(const struct calibration *cal, const struct net_span *s,
+			  enum coll_op op, double S, struct coll_flows *o)
+{
+	const char *a = o->choice.algorithm;
+	double hide;
+
+	flows_unhidden(cal, s, op, S, o);
+	if (!ends_with(a, "/ll128") || o->pattern == COLL_PATTERN_NONE)
+		return;
+	hide = ll128_hidden(cal, s, P_LL128, o->latency_s, o->time_s - o->latency_s);
+	o->latency_s -= hide;
+	o->time_s -= hide;
 }
 
 double coll_flows_of(const struct calibration *cal, const struct net_span *s,

@@ -605,16 +605,39 @@ static const double nccl_base_lat_us[2][P_N] = { /* [ring, tree][simple, ll, ll1
 static const double nccl_nvl_lat_us[2][P_N] = { { 3.4, 0.6, 1.9 }, { 4.0, 0.6, 1.25 } };
 static const double nccl_net_lat_us[2][P_N] = { { 14.0, 2.7, 4.0 }, { 14.0, 5.0, 8.5 } };
 
-static double nccl_ll_max_GBps(const struct calibration *cal, int nodes)
+/* NVLS_TREE in NCCL's model (tuning.cc): hwLat NVLINK NVLS_TREE Simple
+ * 25 us inside the domain, hwLat NET NVLS_TREE Simple 20.9 us per tree
+ * level across it.  NCCL adds the network's reported latency
+ * (graph->latencyInter) to every network latency alike; the selector
+ * leaves it out of all its tables, ring and tree as well, so that it
+ * moves no choice among them. */
+#define NCCL_NVLSTREE_INTRA_LAT_US 25.0
+#define NCCL_NVLSTREE_NET_LAT_US 20.9
+
+/* What NCCL's model reads of the GPU family, resolved once per choice:
+ * llMaxBws for 1, 2 and > 2 nodes (Hopper 141 / 45 / 35 GB/s, Blackwell
+ * twice, Ampere 87.7 / 22.5 / 19) and nvlsEfficiency (Hopper 0.85,
+ * Blackwell 0.74). */
+struct nccl_family {
+	double ll_max_GBps[3];
+	double nvls_eff;
+};
+
+static struct nccl_family nccl_family_of(const struct calibration *cal)
 {
-	int i = nodes <= 1 ? 0 : nodes == 2 ? 1 : 2;
-	static const double hopper[3] = { 141.0, 45.0, 35.0 }, ampere[3] = { 87.7, 22.5, 19.0 };
+	static const struct nccl_family hopper = { { 141.0, 45.0, 35.0 }, 0.85 },
+		blackwell = { { 282.0, 90.0, 70.0 }, 0.74 }, ampere = { { 87.7, 22.5, 19.0 }, 0.85 };
 
 	if (strcmp(cal->gpu_family, "blackwell") == 0)
-		return 2.0 * hopper[i];
+		return blackwell;
 	if (strcmp(cal->gpu_family, "ampere") == 0)
-		return ampere[i];
-	return hopper[i];
+		return ampere;
+	return hopper;
+}
+
+static double nccl_ll_max_GBps(const struct nccl_family *f, int nodes)
+{
+	return f->ll_max_GBps[nodes <= 1 ? 0 : nodes == 2 ? 1 : 2];
 }
 
 static int log2i(int n)
@@ -628,7 +651,7 @@ static int log2i(int n)
 
 /* NCCL's predicted time (us) of algorithm a under protocol pi for op of
  * `bytes` on span s (inter-domain). */
-static double nccl_model_us(const struct calibration *cal, const struct net_span *s, enum coll_op op,
+static double nccl_model_us(const struct nccl_family *fam, const struct net_span *s, enum coll_op op,
 			    double bytes, int a, int pi)
 {
 	int n = s->ranks, nodes = s->domains > 1 ? s->domains : 1, ppn = s->ranks_per_domain;
@@ -643,15 +666,13 @@ static double nccl_model_us(const struct calibration *cal, const struct net_span
 		/* intra: NVLS at nvlsEfficiency (Hopper 0.85, Blackwell 0.74),
 		 * doubled for all-reduce; inter: the tree (NCCL doubles it on 2
 		 * nodes, not weighed here) */
-		double eff = strcmp(cal->gpu_family, "blackwell") == 0 ? 0.74 : 0.85;
-
-		bus = dmin(2.0 * nv_GBps * eff, efa_GBps);
-		lat = 25.0 + 2.0 * log2i(nodes) * (20.9 + 0.0);
+		bus = dmin(2.0 * nv_GBps * fam->nvls_eff, efa_GBps);
+		lat = NCCL_NVLSTREE_INTRA_LAT_US + 2.0 * log2i(nodes) * NCCL_NVLSTREE_NET_LAT_US;
 		ratio = (double)n / nsteps;
 		return lat + bytes / (1e3 * bus * ratio);
 	}
 	if (pi == P_LL)
-		bus = t ? dmin(bus / 3.8, nccl_ll_max_GBps(cal, nodes)) : dmin(nccl_ll_max_GBps(cal, nodes), bus * 0.5);
+		bus = t ? dmin(bus / 3.8, nccl_ll_max_GBps(fam, nodes)) : dmin(nccl_ll_max_GBps(fam, nodes), bus * 0.5);
 	else if (pi == P_LL128)
 		bus *= t ? 120.0 / 128.0 : 0.92;
 	else if (t)
@@ -674,6 +695,7 @@ static double nccl_model_us(const struct calibration *cal, const struct net_span
 static void nccl_select(const struct calibration *cal, const struct net_span *s, enum coll_op op,
 			double bytes, struct best *b)
 {
+	struct nccl_family fam = nccl_family_of(cal);
 	double best_us = INFINITY;
 	int best = -1;
 
@@ -691,7 +713,7 @@ static void nccl_select(const struct calibration *cal, const struct net_span *s,
 			a = NA_NVLS_TREE, pi = P_SIMPLE;
 		if (a < 0)
 			continue;
-		double us = nccl_model_us(cal, s, op, bytes, a, pi);
+		double us = nccl_model_us(&fam, s, op, bytes, a, pi);
 
 		if (us < best_us) {
 			best_us = us;

@@ -611,10 +611,10 @@ static const double nccl_net_lat_us[2][P_N] = { { 14.0, 2.7, 4.0 }, { 14.0, 5.0,
  * (graph->latencyInter, twice under Simple for the flush: tuning.cc @5067397c)
  * to every network latency alike; the selector leaves it out of all its
  * tables, ring and tree as well: with the 75 us aws-ofi-nccl reports on
- * p5 (efa-tuner-priors.json platform-p5-p5e-latency) added, NCCL's move
- * from LL128 to Simple lands at 4-8 times larger all-gathers than the
- * measured dip, and the p5 curves fit worse (crazyguitar 4.6 -> 5.5 %
- * after a refit), which says the run's plugin reported no latency. */
+ * p5 (efa-tuner-priors.json platform-p5-p5e-latency) added, Simple's
+ * network steps cost 2 x 75 us more and NCCL's move from LL128 to Simple
+ * shifts to larger messages than the measured all-gather dip: the p5
+ * curves fit worse (crazyguitar 4.6 -> 5.5 % after a refit). */
 #define NCCL_NVLSTREE_INTRA_LAT_US 25.0
 #define NCCL_NVLSTREE_NET_LAT_US 20.9
 

@@ -53,6 +53,7 @@
 	X(awsefa_scale_decay, "fraction", 0.0, 0.5, "AWS EFA transport: loss of ring/tree bandwidth per doubling of the NVLink domains beyond 2 (achieved = eff / (1 + decay log2(N/2)))") \
 	X(awsefa_ll128_alpha_fraction, "fraction", 0.01, 1.0, "AWS EFA transport: latency of NCCL's LL128 protocol over that of Simple (LL128 is weighed only where the aws-ofi-nccl regions can choose it)") \
 	X(awsefa_ll128_bw_fraction, "fraction", 0.3, 0.9375, "AWS EFA transport: bandwidth of NCCL's LL128 protocol over that of Simple") \
+	X(awsefa_ll128_overlap, "fraction", 0.0, 1.0, "AWS EFA transport: fraction of the smaller of an LL128 ring/tree collective's latency and bandwidth terms that the other hides (LL128 forwards each 128-byte line as it arrives)") \
 	X(awsefa_cross_rail_eff, "fraction", 0.1, 1.0, "AWS EFA transport: throughput of cross-rail traffic (to a NIC of another rail) over rail-aligned traffic") \
 	X(ep_proxy_call_s, "s", 1e-6, 2e-3, "CPU-proxy expert-parallel dispatch/combine (UCCL-EP, pplx-garden on EFA): fixed cost per call (kernel launch, token-count exchange, proxy round trip)") \
 	X(ep_proxy_peer_s, "s", 0.0, 1e-4, "CPU-proxy EP dispatch/combine: cost per remote rank per call (one proxy work request and completion)") \

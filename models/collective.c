@@ -269,6 +269,32 @@ static struct proto proto_of(const struct calibration *cal, const struct net_spa
 	return p;
 }
 
+/* The part of an LL128 ring or tree collective across AWS EFA that
+ * overlaps: latency L (every alpha term) and transfer W (the slowest
+ * tier's bytes over its rate) are not in series there.  LL128 carries its
+ * flag in every 128-byte line (NCCL src/device/prims_ll128.h), so a rank
+ * forwards each line of a step as it lands, where Simple waits for the
+ * slice and its fence; a fraction awsefa_ll128_overlap of the smaller term
+ * hides under the larger.  The p5 all-gather's incremental bus bandwidth
+ * between 32 and 128 MiB, 400-450 GB/s at 2-16 nodes, is above the LL128
+ * wire limit of a 400 GB/s node (120/128 of it), which no additive latency
+ * allows (crazyguitar cg-p5-nccl-allgather-*, efa-collective-cases.json).
+ * Only where LL128 is weighed (n_protocols: AWS EFA across domains). */
+static double ll128_hidden(const struct calibration *cal, const struct net_span *s, int pi,
+			   double latency, double transfer)
+{
+	if (pi != P_LL128 || !s->aws_efa || !s->inter)
+		return 0.0;
+	return fmin(fmax(cal->awsefa_ll128_overlap, 0.0), 1.0) * dmin(latency, transfer);
+}
+
+/* latency + transfer less what ll128_hidden() overlaps */
+static double joined(const struct calibration *cal, const struct net_span *s, int pi,
+		     double latency, double transfer)
+{
+	return latency + transfer - ll128_hidden(cal, s, pi, latency, transfer);
+}
+
 /* Names, one static string per algorithm x protocol, so that choosing costs
  * no formatting in the hot path. */
 static const char *const n_ring[P_N] = { "ring/simple", "ring/ll", "ring/ll128" };
@@ -349,14 +375,14 @@ static void all_reduce(const struct calibration *cal, const struct net_span *s,
 		 * the inter-node hop of each of the node's rings is fed by the r
 		 * member GPUs' NIC shares */
 		double bring = dmin(p.b_nv, r * p.b_efa_ring);
-		consider(b, p.start_efa + 2.0 * (n - 1) * p.a_efa_ring + 2.0 * fn * S / bring,
-			 n_ring[pi]);
+		consider(b, joined(cal, s, pi, p.start_efa + 2.0 * (n - 1) * p.a_efa_ring,
+				   2.0 * fn * S / bring), n_ring[pi]);
 		/* NCCL tree: chain inside the domain (each GPU sends S up and S
 		 * down over NVLink), double binary tree across domains */
 		double intra_chain = r > 1 ? 2.0 * S / p.b_nv : 0.0;
 		double inter_tree = 2.0 * fN * S / (r * p.b_efa_tree);
-		consider(b, p.start_efa + 2.0 * (lg * p.a_efa_tree + (r - 1) * p.a_nv) +
-			 dmax(intra_chain, inter_tree), n_tree[pi]);
+		consider(b, joined(cal, s, pi, p.start_efa + 2.0 * (lg * p.a_efa_tree + (r - 1) * p.a_nv),
+				   dmax(intra_chain, inter_tree)), n_tree[pi]);
 		if (r > 1 && !nccl_only(s)) {
 			double intra = 2.0 * fr * S / p.b_nv;
 			double lat_in = p.start_efa + 2.0 * (r - 1) * p.a_nv;
@@ -408,7 +434,8 @@ static void half_collective(const struct calibration *cal, const struct net_span
 		double fN = (double)(N - 1) / N;
 		double bring = dmin(p.b_nv, r * p.b_efa_ring);
 
-		consider(b, p.start_efa + (n - 1) * p.a_efa_ring + fn * S / bring, n_ring[pi]);
+		consider(b, joined(cal, s, pi, p.start_efa + (n - 1) * p.a_efa_ring, fn * S / bring),
+			 n_ring[pi]);
 		if (r > 1 && !nccl_only(s))
 			consider(b, p.start_efa + (r - 1) * p.a_nv + (N - 1) * p.a_efa_ring +
 				 dmax(fr * S / p.b_nv, fN * S / (r * p.b_efa_ring)),
@@ -578,16 +605,43 @@ static const double nccl_base_lat_us[2][P_N] = { /* [ring, tree][simple, ll, ll1
 static const double nccl_nvl_lat_us[2][P_N] = { { 3.4, 0.6, 1.9 }, { 4.0, 0.6, 1.25 } };
 static const double nccl_net_lat_us[2][P_N] = { { 14.0, 2.7, 4.0 }, { 14.0, 5.0, 8.5 } };
 
-static double nccl_ll_max_GBps(const struct calibration *cal, int nodes)
+/* NVLS_TREE in NCCL's model (tuning.cc): hwLat NVLINK NVLS_TREE Simple
+ * 25 us inside the domain, hwLat NET NVLS_TREE Simple 20.9 us per tree
+ * level across it.  NCCL adds the network's reported latency
+ * (graph->latencyInter, twice under Simple for the flush: tuning.cc @5067397c)
+ * to every network latency alike; the selector leaves it out of all its
+ * tables, ring and tree as well: with the 75 us aws-ofi-nccl reports on
+ * p5 (efa-tuner-priors.json platform-p5-p5e-latency) added, Simple's
+ * network steps cost 2 x 75 us more and NCCL's move from LL128 to Simple
+ * shifts to larger messages than the measured all-gather dip: the p5
+ * curves fit worse (crazyguitar 4.6 -> 5.5 % after a refit). */
+#define NCCL_NVLSTREE_INTRA_LAT_US 25.0
+#define NCCL_NVLSTREE_NET_LAT_US 20.9
+
+/* What NCCL's model reads of the GPU family, resolved once per choice:
+ * llMaxBws for 1, 2 and > 2 nodes (Hopper 141 / 45 / 35 GB/s, Blackwell
+ * twice, Ampere 87.7 / 22.5 / 19) and nvlsEfficiency (Hopper 0.85,
+ * Blackwell 0.74). */
+struct nccl_family {
+	double ll_max_GBps[3];
+	double nvls_eff;
+};
+
+static struct nccl_family nccl_family_of(const struct calibration *cal)
 {
-	int i = nodes <= 1 ? 0 : nodes == 2 ? 1 : 2;
-	static const double hopper[3] = { 141.0, 45.0, 35.0 }, ampere[3] = { 87.7, 22.5, 19.0 };
+	static const struct nccl_family hopper = { { 141.0, 45.0, 35.0 }, 0.85 },
+		blackwell = { { 282.0, 90.0, 70.0 }, 0.74 }, ampere = { { 87.7, 22.5, 19.0 }, 0.85 };
 
 	if (strcmp(cal->gpu_family, "blackwell") == 0)
-		return 2.0 * hopper[i];
+		return blackwell;
 	if (strcmp(cal->gpu_family, "ampere") == 0)
-		return ampere[i];
-	return hopper[i];
+		return ampere;
+	return hopper;
+}
+
+static double nccl_ll_max_GBps(const struct nccl_family *f, int nodes)
+{
+	return f->ll_max_GBps[nodes <= 1 ? 0 : nodes == 2 ? 1 : 2];
 }
 
 static int log2i(int n)
@@ -601,7 +655,7 @@ static int log2i(int n)
 
 /* NCCL's predicted time (us) of algorithm a under protocol pi for op of
  * `bytes` on span s (inter-domain). */
-static double nccl_model_us(const struct calibration *cal, const struct net_span *s, enum coll_op op,
+static double nccl_model_us(const struct nccl_family *fam, const struct net_span *s, enum coll_op op,
 			    double bytes, int a, int pi)
 {
 	int n = s->ranks, nodes = s->domains > 1 ? s->domains : 1, ppn = s->ranks_per_domain;
@@ -616,15 +670,13 @@ static double nccl_model_us(const struct calibration *cal, const struct net_span
 		/* intra: NVLS at nvlsEfficiency (Hopper 0.85, Blackwell 0.74),
 		 * doubled for all-reduce; inter: the tree (NCCL doubles it on 2
 		 * nodes, not weighed here) */
-		double eff = strcmp(cal->gpu_family, "blackwell") == 0 ? 0.74 : 0.85;
-
-		bus = dmin(2.0 * nv_GBps * eff, efa_GBps);
-		lat = 25.0 + 2.0 * log2i(nodes) * (20.9 + 0.0);
+		bus = dmin(2.0 * nv_GBps * fam->nvls_eff, efa_GBps);
+		lat = NCCL_NVLSTREE_INTRA_LAT_US + 2.0 * log2i(nodes) * NCCL_NVLSTREE_NET_LAT_US;
 		ratio = (double)n / nsteps;
 		return lat + bytes / (1e3 * bus * ratio);
 	}
 	if (pi == P_LL)
-		bus = t ? dmin(bus / 3.8, nccl_ll_max_GBps(cal, nodes)) : dmin(nccl_ll_max_GBps(cal, nodes), bus * 0.5);
+		bus = t ? dmin(bus / 3.8, nccl_ll_max_GBps(fam, nodes)) : dmin(nccl_ll_max_GBps(fam, nodes), bus * 0.5);
 	else if (pi == P_LL128)
 		bus *= t ? 120.0 / 128.0 : 0.92;
 	else if (t)
@@ -647,6 +699,7 @@ static double nccl_model_us(const struct calibration *cal, const struct net_span
 static void nccl_select(const struct calibration *cal, const struct net_span *s, enum coll_op op,
 			double bytes, struct best *b)
 {
+	struct nccl_family fam = nccl_family_of(cal);
 	double best_us = INFINITY;
 	int best = -1;
 
@@ -664,7 +717,7 @@ static void nccl_select(const struct calibration *cal, const struct net_span *s,
 			a = NA_NVLS_TREE, pi = P_SIMPLE;
 		if (a < 0)
 			continue;
-		double us = nccl_model_us(cal, s, op, bytes, a, pi);
+		double us = nccl_model_us(&fam, s, op, bytes, a, pi);
 
 		if (us < best_us) {
 			best_us = us;
@@ -815,8 +868,8 @@ static bool ends_with(const char *s, const char *suffix)
 /* The algorithms of all_reduce(), half_collective(), all_to_all() and
  * send_recv(), term by term: any change there must be made here too (the
  * unit test tests/des/test_des_flows.c compares both for every algorithm). */
-static void flows_by_name(const struct calibration *cal, const struct net_span *s,
-			  enum coll_op op, double S, struct coll_flows *o)
+static void flows_unhidden(const struct calibration *cal, const struct net_span *s,
+			   enum coll_op op, double S, struct coll_flows *o)
 {
 	const char *a = o->choice.algorithm;
 	int n = s->ranks, r = s->ranks_per_domain, N = s->domains;
@@ -889,6 +942,22 @@ static void flows_by_name(const struct calibration *cal, const struct net_span *
 			  nvls_wire_bytes(op, r, S), bnvls, 2,
 			  2.0 * fN * S / r, ps.b_efa_nvlstree, (int)(2 * lg));
 	}
+}
+
+/* flows_unhidden() and the part of the latency that an LL128 ring or
+ * tree hides under its transfer (ll128_hidden(), as coll_time() weighs it) */
+static void flows_by_name(const struct calibration *cal, const struct net_span *s,
+			  enum coll_op op, double S, struct coll_flows *o)
+{
+	const char *a = o->choice.algorithm;
+	double hide;
+
+	flows_unhidden(cal, s, op, S, o);
+	if (!ends_with(a, "/ll128") || o->pattern == COLL_PATTERN_NONE)
+		return;
+	hide = ll128_hidden(cal, s, P_LL128, o->latency_s, o->time_s - o->latency_s);
+	o->latency_s -= hide;
+	o->time_s -= hide;
 }
 
 double coll_flows_of(const struct calibration *cal, const struct net_span *s,

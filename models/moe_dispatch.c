@@ -7,34 +7,13 @@
 
 #include "collective.h"
 
+SC_ENUM_DEFINE(moe_backend_name, enum moe_backend, moe_backend_names, MOE_BACKEND_LIST)
+
 int moe_backend_of_name(const char *name)
 {
-	if (strcmp(name, "alltoall") == 0)
-		return MOE_BACKEND_ALLTOALL;
-	if (strcmp(name, "flex") == 0 || strcmp(name, "deepep") == 0 || strcmp(name, "hybridep") == 0)
+	if (strcmp(name, "deepep") == 0 || strcmp(name, "hybridep") == 0)
 		return MOE_BACKEND_FLEX;
-	if (strcmp(name, "uccl-ep") == 0)
-		return MOE_BACKEND_UCCL_EP;
-	if (strcmp(name, "pplx-garden") == 0)
-		return MOE_BACKEND_PPLX_GARDEN;
-	if (strcmp(name, "allgather") == 0)
-		return MOE_BACKEND_ALLGATHER;
-	if (strcmp(name, "efa-gda") == 0)
-		return MOE_BACKEND_EFA_GDA;
-	return -1;
-}
-
-const char *moe_backend_name(enum moe_backend b)
-{
-	switch (b) {
-	case MOE_BACKEND_ALLTOALL: return "alltoall";
-	case MOE_BACKEND_FLEX: return "flex";
-	case MOE_BACKEND_UCCL_EP: return "uccl-ep";
-	case MOE_BACKEND_PPLX_GARDEN: return "pplx-garden";
-	case MOE_BACKEND_ALLGATHER: return "allgather";
-	case MOE_BACKEND_EFA_GDA: return "efa-gda";
-	}
-	return "unknown";
+	return sc_enum_parse(moe_backend_names, name);
 }
 
 bool moe_low_latency_batch(double tokens)

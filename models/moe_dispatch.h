@@ -41,20 +41,20 @@
 #include <stdbool.h>
 
 #include "calibration.h"
+#include "enum_names.h"
 #include "collective.h"
 #include "network.h"
 
-enum moe_backend {
-	MOE_BACKEND_ALLTOALL,
-	MOE_BACKEND_FLEX,
-	MOE_BACKEND_UCCL_EP,
-	MOE_BACKEND_PPLX_GARDEN,
-	MOE_BACKEND_ALLGATHER,
-	MOE_BACKEND_EFA_GDA
-};
+#define MOE_BACKEND_LIST(X) X(MOE_BACKEND_ALLTOALL, "alltoall") X(MOE_BACKEND_FLEX, "flex") \
+	X(MOE_BACKEND_UCCL_EP, "uccl-ep") X(MOE_BACKEND_PPLX_GARDEN, "pplx-garden") \
+	X(MOE_BACKEND_ALLGATHER, "allgather") X(MOE_BACKEND_EFA_GDA, "efa-gda")
 
-/* "alltoall", "flex", "uccl-ep", "pplx-garden", "allgather", "efa-gda"; -1 for an unknown name
- * ("deepep" and "hybridep" are flex). */
+enum moe_backend { MOE_BACKEND_LIST(SC_ENUM_ID) };
+
+extern const char *const moe_backend_names[];
+
+/* The backend of a name of moe_backend_names; -1 for an unknown name
+ * ("deepep" and "hybridep", Megatron's flex dispatchers, are flex). */
 int moe_backend_of_name(const char *name);
 const char *moe_backend_name(enum moe_backend b);
 

@@ -74,6 +74,30 @@ for f in ['hopper', 'ampere', 'blackwell']:
     json.dump(d, open(p, 'w'), indent=2)
     open(p, 'a').write('\n')
 PY
+# 3b. the AWS EFA collective model (issue 13): the awsefa_* parameters of
+#    Hopper fitted to the multi-node p5 nccl-tests curves (>= 1 MiB) of
+#    both shipped collective-cases files, in two passes (the fit takes 16
+#    parameters at most, and the all-to-all's are nearly separable from
+#    the ring/tree/LL128 ones): the ring, tree and LL128 terms, then the
+#    all-to-all terms beside the start-up they share.  Blackwell has no
+#    NCCL curve >= 1 MiB in the EFA set and takes Hopper's; Ampere fits its
+#    start-up, tree and LL128 terms to the 2 x p4de curve.  Each pass writes
+#    a whole profile; apply-profile-fit.py copies only the fitted entries.
+efa_fit() { # PROFILE PARAMS OUT: validate --collectives --fit on PROFILE (a name or file)
+	"$sc" validate --collectives --min-bytes 1048576 --calibration "$1" --fit "$2" --output "$3" >/dev/null
+}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+efa_ring=awsefa_step_alpha_s,awsefa_tree_alpha_s,awsefa_startup_s,awsefa_ring_bw_eff,awsefa_tree_bw_eff,awsefa_nvlstree_bw_eff,awsefa_scale_decay,awsefa_ll128_alpha_fraction,awsefa_ll128_bw_fraction,awsefa_ll128_overlap
+efa_a2a=awsefa_a2a_bw_eff,awsefa_a2a_peer_alpha_s,awsefa_a2a_window_bytes,awsefa_a2a_window_eff,awsefa_startup_s
+efa_fit hopper-default $efa_ring "$tmp/h1.json"
+efa_fit "$tmp/h1.json" $efa_a2a "$tmp/h2.json"
+python3 scripts/apply-profile-fit.py "$tmp/h2.json" $cal/hopper-default.json $efa_ring,$efa_a2a
+python3 scripts/apply-profile-fit.py $cal/hopper-default.json $cal/blackwell-default.json $efa_ring,$efa_a2a \
+	--source-prefix "copied from hopper-default (no Blackwell NCCL curve >= 1 MiB in the EFA set): "
+efa_amp=awsefa_startup_s,awsefa_tree_bw_eff,awsefa_ll128_alpha_fraction,awsefa_ll128_bw_fraction,awsefa_ll128_overlap
+efa_fit ampere-default $efa_amp "$tmp/a1.json"
+python3 scripts/apply-profile-fit.py "$tmp/a1.json" $cal/ampere-default.json $efa_amp
 # 4. the nccl-tests profiles, on the refitted bases.  A base parameter
 #    that the EFA fit owns (its source says `validate --collectives --fit`:
 #    fitted to the multi-node EFA curves, issue 13) is kept as it is; the

@@ -46,7 +46,7 @@ static const int collective_params[] = {
 	CALIB_awsefa_step_alpha_s, CALIB_awsefa_tree_alpha_s, CALIB_awsefa_startup_s,
 	CALIB_awsefa_ring_bw_eff, CALIB_awsefa_tree_bw_eff, CALIB_awsefa_nvlstree_bw_eff,
 	CALIB_awsefa_a2a_bw_eff, CALIB_awsefa_ll128_alpha_fraction, CALIB_awsefa_ll128_bw_fraction,
-	CALIB_awsefa_a2a_peer_alpha_s, CALIB_awsefa_scale_decay,
+	CALIB_awsefa_a2a_peer_alpha_s, CALIB_awsefa_scale_decay, CALIB_awsefa_ll128_overlap,
 };
 
 bool cal_is_collective_param(enum calib_param p)
@@ -111,7 +111,8 @@ bool cal_algorithm_uses(const char *alg, const char *tier, enum calib_param p)
 
 	if (p == CALIB_ll_alpha_fraction || p == CALIB_ll_bw_fraction)
 		return ll;
-	if (p == CALIB_awsefa_ll128_alpha_fraction || p == CALIB_awsefa_ll128_bw_fraction)
+	if (p == CALIB_awsefa_ll128_alpha_fraction || p == CALIB_awsefa_ll128_bw_fraction ||
+	    p == CALIB_awsefa_ll128_overlap)
 		return ll128;
 	if (strcmp(alg, "direct") == 0 || strcmp(alg, "node-dedup") == 0)
 		return p == CALIB_a2a_alpha_s || p == CALIB_nvlink_a2a_bw_eff ||

@@ -235,6 +235,46 @@ static void test_dispatch(void)
 	}
 }
 
+/* An LL128 ring across AWS EFA hides awsefa_ll128_overlap of the smaller
+ * of its latency and transfer terms (models/collective.c ll128_hidden):
+ * with no overlap the two add, with full overlap only the larger counts,
+ * never less than the transfer alone (no faster than the wire); the DES
+ * flows carry the same time; Simple and a span inside one node are not
+ * touched. */
+static void test_ll128_overlap(void)
+{
+	struct cluster c = cluster_of("p5.48xlarge", 32);
+	const struct calibration *k = catalog_calibration(&cat, "hopper-default");
+	struct calibration cal;
+	struct net_span s;
+	struct coll_flows f0, f;
+	double lat, xfer, t;
+
+	CHECK(k != NULL);
+	if (!k)
+		return;
+	cal = *k;
+	CHECK(cal.awsefa_ll128_overlap > 0 && cal.awsefa_ll128_overlap < 1);
+	s = net_span_of(&c, 256, 1);
+	cal.awsefa_ll128_overlap = 0;
+	coll_flows_of_algorithm(&cal, &s, COLL_ALL_GATHER, 33554432.0, "ring/ll128", &f0);
+	lat = f0.latency_s;
+	xfer = f0.time_s - f0.latency_s;
+	CHECK(lat > 0 && xfer > 0);
+	for (double w = 0; w <= 1.0; w += 0.25) {
+		cal.awsefa_ll128_overlap = w;
+		t = coll_flows_of_algorithm(&cal, &s, COLL_ALL_GATHER, 33554432.0, "ring/ll128", &f);
+		CHECK_REL(t, lat + xfer - w * fmin(lat, xfer), 1e-12);
+		CHECK_REL(f.time_s, f.latency_s + (f0.time_s - f0.latency_s), 1e-12);
+		CHECK(t >= xfer * (1 - 1e-12));
+	}
+	/* Simple keeps latency and transfer in series */
+	cal.awsefa_ll128_overlap = 0;
+	t = coll_flows_of_algorithm(&cal, &s, COLL_ALL_GATHER, 33554432.0, "ring/simple", &f0);
+	cal.awsefa_ll128_overlap = 1;
+	CHECK_REL(coll_flows_of_algorithm(&cal, &s, COLL_ALL_GATHER, 33554432.0, "ring/simple", &f), t, 0);
+}
+
 /* The shipped curves load; what cannot be expressed says why. */
 static void test_curves(void)
 {
@@ -270,6 +310,7 @@ int main(void)
 	test_regions();
 	test_transport();
 	test_dispatch();
+	test_ll128_overlap();
 	test_curves();
 	catalog_free(&cat);
 	return sc_test_summary();

@@ -451,10 +451,14 @@ enum sc_status srv_replica_init(struct srv_replica *r, const struct srv_arch *ar
 		double left = gpu->hbm_bytes - w - r->workspace_bytes - r->reserve_bytes;
 		double pool = mem->basis == SRV_MEM_FREE ? mem->kv_mem_fraction * left
 			      : mem->basis == SRV_MEM_WEIGHTS_KV ? mem->kv_mem_fraction * gpu->hbm_bytes - w
+			      : mem->basis == SRV_MEM_KV_ONLY ? mem->kv_mem_fraction * gpu->hbm_bytes
 			      : mem->kv_mem_fraction * gpu->hbm_bytes - w - r->workspace_bytes -
 				r->reserve_bytes;
 
-		if (mem->basis == SRV_MEM_WEIGHTS_KV && pool > left)
+		if (mem->kv_pool_tokens > 0)
+			pool = mem->kv_pool_tokens * (full + win);   /* a stated pool size */
+		if ((mem->basis == SRV_MEM_WEIGHTS_KV || mem->basis == SRV_MEM_KV_ONLY ||
+		     mem->kv_pool_tokens > 0) && pool > left)
 			pool = left;   /* activations and reserve still need their room */
 		double tokens = full + win > 0 ? pool / (full + win) : 0;
 

@@ -91,7 +91,10 @@ static void head_text(FILE *out, const struct srv_scenario *sc)
 		e->max_num_batched_tokens, e->max_num_seqs, srv_kv_policy_name(e->kv_policy),
 		e->kv_block_tokens, e->kv_mem_fraction,
 		e->kv_mem_fraction_of == SRV_KV_OF_FREE ? "free"
-		: e->kv_mem_fraction_of == SRV_KV_OF_WEIGHTS_KV ? "total (weights and KV)" : "total");
+		: e->kv_mem_fraction_of == SRV_KV_OF_WEIGHTS_KV ? "total (weights and KV)"
+		: e->kv_mem_fraction_of == SRV_KV_OF_KV ? "total (KV only)" : "total");
+	if (e->kv_cache_tokens > 0)
+		fprintf(out, "kv pool     %d tokens per replica, as stated\n", e->kv_cache_tokens);
 	if (sc->speculative.draft_tokens > 0)
 		fprintf(out, "speculative %d draft tokens, acceptance %.2f (%.2f tokens per step)\n",
 			sc->speculative.draft_tokens, sc->speculative.acceptance_rate,

@@ -38,9 +38,10 @@ enum srv_kv_policy { SRV_KV_ON_DEMAND, SRV_KV_RESERVE };
  * for weights, activations and KV cache (vLLM gpu_memory_utilization),
  * what weights and activations leave "free" (TensorRT-LLM
  * kv_cache_free_gpu_mem_fraction, LMDeploy cache_max_entry_count), or total
- * HBM for "weights-and-kv" only (SGLang mem_fraction_static); see
+ * HBM for "weights-and-kv" only (SGLang mem_fraction_static), or total HBM
+ * for the "kv" pool alone (LMDeploy TurboMind before v0.2.2); see
  * enum srv_mem_basis. */
-enum srv_kv_fraction { SRV_KV_OF_TOTAL, SRV_KV_OF_FREE, SRV_KV_OF_WEIGHTS_KV };
+enum srv_kv_fraction { SRV_KV_OF_TOTAL, SRV_KV_OF_FREE, SRV_KV_OF_WEIGHTS_KV, SRV_KV_OF_KV };
 
 /* How the engine's decode attention kernel walks a grouped-query KV cache
  * ("decode_attention"): GROUPED loads each KV head once for all the query
@@ -89,6 +90,8 @@ struct srv_engine {
 	int kv_block_tokens;        /* paged KV block */
 	double kv_mem_fraction;     /* of total HBM or of what the weights leave free */
 	enum srv_kv_fraction kv_mem_fraction_of;
+	int kv_cache_tokens;        /* > 0: the KV pool holds this many tokens per replica (a block
+				       count the benchmark sets), whatever kv_mem_fraction says */
 	char source[SC_SOURCE_MAX];
 	/* decode attention as the engine's kernels run it */
 	enum srv_decode_attention decode_attention;

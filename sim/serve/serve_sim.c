@@ -21,7 +21,9 @@ static void memory_opts(const struct srv_scenario *sc, struct srv_memory_opts *m
 	m->kv_mem_fraction = sc->engine.kv_mem_fraction;
 	m->basis = sc->engine.kv_mem_fraction_of == SRV_KV_OF_FREE ? SRV_MEM_FREE
 		   : sc->engine.kv_mem_fraction_of == SRV_KV_OF_WEIGHTS_KV ? SRV_MEM_WEIGHTS_KV
+		   : sc->engine.kv_mem_fraction_of == SRV_KV_OF_KV ? SRV_MEM_KV_ONLY
 		   : SRV_MEM_TOTAL;
+	m->kv_pool_tokens = sc->engine.kv_cache_tokens;
 	m->max_num_batched_tokens = sc->engine.max_num_batched_tokens;
 	m->max_num_seqs = sc->engine.max_num_seqs;
 	m->decode_per_head = sc->engine.decode_attention == SRV_DECODE_PER_HEAD;

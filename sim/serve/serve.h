@@ -111,6 +111,11 @@ struct srv_engine {
 	 * vLLM: one scheduler per rank), not to the replica (SGLang divides
 	 * them over its ranks) */
 	bool attention_dp_per_rank_limits;
+	/* the per-rank limits before srv_engine_attention_dp_limits scaled
+	 * them (0: never scaled); a disaggregated pool with its own
+	 * attention_dp scales these by its own degree (srv_engine_pool_limits) */
+	int rank_max_num_seqs;
+	int rank_max_num_batched_tokens;
 	/* a wrapper (NVIDIA NIM): the entry whose defaults it runs ("" none) */
 	char wraps[SC_NAME_MAX];
 };
@@ -190,6 +195,8 @@ struct srv_replica_summary {
 	double kv_bytes_per_token;    /* per GPU */
 	double decode_step_batch1_s;  /* one decode step of one sequence */
 	double weight_stream_s;       /* weights bytes / (HBM x serve_hbm_eta) */
+	int max_num_seqs;             /* its batch limits (srv_engine_pool_limits) */
+	int max_num_batched_tokens;
 };
 
 struct srv_result {

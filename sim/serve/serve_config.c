@@ -232,6 +232,8 @@ int srv_engine_attention_dp_limits(struct srv_engine *e, int attention_dp)
 {
 	long long seqs, tokens;
 
+	e->rank_max_num_seqs = e->max_num_seqs;
+	e->rank_max_num_batched_tokens = e->max_num_batched_tokens;
 	if (attention_dp <= 1 || !e->attention_dp_per_rank_limits)
 		return 1;
 	seqs = (long long)e->max_num_seqs * attention_dp;
@@ -239,6 +241,22 @@ int srv_engine_attention_dp_limits(struct srv_engine *e, int attention_dp)
 	e->max_num_seqs = seqs < SC_MAX_ENGINE_SEQS ? (int)seqs : SC_MAX_ENGINE_SEQS;
 	e->max_num_batched_tokens = tokens < SC_MAX_ENGINE_TOKENS ? (int)tokens : SC_MAX_ENGINE_TOKENS;
 	return attention_dp;
+}
+
+void srv_engine_pool_limits(const struct srv_engine *e, const struct srv_layout *lay, int *max_num_seqs,
+			    int *max_num_batched_tokens)
+{
+	struct srv_engine pool = *e;
+
+	*max_num_seqs = e->max_num_seqs;
+	*max_num_batched_tokens = e->max_num_batched_tokens;
+	if (!e->attention_dp_per_rank_limits || e->rank_max_num_seqs <= 0 || e->rank_max_num_batched_tokens <= 0)
+		return;
+	pool.max_num_seqs = e->rank_max_num_seqs;
+	pool.max_num_batched_tokens = e->rank_max_num_batched_tokens;
+	srv_engine_attention_dp_limits(&pool, lay->attention_dp);
+	*max_num_seqs = pool.max_num_seqs;
+	*max_num_batched_tokens = pool.max_num_batched_tokens;
 }
 
 const struct srv_engine *srv_engine_find(const struct srv_engines *e, const char *name)
@@ -660,17 +678,6 @@ enum sc_status srv_scenario_read(const char *file, const cJSON *root, const stru
 		if (sc->engine.schedule == SRV_SCHED_STATIC)
 			return bad(err, file, "/engine",
 				   "static batching cannot serve disaggregated pools");
-		/* the engine's per-rank limits are scaled once, by the replica's
-		 * attention_dp (srv_engine_attention_dp_limits above); a pool
-		 * with its own would run at the wrong batch limits */
-		if (sc->engine.attention_dp_per_rank_limits &&
-		    (sc->disagg.prefill.attention_dp != sc->replica.attention_dp ||
-		     sc->disagg.decode.attention_dp != sc->replica.attention_dp))
-			return bad(err, file,
-				   sc->disagg.prefill.attention_dp != sc->replica.attention_dp
-				   ? "/disaggregated/prefill/attention_dp" : "/disaggregated/decode/attention_dp",
-				   "with engine limits per attention rank, the pools' attention_dp must be the replica's "
-				   "(set it in \"replica\")");
 		if (sc->disagg.prefill.tp <= 0 || sc->disagg.decode.tp <= 0 || sc->layout_gpus > 0)
 			return bad(err, file, "/disaggregated",
 				   "disaggregated pools need their layouts stated (\"tp\"), and no \"gpus\"");

@@ -98,6 +98,8 @@ struct srv_engine {
 	int grouped_max_group;      /* GROUPED kernel covers groups up to this (0: any); larger: per head */
 	bool sliding_window_kv;     /* the KV cache and attention keep only a sliding-window model's window */
 	bool full_window_kv_pool;   /* attention keeps to the window, the KV pool holds every token */
+	bool context_pass_separate; /* new prompts (but their last token) run in a pass of their own,
+				       their last token in the decode pass (TurboMind v0.1) */
 	enum srv_kv_dtype_rule kv_cache_dtype;
 	char attention_source[SC_SOURCE_MAX];
 	/* smaller-GPU defaults (vLLM V1: GPUs under 70 GiB, and A100s, get

@@ -81,6 +81,7 @@ const struct cfg_field cfg_engine_fields[] = {
 	CFG_F_INT_RANGE(struct srv_engine, grouped_max_group, REQ | NONNEG, 0, 1024, "largest query-head group the grouped kernel covers (0: any), count"),
 	CFG_F_BOOL(struct srv_engine, sliding_window_kv, REQ, "KV cache and attention keep only the window of a sliding-window model"),
 	CFG_F_BOOL(struct srv_engine, full_window_kv_pool, 0, "attention keeps to the window but the KV pool holds every token of sliding-window layers (no sliding-window memory pool; default false)"),
+	CFG_F_BOOL(struct srv_engine, context_pass_separate, 0, "new prompts run in a context pass of their own, their last token in the decode pass: two weight streams per iteration with prompts (default false)"),
 	CFG_F_ENUM(struct srv_engine, kv_cache_dtype, REQ, kv_dtype_rules, "default KV format: model (the activations') or checkpoint (FP8 for FP8/NVFP4 checkpoints)"),
 	CFG_F_STR(struct srv_engine, attention_source, REQ, "where the attention-kernel facts come from"),
 	CFG_F_INT_RANGE(struct srv_engine, small_gpu_max_num_seqs, POS, 1, SC_MAX_ENGINE_SEQS, "max_num_seqs default on a smaller GPU, count"),

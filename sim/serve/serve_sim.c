@@ -587,6 +587,32 @@ static double growth(const struct sim *s, const struct rep *p, double k)
 	return g;
 }
 
+/* One iteration of batch b.  An engine with a separate context pass
+ * (TurboMind v0.1, engines.json context_pass_separate) runs the new
+ * prompts but their last token in a pass of their own, then decodes their
+ * last token with the running sequences: two passes, the weights streamed
+ * twice.  The finishing prompts' last tokens attend to their whole prompt
+ * (prefill_tokens + prefill_ctx: v0.1 runs prompts whole, unchunked). */
+static double iteration_time(const struct sim *s, const struct rep *p, const struct srv_batch *b)
+{
+	struct srv_batch ctx = *b, dec = *b;
+	double n_new = b->sampled - b->decode_seqs, w = p->model->window_tokens, keys;
+
+	if (!s->sc->engine.context_pass_separate || b->prefill_tokens <= 0)
+		return srv_iteration_time(p->model, b, NULL);
+	if (n_new < 0)
+		n_new = 0;
+	ctx.prefill_tokens = b->prefill_tokens - n_new;
+	ctx.decode_seqs = ctx.decode_ctx = ctx.decode_ctx_win = ctx.sampled = 0;
+	keys = b->prefill_tokens + b->prefill_ctx;
+	dec.prefill_tokens = dec.prefill_pairs = dec.prefill_pairs_win = dec.prefill_ctx = 0;
+	dec.decode_seqs = b->decode_seqs + n_new;
+	dec.decode_ctx = b->decode_ctx + keys;
+	dec.decode_ctx_win = b->decode_ctx_win + (w > 0 && keys > w * n_new ? w * n_new : keys);
+	return (ctx.prefill_tokens > 0 ? srv_iteration_time(p->model, &ctx, NULL) : 0) +
+	       (dec.decode_seqs > 0 ? srv_iteration_time(p->model, &dec, NULL) : 0);
+}
+
 /* The batch of step j of a pure decode span that starts with b1: every
  * sequence's context j tokens-per-step longer (window-limited ones stop at
  * the window). */
@@ -722,7 +748,7 @@ static int try_start(struct sim *s, int ri)
 		return 0;
 	}
 	p->steps = 1;
-	t = srv_iteration_time(p->model, &b, NULL);
+	t = iteration_time(s, p, &b);
 	if (b.prefill_tokens == 0 && s->admitted_now == 0 && s->preempted_now == 0)
 		t = fast_forward(s, p, &b, t);
 	p->busy = true;

@@ -21,7 +21,7 @@
  *   engine settings not printed -> configs/engines.json's defaults of that
  *   engine and version (vLLM before 0.7 -> "vllm-v0", TensorRT-LLM before
  *   0.7 -> "tensorrt-llm-v0.6", 1.x -> "tensorrt-llm-pytorch", LMDeploy
- *   before 0.2.2 -> "lmdeploy-v0.1"), the KV
+ *   0.1 -> "lmdeploy-v0.1", 0.2.0-0.2.1 -> "lmdeploy-v0.2.0"), the KV
  *   dtype from the checkpoint where that entry says so; a static-batching case runs one
  *   batch of batch_size;
  *   lengths: a stated fixed length when the realised mean matches it; else
@@ -537,8 +537,9 @@ static int patch_of(const char *v)
 }
 
 /* The engine catalogue entry of a case, by engine and version: vLLM
- * before 0.7 -> "vllm-v0"; LMDeploy before 0.2.2 (KV pool a fraction of
- * total memory) -> "lmdeploy-v0.1"; TensorRT-LLM before 0.7 (masked MHA, no XQA)
+ * before 0.7 -> "vllm-v0"; LMDeploy 0.1 (a separate context pass) ->
+ * "lmdeploy-v0.1", 0.2.0-0.2.1 (KV pool a fraction of total memory) ->
+ * "lmdeploy-v0.2.0"; TensorRT-LLM before 0.7 (masked MHA, no XQA)
  * -> "tensorrt-llm-v0.6", 1.x (the PyTorch backend, its default from 1.0)
  * -> "tensorrt-llm-pytorch"; an unstated version takes the plain entry,
  * or the PyTorch backend's where the case names that backend. */
@@ -553,8 +554,10 @@ static const char *engine_name(const struct raw_case *rc)
 	known = sscanf(v, "%d.%d", &major, &minor) == 2;
 	if (strcmp(rc->engine, "vllm") == 0)
 		return known && major == 0 && minor < 7 ? "vllm-v0" : "vllm";
-	if (strcmp(rc->engine, "lmdeploy") == 0 && known && major == 0 && (minor < 2 || (minor == 2 && patch_of(v) < 2)))
+	if (strcmp(rc->engine, "lmdeploy") == 0 && known && major == 0 && minor < 2)
 		return "lmdeploy-v0.1";
+	if (strcmp(rc->engine, "lmdeploy") == 0 && known && major == 0 && minor == 2 && patch_of(v) < 2)
+		return "lmdeploy-v0.2.0";
 	if (strcmp(rc->engine, "tensorrt-llm") == 0 && known) {
 		if (major == 0 && minor < 7)
 			return "tensorrt-llm-v0.6";

@@ -455,10 +455,18 @@ enum sc_status srv_replica_init(struct srv_replica *r, const struct srv_arch *ar
 			      : mem->kv_mem_fraction * gpu->hbm_bytes - w - r->workspace_bytes -
 				r->reserve_bytes;
 
-		if (mem->kv_pool_tokens > 0)
-			pool = mem->kv_pool_tokens * (full + win);   /* a stated pool size */
-		if ((mem->basis == SRV_MEM_WEIGHTS_KV || mem->basis == SRV_MEM_KV_ONLY ||
-		     mem->kv_pool_tokens > 0) && pool > left)
+		if (mem->kv_pool_tokens > 0) {
+			/* a stated pool: the engine allocates it whole, or fails to start */
+			pool = mem->kv_pool_tokens * (full + win);
+			if (pool > left)
+				return sc_error_set(err, SC_ERANGE, NULL, "/engine/kv_cache_tokens",
+						    "a KV pool of %.0f tokens needs %.2f GiB per GPU; %s leaves %.2f GiB of the %.1f GiB of HBM after %.1f GiB of weights, %.1f GiB of activation workspace and %.1f GiB reserved",
+						    mem->kv_pool_tokens, pool / 1073741824.0, m->name,
+						    left / 1073741824.0, gpu->hbm_bytes / 1073741824.0,
+						    w / 1073741824.0, r->workspace_bytes / 1073741824.0,
+						    r->reserve_bytes / 1073741824.0);
+		}
+		if ((mem->basis == SRV_MEM_WEIGHTS_KV || mem->basis == SRV_MEM_KV_ONLY) && pool > left)
 			pool = left;   /* activations and reserve still need their room */
 		double tokens = full + win > 0 ? pool / (full + win) : 0;
 

@@ -51,6 +51,10 @@
  * 256 sequences, 8,192 tokens; a 1M-token budget is far above any). */
 #define SC_MAX_ENGINE_SEQS 65536
 #define SC_MAX_ENGINE_TOKENS (1 << 20)
+/* A stated KV pool of one replica (engine kv_cache_tokens): the largest
+ * pools hold a few million tokens (8 x B300 of an 8B model: ~2 x 10^7);
+ * 2^28 is far above any. */
+#define SC_MAX_KV_CACHE_TOKENS (1 << 28)
 
 /* Jobs sharing one fabric in a cluster file (stepcast cluster): each is a
  * set of DES actors with up to two storage tiers of its own, and the DES

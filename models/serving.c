@@ -452,10 +452,22 @@ enum sc_status srv_replica_init(struct srv_replica *r, const struct srv_arch *ar
 		double left = gpu->hbm_bytes - w - r->workspace_bytes - r->reserve_bytes;
 		double pool = mem->basis == SRV_MEM_FREE ? mem->kv_mem_fraction * left
 			      : mem->basis == SRV_MEM_WEIGHTS_KV ? mem->kv_mem_fraction * gpu->hbm_bytes - w
+			      : mem->basis == SRV_MEM_KV_ONLY ? mem->kv_mem_fraction * gpu->hbm_bytes
 			      : mem->kv_mem_fraction * gpu->hbm_bytes - w - r->workspace_bytes -
 				r->reserve_bytes;
 
-		if (mem->basis == SRV_MEM_WEIGHTS_KV && pool > left)
+		if (mem->kv_pool_tokens > 0) {
+			/* a stated pool: the engine allocates it whole, or fails to start */
+			pool = mem->kv_pool_tokens * (full + win);
+			if (pool > left)
+				return sc_error_set(err, SC_ERANGE, NULL, "/engine/kv_cache_tokens",
+						    "a KV pool of %.0f tokens needs %.2f GiB per GPU; %s leaves %.2f GiB of the %.1f GiB of HBM after %.1f GiB of weights, %.1f GiB of activation workspace and %.1f GiB reserved",
+						    mem->kv_pool_tokens, pool / 1073741824.0, m->name,
+						    left / 1073741824.0, gpu->hbm_bytes / 1073741824.0,
+						    w / 1073741824.0, r->workspace_bytes / 1073741824.0,
+						    r->reserve_bytes / 1073741824.0);
+		}
+		if ((mem->basis == SRV_MEM_WEIGHTS_KV || mem->basis == SRV_MEM_KV_ONLY) && pool > left)
 			pool = left;   /* activations and reserve still need their room */
 		double tokens = full + win > 0 ? pool / (full + win) : 0;
 

@@ -72,8 +72,11 @@ struct srv_layout {
  * FREE: the KV cache gets f x what weights, workspace and reserve leave
  *   (TensorRT-LLM free_gpu_memory_fraction, LMDeploy cache_max_entry_count);
  * WEIGHTS_KV: f x HBM holds the weights and the KV cache, the rest is left
- *   for activations and the framework (SGLang mem_fraction_static). */
-enum srv_mem_basis { SRV_MEM_TOTAL, SRV_MEM_FREE, SRV_MEM_WEIGHTS_KV };
+ *   for activations and the framework (SGLang mem_fraction_static);
+ * KV_ONLY: the KV cache alone is f x HBM, whatever the weights take
+ *   (LMDeploy TurboMind before v0.2.2: BlockManager::GetBlockCount sizes
+ *   the pool as total x cache_max_entry_count). */
+enum srv_mem_basis { SRV_MEM_TOTAL, SRV_MEM_FREE, SRV_MEM_WEIGHTS_KV, SRV_MEM_KV_ONLY };
 
 /* How the engine uses memory and runs attention (a subset of the engine's
  * settings; the zero values of the attention fields are the common case:
@@ -81,6 +84,9 @@ enum srv_mem_basis { SRV_MEM_TOTAL, SRV_MEM_FREE, SRV_MEM_WEIGHTS_KV };
 struct srv_memory_opts {
 	double kv_mem_fraction;
 	enum srv_mem_basis basis;
+	double kv_pool_tokens;         /* > 0: the pool holds this many tokens per replica, whatever the
+					  fraction (vLLM num_gpu_blocks_override, SGLang max_total_tokens,
+					  TurboMind cache_max_entry_count >= 1 blocks) */
 	int max_num_batched_tokens;    /* activation workspace is sized for this */
 	int max_num_seqs;              /* logits workspace */
 	bool decode_per_head;          /* one decode thread block per query head */

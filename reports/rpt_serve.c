@@ -91,7 +91,10 @@ static void head_text(FILE *out, const struct srv_scenario *sc)
 		e->max_num_batched_tokens, e->max_num_seqs, srv_kv_policy_name(e->kv_policy),
 		e->kv_block_tokens, e->kv_mem_fraction,
 		e->kv_mem_fraction_of == SRV_KV_OF_FREE ? "free"
-		: e->kv_mem_fraction_of == SRV_KV_OF_WEIGHTS_KV ? "total (weights and KV)" : "total");
+		: e->kv_mem_fraction_of == SRV_KV_OF_WEIGHTS_KV ? "total (weights and KV)"
+		: e->kv_mem_fraction_of == SRV_KV_OF_KV ? "total (KV only)" : "total");
+	if (e->kv_cache_tokens > 0)
+		fprintf(out, "kv pool     %d tokens per replica, as stated\n", e->kv_cache_tokens);
 	if (sc->speculative.draft_tokens > 0)
 		fprintf(out, "speculative %d draft tokens, acceptance %.2f (%.2f tokens per step)\n",
 			sc->speculative.draft_tokens, sc->speculative.acceptance_rate,
@@ -115,15 +118,22 @@ static void head_text(FILE *out, const struct srv_scenario *sc)
 }
 
 static void replica_text(FILE *out, const char *what, const struct srv_replica_summary *s,
-			 double hbm)
+			 const struct srv_scenario *sc)
 {
+	double hbm = sc->gpu.hbm_bytes;
+
 	fprintf(out, "%s per GPU        GiB\n", what);
 	fprintf(out, "  weights          %8.2f\n", s->weights_bytes / SC_GiB_BYTES);
 	fprintf(out, "  kv cache pool    %8.2f  (%.0f tokens per replica, %.0f bytes per token per GPU)\n",
 		s->kv_pool_bytes / SC_GiB_BYTES, s->kv_capacity_tokens, s->kv_bytes_per_token);
 	fprintf(out, "  hbm              %8.2f\n", hbm / SC_GiB_BYTES);
-	fprintf(out, "  decode step at batch 1: %.2f ms (all weights stream from HBM in %.2f ms)\n\n",
+	fprintf(out, "  decode step at batch 1: %.2f ms (all weights stream from HBM in %.2f ms)\n",
 		s->decode_step_batch1_s * 1e3, s->weight_stream_s * 1e3);
+	if (s->max_num_seqs != sc->engine.max_num_seqs ||
+	    s->max_num_batched_tokens != sc->engine.max_num_batched_tokens)
+		fprintf(out, "  batch limits: %d sequences and %d tokens per iteration (the engine's per attention rank x this pool's attention_dp)\n",
+			s->max_num_seqs, s->max_num_batched_tokens);
+	fputc('\n', out);
 }
 
 static void dist_row(FILE *out, const char *name, const struct srv_dist_stats *d)
@@ -200,10 +210,10 @@ void rpt_serve_text(FILE *out, const struct srv_scenario *sc, const struct srv_r
 
 	head_text(out, sc);
 	if (r->disaggregated) {
-		replica_text(out, "prefill replica", &r->prefill, sc->gpu.hbm_bytes);
-		replica_text(out, "decode replica ", &r->replica, sc->gpu.hbm_bytes);
+		replica_text(out, "prefill replica", &r->prefill, sc);
+		replica_text(out, "decode replica ", &r->replica, sc);
 	} else {
-		replica_text(out, "replica", &r->replica, sc->gpu.hbm_bytes);
+		replica_text(out, "replica", &r->replica, sc);
 	}
 	fprintf(out, "requests    %d simulated, %d measured, %d completed, over %.1f s (makespan %.1f s)\n",
 		r->requests, r->measured, r->completed, r->duration_s, r->makespan_s);

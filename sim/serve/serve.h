@@ -38,9 +38,10 @@ enum srv_kv_policy { SRV_KV_ON_DEMAND, SRV_KV_RESERVE };
  * for weights, activations and KV cache (vLLM gpu_memory_utilization),
  * what weights and activations leave "free" (TensorRT-LLM
  * kv_cache_free_gpu_mem_fraction, LMDeploy cache_max_entry_count), or total
- * HBM for "weights-and-kv" only (SGLang mem_fraction_static); see
+ * HBM for "weights-and-kv" only (SGLang mem_fraction_static), or total HBM
+ * for the "kv" pool alone (LMDeploy TurboMind before v0.2.2); see
  * enum srv_mem_basis. */
-enum srv_kv_fraction { SRV_KV_OF_TOTAL, SRV_KV_OF_FREE, SRV_KV_OF_WEIGHTS_KV };
+enum srv_kv_fraction { SRV_KV_OF_TOTAL, SRV_KV_OF_FREE, SRV_KV_OF_WEIGHTS_KV, SRV_KV_OF_KV };
 
 /* How the engine's decode attention kernel walks a grouped-query KV cache
  * ("decode_attention"): GROUPED loads each KV head once for all the query
@@ -89,12 +90,16 @@ struct srv_engine {
 	int kv_block_tokens;        /* paged KV block */
 	double kv_mem_fraction;     /* of total HBM or of what the weights leave free */
 	enum srv_kv_fraction kv_mem_fraction_of;
+	int kv_cache_tokens;        /* > 0: the KV pool holds this many tokens per replica (a block
+				       count the benchmark sets), whatever kv_mem_fraction says */
 	char source[SC_SOURCE_MAX];
 	/* decode attention as the engine's kernels run it */
 	enum srv_decode_attention decode_attention;
 	int grouped_max_group;      /* GROUPED kernel covers groups up to this (0: any); larger: per head */
 	bool sliding_window_kv;     /* the KV cache and attention keep only a sliding-window model's window */
 	bool full_window_kv_pool;   /* attention keeps to the window, the KV pool holds every token */
+	bool context_pass_separate; /* new prompts (but their last token) run in a pass of their own,
+				       their last token in the decode pass (TurboMind v0.1) */
 	enum srv_kv_dtype_rule kv_cache_dtype;
 	char attention_source[SC_SOURCE_MAX];
 	/* smaller-GPU defaults (vLLM V1: GPUs under 70 GiB, and A100s, get
@@ -108,6 +113,11 @@ struct srv_engine {
 	 * vLLM: one scheduler per rank), not to the replica (SGLang divides
 	 * them over its ranks) */
 	bool attention_dp_per_rank_limits;
+	/* the per-rank limits before srv_engine_attention_dp_limits scaled
+	 * them (0: never scaled); a disaggregated pool with its own
+	 * attention_dp scales these by its own degree (srv_engine_pool_limits) */
+	int rank_max_num_seqs;
+	int rank_max_num_batched_tokens;
 	/* a wrapper (NVIDIA NIM): the entry whose defaults it runs ("" none) */
 	char wraps[SC_NAME_MAX];
 };
@@ -187,6 +197,8 @@ struct srv_replica_summary {
 	double kv_bytes_per_token;    /* per GPU */
 	double decode_step_batch1_s;  /* one decode step of one sequence */
 	double weight_stream_s;       /* weights bytes / (HBM x serve_hbm_eta) */
+	int max_num_seqs;             /* its batch limits (srv_engine_pool_limits) */
+	int max_num_batched_tokens;
 };
 
 struct srv_result {

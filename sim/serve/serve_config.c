@@ -18,7 +18,7 @@
 
 static const char *const schedules[] = { "mixed", "prefill-first", "static", NULL };
 static const char *const kv_policies[] = { "on-demand", "reserve", NULL };
-static const char *const kv_fractions[] = { "total", "free", "weights-and-kv", NULL };
+static const char *const kv_fractions[] = { "total", "free", "weights-and-kv", "kv", NULL };
 static const char *const decode_attentions[] = { "grouped", "per-head", NULL };
 static const char *const kv_dtype_rules[] = { "model", "checkpoint", NULL };
 static const char *const arrivals[] = { "poisson", "concurrency", "burst", "trace", NULL };
@@ -76,12 +76,13 @@ const struct cfg_field cfg_engine_fields[] = {
 	CFG_F_ENUM(struct srv_engine, kv_policy, REQ, kv_policies, "on-demand (preempt when full) or reserve (prompt and output reserved at admission)"),
 	CFG_F_INT(struct srv_engine, kv_block_tokens, REQ | POS, "tokens per paged-KV block"),
 	CFG_F_NUM_RANGE(struct srv_engine, kv_mem_fraction, REQ, 0.05, 1.0, "memory fraction, fraction"),
-	CFG_F_ENUM(struct srv_engine, kv_mem_fraction_of, REQ, kv_fractions, "total, free or weights-and-kv"),
+	CFG_F_ENUM(struct srv_engine, kv_mem_fraction_of, REQ, kv_fractions, "total, free, weights-and-kv or kv"),
 	CFG_F_STR(struct srv_engine, source, REQ, "where the defaults come from"),
 	CFG_F_ENUM(struct srv_engine, decode_attention, REQ, decode_attentions, "grouped (one KV read per query-head group) or per-head (one per query head, shared only through L2)"),
 	CFG_F_INT_RANGE(struct srv_engine, grouped_max_group, REQ | NONNEG, 0, 1024, "largest query-head group the grouped kernel covers (0: any), count"),
 	CFG_F_BOOL(struct srv_engine, sliding_window_kv, REQ, "KV cache and attention keep only the window of a sliding-window model"),
 	CFG_F_BOOL(struct srv_engine, full_window_kv_pool, 0, "attention keeps to the window but the KV pool holds every token of sliding-window layers (no sliding-window memory pool; default false)"),
+	CFG_F_BOOL(struct srv_engine, context_pass_separate, 0, "new prompts run in a context pass of their own, their last token in the decode pass: two weight streams per iteration with prompts (default false)"),
 	CFG_F_ENUM(struct srv_engine, kv_cache_dtype, REQ, kv_dtype_rules, "default KV format: model (the activations') or checkpoint (FP8 for FP8/NVFP4 checkpoints)"),
 	CFG_F_STR(struct srv_engine, attention_source, REQ, "where the attention-kernel facts come from"),
 	CFG_F_INT_RANGE(struct srv_engine, small_gpu_max_num_seqs, POS, 1, SC_MAX_ENGINE_SEQS, "max_num_seqs default on a smaller GPU, count"),
@@ -102,7 +103,8 @@ const struct cfg_field cfg_engine_override_fields[] = {
 	CFG_F_ENUM(struct srv_engine, kv_policy, 0, kv_policies, "on-demand or reserve"),
 	CFG_F_INT(struct srv_engine, kv_block_tokens, POS, "tokens per paged-KV block"),
 	CFG_F_NUM_RANGE(struct srv_engine, kv_mem_fraction, 0, 0.05, 1.0, "memory fraction, fraction"),
-	CFG_F_ENUM(struct srv_engine, kv_mem_fraction_of, 0, kv_fractions, "total, free or weights-and-kv"),
+	CFG_F_ENUM(struct srv_engine, kv_mem_fraction_of, 0, kv_fractions, "total, free, weights-and-kv or kv"),
+	CFG_F_INT_RANGE(struct srv_engine, kv_cache_tokens, NONNEG, 0, SC_MAX_KV_CACHE_TOKENS, "KV pool size per replica, tokens (0: sized by kv_mem_fraction)"),
 	CFG_F_ENUM(struct srv_engine, decode_attention, 0, decode_attentions, "grouped or per-head"),
 	CFG_F_INT_RANGE(struct srv_engine, grouped_max_group, NONNEG, 0, 1024, "largest query-head group the grouped kernel covers (0: any), count"),
 	CFG_F_BOOL(struct srv_engine, sliding_window_kv, 0, "KV cache and attention keep only the window of a sliding-window model"),
@@ -119,7 +121,7 @@ const struct cfg_field cfg_engine_wrapper_fields[] = {
 	CFG_F_INT_RANGE(struct srv_engine, max_num_seqs, POS, 1, SC_MAX_ENGINE_SEQS, "running sequences per replica, count"),
 	CFG_F_INT_RANGE(struct srv_engine, max_num_batched_tokens, POS, 1, SC_MAX_ENGINE_TOKENS, "tokens per iteration, count"),
 	CFG_F_NUM_RANGE(struct srv_engine, kv_mem_fraction, 0, 0.05, 1.0, "memory fraction, fraction"),
-	CFG_F_ENUM(struct srv_engine, kv_mem_fraction_of, 0, kv_fractions, "total, free or weights-and-kv"),
+	CFG_F_ENUM(struct srv_engine, kv_mem_fraction_of, 0, kv_fractions, "total, free, weights-and-kv or kv"),
 	CFG_END
 };
 
@@ -223,6 +225,8 @@ int srv_engine_attention_dp_limits(struct srv_engine *e, int attention_dp)
 {
 	long long seqs, tokens;
 
+	e->rank_max_num_seqs = e->max_num_seqs;
+	e->rank_max_num_batched_tokens = e->max_num_batched_tokens;
 	if (attention_dp <= 1 || !e->attention_dp_per_rank_limits)
 		return 1;
 	seqs = (long long)e->max_num_seqs * attention_dp;
@@ -230,6 +234,22 @@ int srv_engine_attention_dp_limits(struct srv_engine *e, int attention_dp)
 	e->max_num_seqs = seqs < SC_MAX_ENGINE_SEQS ? (int)seqs : SC_MAX_ENGINE_SEQS;
 	e->max_num_batched_tokens = tokens < SC_MAX_ENGINE_TOKENS ? (int)tokens : SC_MAX_ENGINE_TOKENS;
 	return attention_dp;
+}
+
+void srv_engine_pool_limits(const struct srv_engine *e, const struct srv_layout *lay, int *max_num_seqs,
+			    int *max_num_batched_tokens)
+{
+	struct srv_engine pool = *e;
+
+	*max_num_seqs = e->max_num_seqs;
+	*max_num_batched_tokens = e->max_num_batched_tokens;
+	if (!e->attention_dp_per_rank_limits || e->rank_max_num_seqs <= 0 || e->rank_max_num_batched_tokens <= 0)
+		return;
+	pool.max_num_seqs = e->rank_max_num_seqs;
+	pool.max_num_batched_tokens = e->rank_max_num_batched_tokens;
+	srv_engine_attention_dp_limits(&pool, lay->attention_dp);
+	*max_num_seqs = pool.max_num_seqs;
+	*max_num_batched_tokens = pool.max_num_batched_tokens;
 }
 
 const struct srv_engine *srv_engine_find(const struct srv_engines *e, const char *name)
@@ -651,17 +671,6 @@ enum sc_status srv_scenario_read(const char *file, const cJSON *root, const stru
 		if (sc->engine.schedule == SRV_SCHED_STATIC)
 			return bad(err, file, "/engine",
 				   "static batching cannot serve disaggregated pools");
-		/* the engine's per-rank limits are scaled once, by the replica's
-		 * attention_dp (srv_engine_attention_dp_limits above); a pool
-		 * with its own would run at the wrong batch limits */
-		if (sc->engine.attention_dp_per_rank_limits &&
-		    (sc->disagg.prefill.attention_dp != sc->replica.attention_dp ||
-		     sc->disagg.decode.attention_dp != sc->replica.attention_dp))
-			return bad(err, file,
-				   sc->disagg.prefill.attention_dp != sc->replica.attention_dp
-				   ? "/disaggregated/prefill/attention_dp" : "/disaggregated/decode/attention_dp",
-				   "with engine limits per attention rank, the pools' attention_dp must be the replica's "
-				   "(set it in \"replica\")");
 		if (sc->disagg.prefill.tp <= 0 || sc->disagg.decode.tp <= 0 || sc->layout_gpus > 0)
 			return bad(err, file, "/disaggregated",
 				   "disaggregated pools need their layouts stated (\"tp\"), and no \"gpus\"");

@@ -41,6 +41,12 @@ const struct srv_engine *srv_engine_find(const struct srv_engines *e, const char
  * replica's limits become attention_dp times them (capped at the limits of
  * models/limits.h).  Returns the factor applied (1: none). */
 int srv_engine_attention_dp_limits(struct srv_engine *e, int attention_dp);
+/* The batch limits one replica of layout lay runs at: the engine's, or,
+ * when the engine's limits are per attention rank, its per-rank limits
+ * times lay's own attention_dp (a disaggregated pool may differ from the
+ * replica). */
+void srv_engine_pool_limits(const struct srv_engine *e, const struct srv_layout *lay, int *max_num_seqs,
+			    int *max_num_batched_tokens);
 
 bool srv_engine_gpu_defaults(struct srv_engine *e, const struct gpu_spec *gpu, bool seqs_set,
 			     bool tokens_set);

@@ -16,14 +16,16 @@
 
 /* ---- replica models -------------------------------------------------------------- */
 
-static void memory_opts(const struct srv_scenario *sc, struct srv_memory_opts *m)
+static void memory_opts(const struct srv_scenario *sc, const struct srv_layout *lay, struct srv_memory_opts *m)
 {
 	m->kv_mem_fraction = sc->engine.kv_mem_fraction;
 	m->basis = sc->engine.kv_mem_fraction_of == SRV_KV_OF_FREE ? SRV_MEM_FREE
 		   : sc->engine.kv_mem_fraction_of == SRV_KV_OF_WEIGHTS_KV ? SRV_MEM_WEIGHTS_KV
+		   : sc->engine.kv_mem_fraction_of == SRV_KV_OF_KV ? SRV_MEM_KV_ONLY
 		   : SRV_MEM_TOTAL;
-	m->max_num_batched_tokens = sc->engine.max_num_batched_tokens;
-	m->max_num_seqs = sc->engine.max_num_seqs;
+	m->kv_pool_tokens = sc->engine.kv_cache_tokens;
+	/* the workspace is sized for the pool's own limits */
+	srv_engine_pool_limits(&sc->engine, lay, &m->max_num_seqs, &m->max_num_batched_tokens);
 	m->decode_per_head = sc->engine.decode_attention == SRV_DECODE_PER_HEAD;
 	m->grouped_max_group = sc->engine.grouped_max_group;
 	m->full_window = !sc->engine.sliding_window_kv;
@@ -35,7 +37,7 @@ enum sc_status srv_replica_for(const struct srv_scenario *sc, const struct srv_l
 {
 	struct srv_memory_opts mem;
 
-	memory_opts(sc, &mem);
+	memory_opts(sc, lay, &mem);
 	return srv_replica_init(r, &sc->arch, &sc->gpu, &sc->instance, &sc->fabric, &sc->calibration,
 				&sc->precision, lay, &mem, &sc->speculative, 1, err);
 }
@@ -61,6 +63,7 @@ void srv_replica_summarize(const struct srv_replica *r, const struct srv_scenari
 	out->kv_bytes_per_token = per_token;
 	out->kv_capacity_tokens = per_token > 0 ? r->kv_pool_bytes / per_token : 0;
 	out->weight_stream_s = r->weights_bytes / (r->gpu.hbm_GBps * 1e9 * r->cal.serve_hbm_eta);
+	srv_engine_pool_limits(&sc->engine, &r->lay, &out->max_num_seqs, &out->max_num_batched_tokens);
 	memset(&b, 0, sizeof(b));
 	if (ctx < 1)
 		ctx = 1;
@@ -127,6 +130,8 @@ struct rep {
 	long long iters, decode_iters;
 	double decode_seqs_sum;
 	int steps;           /* decode steps the running iteration stands for */
+	int max_seqs;        /* its batch limits (a pool's attention_dp may scale them) */
+	int max_tokens;
 };
 
 struct ev {
@@ -442,7 +447,7 @@ static void schedule_prefills(struct sim *s, struct rep *p, struct srv_batch *b,
 		r->chunk = c;
 		*budget -= c;
 	}
-	while (p->wait_n > 0 && p->run_n < e->max_num_seqs && (*budget > 0 || whole_batch)) {
+	while (p->wait_n > 0 && p->run_n < p->max_seqs && (*budget > 0 || whole_batch)) {
 		int id = wait_front(s, p);
 		struct req *r = &s->reqs[id];
 		double left, c;
@@ -492,7 +497,7 @@ static bool has_prefill_work(const struct sim *s, const struct rep *p)
 static void compose(struct sim *s, struct rep *p, struct srv_batch *b)
 {
 	const struct srv_engine *e = &s->sc->engine;
-	double budget = e->max_num_batched_tokens;
+	double budget = p->max_tokens;
 
 	memset(b, 0, sizeof(*b));
 	s->admitted_now = s->preempted_now = 0;
@@ -516,7 +521,7 @@ static void compose(struct sim *s, struct rep *p, struct srv_batch *b)
 			if (b->prefill_tokens > 0)
 				break;
 		}
-		budget = e->max_num_batched_tokens;
+		budget = p->max_tokens;
 		schedule_decodes(s, p, b, &budget);
 		break;
 	case SRV_SCHED_STATIC:
@@ -580,6 +585,32 @@ static double growth(const struct sim *s, const struct rep *p, double k)
 			g += seq_bytes(s, p, r->kv_tokens + (k + 1) * s->tps) - r->kv_bytes;
 	}
 	return g;
+}
+
+/* One iteration of batch b.  An engine with a separate context pass
+ * (TurboMind v0.1, engines.json context_pass_separate) runs the new
+ * prompts but their last token in a pass of their own, then decodes their
+ * last token with the running sequences: two passes, the weights streamed
+ * twice.  The finishing prompts' last tokens attend to their whole prompt
+ * (prefill_tokens + prefill_ctx: v0.1 runs prompts whole, unchunked). */
+static double iteration_time(const struct sim *s, const struct rep *p, const struct srv_batch *b)
+{
+	struct srv_batch ctx = *b, dec = *b;
+	double n_new = b->sampled - b->decode_seqs, w = p->model->window_tokens, keys;
+
+	if (!s->sc->engine.context_pass_separate || b->prefill_tokens <= 0)
+		return srv_iteration_time(p->model, b, NULL);
+	if (n_new < 0)
+		n_new = 0;
+	ctx.prefill_tokens = b->prefill_tokens - n_new;
+	ctx.decode_seqs = ctx.decode_ctx = ctx.decode_ctx_win = ctx.sampled = 0;
+	keys = b->prefill_tokens + b->prefill_ctx;
+	dec.prefill_tokens = dec.prefill_pairs = dec.prefill_pairs_win = dec.prefill_ctx = 0;
+	dec.decode_seqs = b->decode_seqs + n_new;
+	dec.decode_ctx = b->decode_ctx + keys;
+	dec.decode_ctx_win = b->decode_ctx_win + (w > 0 && keys > w * n_new ? w * n_new : keys);
+	return (ctx.prefill_tokens > 0 ? srv_iteration_time(p->model, &ctx, NULL) : 0) +
+	       (dec.decode_seqs > 0 ? srv_iteration_time(p->model, &dec, NULL) : 0);
 }
 
 /* The batch of step j of a pure decode span that starts with b1: every
@@ -717,7 +748,7 @@ static int try_start(struct sim *s, int ri)
 		return 0;
 	}
 	p->steps = 1;
-	t = srv_iteration_time(p->model, &b, NULL);
+	t = iteration_time(s, p, &b);
 	if (b.prefill_tokens == 0 && s->admitted_now == 0 && s->preempted_now == 0)
 		t = fast_forward(s, p, &b, t);
 	p->busy = true;
@@ -1318,6 +1349,10 @@ static enum sc_status setup(struct sim *s, struct srv_result *o, struct sc_error
 
 		p->role = !dis ? ROLE_UNIFIED : i < s->n_prefill ? ROLE_PREFILL : ROLE_DECODE;
 		p->model = p->role == ROLE_PREFILL ? &s->models[1] : &s->models[0];
+		srv_engine_pool_limits(&sc->engine,
+				       !dis ? &sc->replica : p->role == ROLE_PREFILL ? &sc->disagg.prefill
+											: &sc->disagg.decode,
+				       &p->max_seqs, &p->max_tokens);
 		p->wait = malloc(sizeof(int) * (size_t)s->n_reqs);
 		p->run = malloc(sizeof(int) * (size_t)s->n_reqs);
 		if (!p->wait || !p->run)
@@ -1486,7 +1521,11 @@ enum sc_status srv_capacity(const struct srv_scenario *sc, double *rps, struct s
 	if ((st = srv_replica_for(c, dis ? &c->disagg.decode : &c->replica, rep, err)) != SC_OK)
 		goto out;
 	per = rep->kv_bytes_per_token_full + rep->kv_bytes_per_token_window;
-	batch = c->engine.max_num_seqs;
+	{
+		int seqs, tokens;
+		srv_engine_pool_limits(&c->engine, dis ? &c->disagg.decode : &c->replica, &seqs, &tokens);
+		batch = seqs;
+	}
 	if (per > 0) {
 		double len = mean_length(&c->workload.input_tokens) + mean_length(&c->workload.output_tokens);
 		double fit = rep->kv_pool_bytes / (per * (len > 1 ? len : 1));

@@ -20,7 +20,8 @@
  *   for FP16 weights), the engines' "auto" KV dtype;
  *   engine settings not printed -> configs/engines.json's defaults of that
  *   engine and version (vLLM before 0.7 -> "vllm-v0", TensorRT-LLM before
- *   0.7 -> "tensorrt-llm-v0.6", 1.x -> "tensorrt-llm-pytorch"), the KV
+ *   0.7 -> "tensorrt-llm-v0.6", 1.x -> "tensorrt-llm-pytorch", LMDeploy
+ *   0.1 -> "lmdeploy-v0.1", 0.2.0-0.2.1 -> "lmdeploy-v0.2.0"), the KV
  *   dtype from the checkpoint where that entry says so; a static-batching case runs one
  *   batch of batch_size;
  *   lengths: a stated fixed length when the realised mean matches it; else
@@ -387,7 +388,7 @@ struct raw_workload {
 	int input_len, output_len;
 	double mean_input_len, mean_output_len;
 	double request_rate_rps;
-	int concurrency, num_prompts, batch_size, max_batch_size, max_num_tokens, kv_cache_len;
+	int concurrency, num_prompts, batch_size, max_batch_size, max_num_tokens, kv_cache_len, kv_cache_tokens, max_input_len, max_output_len;
 	double slo_ttft_p99_ms, slo_tpot_p99_ms;
 };
 
@@ -398,7 +399,7 @@ static const struct cfg_field workload_fields[] = {
 	WI(input_len), WI(output_len), WN(mean_input_len), WN(mean_output_len),
 	CFG_F_CUSTOM(struct raw_workload, request_rate_rps, NUL, read_rate, NULL, "rate"),
 	WI(concurrency), WI(num_prompts), WI(batch_size), WI(max_batch_size), WI(max_num_tokens),
-	WI(kv_cache_len), WN(slo_ttft_p99_ms), WN(slo_tpot_p99_ms),
+	WI(kv_cache_len), WI(kv_cache_tokens), WI(max_input_len), WI(max_output_len), WN(slo_ttft_p99_ms), WN(slo_tpot_p99_ms),
 	{ "as_published", CFG_CUSTOM, 0, 0, 0, NULL, NULL, read_ignored, 0, 0, "as printed", 0, 0 },
 	CFG_END
 };
@@ -527,8 +528,18 @@ static double length_mean(const struct srv_length *l)
 	return srv_length_mean(l);
 }
 
+/* The patch number of "major.minor.patch..." (0 when absent). */
+static int patch_of(const char *v)
+{
+	int major = 0, minor = 0, patch = 0;
+
+	return sscanf(v, "%d.%d.%d", &major, &minor, &patch) == 3 ? patch : 0;
+}
+
 /* The engine catalogue entry of a case, by engine and version: vLLM
- * before 0.7 -> "vllm-v0"; TensorRT-LLM before 0.7 (masked MHA, no XQA)
+ * before 0.7 -> "vllm-v0"; LMDeploy 0.1 (a separate context pass) ->
+ * "lmdeploy-v0.1", 0.2.0-0.2.1 (KV pool a fraction of total memory) ->
+ * "lmdeploy-v0.2.0"; TensorRT-LLM before 0.7 (masked MHA, no XQA)
  * -> "tensorrt-llm-v0.6", 1.x (the PyTorch backend, its default from 1.0)
  * -> "tensorrt-llm-pytorch"; an unstated version takes the plain entry,
  * or the PyTorch backend's where the case names that backend. */
@@ -543,6 +554,10 @@ static const char *engine_name(const struct raw_case *rc)
 	known = sscanf(v, "%d.%d", &major, &minor) == 2;
 	if (strcmp(rc->engine, "vllm") == 0)
 		return known && major == 0 && minor < 7 ? "vllm-v0" : "vllm";
+	if (strcmp(rc->engine, "lmdeploy") == 0 && known && major == 0 && minor < 2)
+		return "lmdeploy-v0.1";
+	if (strcmp(rc->engine, "lmdeploy") == 0 && known && major == 0 && minor == 2 && patch_of(v) < 2)
+		return "lmdeploy-v0.2.0";
 	if (strcmp(rc->engine, "tensorrt-llm") == 0 && known) {
 		if (major == 0 && minor < 7)
 			return "tensorrt-llm-v0.6";
@@ -558,7 +573,7 @@ static const char *engine_name(const struct raw_case *rc)
 /* A length from a stated fixed value, a published realised mean (a sampled
  * dataset, or outputs cut short by EOS), or a mean derived from published
  * token rates (only when no length is stated). */
-static bool set_length(struct sval_case *vc, struct srv_length *l, int stated, double realised,
+static bool set_length(struct sval_case *vc, struct srv_length *l, int stated, int cap, double realised,
 		       double derived, const char *what)
 {
 	char note[128];
@@ -573,11 +588,12 @@ static bool set_length(struct sval_case *vc, struct srv_length *l, int stated, d
 	if (!given(mean))
 		return false;
 	/* lognormal, coefficient of variation 1, capped at the stated
-	 * maximum (else 8 x the mean); its uncapped mean is chosen so the
+	 * maximum (else the benchmark's stated length filter, else 8 x the
+	 * mean); its uncapped mean is chosen so the
 	 * capped one is the published mean (bisection on the closed form) */
 	l->dist = SRV_DIST_LOGNORMAL;
 	l->min = 1;
-	l->max = stated > 0 ? stated : (int)ceil(8 * mean);
+	l->max = stated > 0 ? stated : cap > 0 ? cap : (int)ceil(8 * mean);
 	if (mean >= 0.999 * l->max) {
 		l->dist = SRV_DIST_FIXED;
 		l->mean = mean;
@@ -859,6 +875,8 @@ static void case_engine(const struct gpu_spec *gpu, const struct srv_engine *eng
 		sc->engine.max_num_seqs = w->max_batch_size;
 	if (w->max_num_tokens > 0)
 		sc->engine.max_num_batched_tokens = w->max_num_tokens;
+	if (w->kv_cache_tokens > 0)
+		sc->engine.kv_cache_tokens = w->kv_cache_tokens;   /* the benchmark's stated pool */
 	if (srv_engine_attention_dp_limits(&sc->engine, sc->replica.attention_dp) > 1) {
 		char note[96];
 		snprintf(note, sizeof(note), "batch limits per attention rank: %d seqs, %d tokens per replica",
@@ -881,8 +899,9 @@ static int case_lengths(const struct raw_case *rc, struct sval_case *vc, struct 
 		der_out = ms->output_tokens_per_s / ms->requests_per_s;
 	if (given(ms->total_tokens_per_s) && given(ms->output_tokens_per_s) && given(ms->requests_per_s))
 		der_in = (ms->total_tokens_per_s - ms->output_tokens_per_s) / ms->requests_per_s;
-	if (!set_length(vc, &sc->workload.input_tokens, w->input_len, mean_in, der_in, "input") ||
-	    !set_length(vc, &sc->workload.output_tokens, w->output_len, mean_out, der_out, "output"))
+	if (!set_length(vc, &sc->workload.input_tokens, w->input_len, w->max_input_len, mean_in, der_in, "input") ||
+	    !set_length(vc, &sc->workload.output_tokens, w->output_len, w->max_output_len, mean_out, der_out,
+			"output"))
 		return not_expressible(vc, "%s", "the prompt and output lengths are not published");
 
 	snprintf(vc->regime, sizeof(vc->regime), "%s",

@@ -149,6 +149,57 @@ static void test_attention_dp(void)
 	CHECK(strstr(err.pointer, "attention_dp") != NULL);
 }
 
+/* A disaggregated pool with its own attention_dp runs the engine's
+ * per-rank limits times its own degree; the other pool keeps the
+ * replica's.  SGLang's limits are the replica's whatever the degree. */
+static void test_attention_dp_pools(void)
+{
+	static struct srv_scenario sc;
+	const char *fmt = "{\"name\":\"t\",\"model\":\"deepseek-v3\",\"instance\":\"p6-b200.48xlarge\","
+			  "\"replica\":{\"tp\":8,\"ep\":8},\"disaggregated\":{\"prefill_replicas\":1,\"decode_replicas\":1,"
+			  "\"decode\":{\"tp\":8,\"ep\":8,\"attention_dp\":4}},\"precision\":{\"weights\":\"fp8\"},"
+			  "\"engine\":{\"name\":\"%s\",\"max_num_seqs\":64,\"max_num_batched_tokens\":4096},"
+			  "\"workload\":{\"arrival\":\"burst\",\"requests\":10,\"input_tokens\":{\"dist\":\"fixed\",\"mean\":100},"
+			  "\"output_tokens\":{\"dist\":\"fixed\",\"mean\":10}}}";
+	char buf[1024];
+	int seqs, tokens;
+
+	snprintf(buf, sizeof(buf), fmt, "tensorrt-llm-pytorch");
+	CHECK(load_scenario(buf, &sc));
+	srv_engine_pool_limits(&sc.engine, &sc.disagg.decode, &seqs, &tokens);
+	CHECK(seqs == 4 * 64 && tokens == 4 * 4096);
+	srv_engine_pool_limits(&sc.engine, &sc.disagg.prefill, &seqs, &tokens);
+	CHECK(seqs == 64 && tokens == 4096);
+	snprintf(buf, sizeof(buf), fmt, "sglang");
+	CHECK(load_scenario(buf, &sc));
+	srv_engine_pool_limits(&sc.engine, &sc.disagg.decode, &seqs, &tokens);
+	CHECK(seqs == 64 && tokens == 4096);
+}
+
+/* A stated KV pool (kv_cache_tokens) holds exactly that many tokens; the
+ * "kv" basis sizes the pool alone as a fraction of total HBM (LMDeploy
+ * before v0.2.2), whatever the weights take. */
+static void test_kv_pool_stated(void)
+{
+	static struct srv_scenario sc;
+	static struct srv_replica r;
+	struct sc_error err;
+	const char *fmt = "{\"name\":\"t\",\"model\":\"llama3-8b\",\"instance\":\"p5.48xlarge\","
+			  "\"replica\":{\"tp\":1},\"replicas\":1,\"precision\":{\"weights\":\"bf16\"},\"engine\":{\"name\":\"lmdeploy\"%s},"
+			  "\"workload\":{\"arrival\":\"burst\",\"requests\":10,\"input_tokens\":{\"dist\":\"fixed\",\"mean\":100},"
+			  "\"output_tokens\":{\"dist\":\"fixed\",\"mean\":10}}}";
+	char buf[1024];
+
+	snprintf(buf, sizeof(buf), fmt, ",\"kv_cache_tokens\":100000");
+	CHECK(load_scenario(buf, &sc));
+	CHECK(srv_replica_for(&sc, &sc.replica, &r, &err) == SC_OK);
+	CHECK_REL(r.kv_pool_bytes / (r.kv_bytes_per_token_full + r.kv_bytes_per_token_window), 100000.0, 1e-9);
+	snprintf(buf, sizeof(buf), fmt, ",\"kv_mem_fraction\":0.5,\"kv_mem_fraction_of\":\"kv\"");
+	CHECK(load_scenario(buf, &sc));
+	CHECK(srv_replica_for(&sc, &sc.replica, &r, &err) == SC_OK);
+	CHECK_REL(r.kv_pool_bytes, 0.5 * sc.gpu.hbm_bytes, 1e-9);
+}
+
 static void test_kv_sliding_window(void)
 {
 	static struct srv_scenario sc;
@@ -814,6 +865,8 @@ int main(void)
 	RUN(test_kv_bytes_gqa);
 	RUN(test_kv_bytes_mla);
 	RUN(test_attention_dp);
+	RUN(test_attention_dp_pools);
+	RUN(test_kv_pool_stated);
 	RUN(test_kv_sliding_window);
 	RUN(test_window_ignored);
 	RUN(test_decode_attention_kernels);

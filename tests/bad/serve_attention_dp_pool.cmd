@@ -1,1 +1,0 @@
-serve tests/bad/serve_attention_dp_pool.json

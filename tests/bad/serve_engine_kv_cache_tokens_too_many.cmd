@@ -1,0 +1,1 @@
+serve tests/bad/serve_engine_kv_cache_tokens_too_many.json

@@ -1,0 +1,1 @@
+serve scenarios/serve-deepseek-v3-disagg-adp-p5en.json

@@ -462,12 +462,21 @@ enum sc_status srv_replica_init(struct srv_replica *r, const struct srv_arch *ar
 			if (pool > left)
 				return sc_error_set(err, SC_ERANGE, NULL, "/engine/kv_cache_tokens",
 						    "a KV pool of %.0f tokens needs %.2f GiB per GPU; %s leaves %.2f GiB of the %.1f GiB of HBM after %.1f GiB of weights, %.1f GiB of activation workspace and %.1f GiB reserved",
-						    mem->kv_pool_tokens, pool / 1073741824.0, m->name,
-						    left / 1073741824.0, gpu->hbm_bytes / 1073741824.0,
-						    w / 1073741824.0, r->workspace_bytes / 1073741824.0,
-						    r->reserve_bytes / 1073741824.0);
+						    mem->kv_pool_tokens, pool / SC_GiB_BYTES, m->name,
+						    left / SC_GiB_BYTES, gpu->hbm_bytes / SC_GiB_BYTES,
+						    w / SC_GiB_BYTES, r->workspace_bytes / SC_GiB_BYTES,
+						    r->reserve_bytes / SC_GiB_BYTES);
 		}
-		if ((mem->basis == SRV_MEM_WEIGHTS_KV || mem->basis == SRV_MEM_KV_ONLY) && pool > left)
+		/* TurboMind before v0.2.2 allocates total x cache_max_entry_count
+		 * for the KV blocks whatever the weights took (BlockManager.cc
+		 * GetBlockCount), or fails to start: an error, as a stated pool */
+		if (mem->kv_pool_tokens <= 0 && mem->basis == SRV_MEM_KV_ONLY && pool > left)
+			return sc_error_set(err, SC_ERANGE, NULL, "/engine/kv_mem_fraction",
+					    "kv_mem_fraction %.3g of %.1f GiB of HBM is a KV pool of %.2f GiB per GPU; %s leaves %.2f GiB after %.1f GiB of weights, %.1f GiB of activation workspace and %.1f GiB reserved",
+					    mem->kv_mem_fraction, gpu->hbm_bytes / SC_GiB_BYTES, pool / SC_GiB_BYTES,
+					    m->name, left / SC_GiB_BYTES, w / SC_GiB_BYTES,
+					    r->workspace_bytes / SC_GiB_BYTES, r->reserve_bytes / SC_GiB_BYTES);
+		if (mem->basis == SRV_MEM_WEIGHTS_KV && pool > left)
 			pool = left;   /* activations and reserve still need their room */
 		double tokens = full + win > 0 ? pool / (full + win) : 0;
 

@@ -647,6 +647,8 @@ static struct srv_batch rank_share(const struct srv_batch *b, int adp)
 		s.decode_ctx /= adp;
 		s.decode_ctx_win /= adp;
 		s.sampled /= adp;
+		s.finish_keys /= adp;
+		s.finish_keys_win /= adp;
 	}
 	return s;
 }
@@ -796,4 +798,34 @@ double srv_iteration_time(const struct srv_replica *r, const struct srv_batch *b
 	if (parts)
 		*parts = p;
 	return p.total_s;
+}
+
+void srv_split_context_pass(const struct srv_batch *b, struct srv_batch *ctx, struct srv_batch *dec)
+{
+	double n_new = b->sampled - b->decode_seqs;
+
+	if (n_new < 0)
+		n_new = 0;
+	memset(ctx, 0, sizeof(*ctx));
+	memset(dec, 0, sizeof(*dec));
+	/* the context pass: each prompt's chunk but its last token, whose
+	 * query-key pairs (it attends to p + c keys) leave with it */
+	ctx->prefill_tokens = b->prefill_tokens - n_new;
+	ctx->prefill_pairs = b->prefill_pairs - b->finish_keys;
+	ctx->prefill_pairs_win = b->prefill_pairs_win - b->finish_keys_win;
+	ctx->prefill_ctx = b->prefill_ctx;
+	/* the decode pass: the running sequences and the last tokens */
+	dec->decode_seqs = b->decode_seqs + n_new;
+	dec->decode_ctx = b->decode_ctx + b->finish_keys;
+	dec->decode_ctx_win = b->decode_ctx_win + b->finish_keys_win;
+	dec->sampled = b->sampled;
+}
+
+double srv_context_pass_time(const struct srv_replica *r, const struct srv_batch *b)
+{
+	struct srv_batch ctx, dec;
+
+	srv_split_context_pass(b, &ctx, &dec);
+	return (ctx.prefill_tokens > 0 ? srv_iteration_time(r, &ctx, NULL) : 0) +
+	       (dec.decode_seqs > 0 ? srv_iteration_time(r, &dec, NULL) : 0);
 }

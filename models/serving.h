@@ -153,6 +153,9 @@ struct srv_batch {
 	double decode_ctx;         /* sum of their context lengths (keys read) */
 	double decode_ctx_win;     /* sum of min(context, window) */
 	double sampled;            /* sequences whose logits are computed */
+	double finish_keys;        /* sum over the prompts finishing this iteration of the keys
+				      their last token attends to (p + c) */
+	double finish_keys_win;    /* the same limited to the window, sum of min(p + c, w) */
 };
 
 /* Where an iteration's time goes (sums to total_s). */
@@ -202,6 +205,19 @@ double srv_kv_seq_bytes(const struct srv_replica *r, double ctx, int block_token
 /* Time of one iteration of batch b; fills parts (may be NULL). */
 double srv_iteration_time(const struct srv_replica *r, const struct srv_batch *b,
 			  struct srv_iter_parts *parts);
+
+/* An engine with a separate context pass (TurboMind v0.1, LlamaBatch.cc:
+ * the context decoder runs new prompts but their last token, "will process
+ * with decoder later") splits batch b in two: ctx, the prompts without
+ * their last token, and dec, the running sequences' decode steps plus one
+ * decode step per finishing prompt, which attends to its whole prompt.  The
+ * finishing prompts are the sampled sequences that are not decoding; every
+ * chunk of b must finish its prompt (such an engine runs prompts whole). */
+void srv_split_context_pass(const struct srv_batch *b, struct srv_batch *ctx, struct srv_batch *dec);
+
+/* The time of batch b on such an engine: the two passes of
+ * srv_split_context_pass one after the other, the weights streamed twice. */
+double srv_context_pass_time(const struct srv_replica *r, const struct srv_batch *b);
 
 /* Expected tokens a sequence gains per decode step: 1 without speculative
  * decoding, else (1 - a^(k+1)) / (1 - a) for k drafts accepted with

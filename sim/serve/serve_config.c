@@ -162,6 +162,11 @@ static enum sc_status read_engine_entry(struct cfg_reader *rd, const cJSON *item
 
 	if ((st = read_engine_fields(rd, item, out->engines, i, where)) != SC_OK)
 		return st;
+	if (out->engines[i].context_pass_separate && out->engines[i].chunked_prefill) {
+		cfg_pointer_key(nwhere, sizeof(nwhere), where, "chunked_prefill");
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, nwhere,
+				    "a separate context pass (context_pass_separate) runs prompts whole: chunked_prefill cannot be true");
+	}
 	for (int j = 0; j < i; j++)
 		if (strcmp(out->engines[j].name, out->engines[i].name) == 0) {
 			cfg_pointer_key(nwhere, sizeof(nwhere), where, "name");
@@ -659,6 +664,12 @@ enum sc_status srv_scenario_read(const char *file, const cJSON *root, const stru
 		sc->precision.kv_cache = sc->precision.weights == SRV_FMT_FP16 ? SRV_FMT_FP16
 									       : SRV_FMT_BF16;
 
+	/* a separate context pass runs prompts whole (TurboMind v0.1's context
+	 * decoder); srv_split_context_pass counts on every chunk finishing */
+	if (sc->engine.context_pass_separate && sc->engine.chunked_prefill)
+		return sc_error_set(err, SC_EINVAL, file, "/engine/chunked_prefill",
+				    "engine \"%s\" runs prompts whole in a separate context pass (context_pass_separate): chunked_prefill cannot be true",
+				    sc->engine.name);
 	dis = cJSON_GetObjectItemCaseSensitive(root, "disaggregated");
 	if (dis) {
 		if (cJSON_GetObjectItemCaseSensitive(root, "replicas"))

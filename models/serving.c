@@ -42,6 +42,16 @@
 
 SC_ENUM_DEFINE(srv_format_name, enum srv_format, srv_format_names, SRV_FORMAT_LIST)
 
+#define SRV_MEM_BASIS_NAME(id, name, hbm) [id] = name,
+#define SRV_MEM_BASIS_HBM(id, name, hbm) [id] = hbm,
+const char *const srv_mem_basis_names[] = { SRV_MEM_BASIS_LIST(SRV_MEM_BASIS_NAME) NULL };
+static const char *const mem_basis_hbm[] = { SRV_MEM_BASIS_LIST(SRV_MEM_BASIS_HBM) NULL };
+
+const char *srv_mem_basis_hbm(enum srv_mem_basis b)
+{
+	return SC_NAME_OF(mem_basis_hbm, b);
+}
+
 double srv_format_bytes(enum srv_format f)
 {
 	switch (f) {

@@ -76,7 +76,17 @@ struct srv_layout {
  * KV_ONLY: the KV cache alone is f x HBM, whatever the weights take
  *   (LMDeploy TurboMind before v0.2.2: BlockManager::GetBlockCount sizes
  *   the pool as total x cache_max_entry_count). */
-enum srv_mem_basis { SRV_MEM_TOTAL, SRV_MEM_FREE, SRV_MEM_WEIGHTS_KV, SRV_MEM_KV_ONLY };
+#define SRV_MEM_BASIS_LIST(X) X(SRV_MEM_TOTAL, "total", "total") X(SRV_MEM_FREE, "free", "free") \
+	X(SRV_MEM_WEIGHTS_KV, "weights-and-kv", "total (weights and KV)") \
+	X(SRV_MEM_KV_ONLY, "kv", "total (KV only)")
+/* X(ID, name, what "f of ... HBM" says): the enum, its names as engine
+ * entries spell them (kv_mem_fraction_of) and the reports' phrase */
+#define SRV_MEM_BASIS_ID(id, name, hbm) id,
+enum srv_mem_basis { SRV_MEM_BASIS_LIST(SRV_MEM_BASIS_ID) };
+/* The bases' names, NULL-terminated, and the HBM each is a fraction of, as
+ * the serving report prints it ("0.50 of total (KV only) HBM"). */
+extern const char *const srv_mem_basis_names[];
+const char *srv_mem_basis_hbm(enum srv_mem_basis b);
 
 /* How the engine uses memory and runs attention (a subset of the engine's
  * settings; the zero values of the attention fields are the common case:

@@ -19,10 +19,7 @@
 static void memory_opts(const struct srv_scenario *sc, const struct srv_layout *lay, struct srv_memory_opts *m)
 {
 	m->kv_mem_fraction = sc->engine.kv_mem_fraction;
-	m->basis = sc->engine.kv_mem_fraction_of == SRV_KV_OF_FREE ? SRV_MEM_FREE
-		   : sc->engine.kv_mem_fraction_of == SRV_KV_OF_WEIGHTS_KV ? SRV_MEM_WEIGHTS_KV
-		   : sc->engine.kv_mem_fraction_of == SRV_KV_OF_KV ? SRV_MEM_KV_ONLY
-		   : SRV_MEM_TOTAL;
+	m->basis = sc->engine.kv_mem_fraction_of;
 	m->kv_pool_tokens = sc->engine.kv_cache_tokens;
 	/* the workspace is sized for the pool's own limits */
 	srv_engine_pool_limits(&sc->engine, lay, &m->max_num_seqs, &m->max_num_batched_tokens);

@@ -4,6 +4,8 @@
 #include <math.h>
 #include <stddef.h>
 
+#include "units.h"
+
 static double lg(double v)
 {
 	return log2(v > 0 ? v : 1e-6);
@@ -64,7 +66,7 @@ const struct efa_region *efa_tuner_choice_in(const struct efa_region_table *tb, 
 		return NULL;
 	/* nccl_ofi_model.cpp: the P5 16-node, 128-rank, 3-5 GiB rule */
 	if (platform == EFA_TUNER_P5_P5E && op == COLL_ALL_REDUCE && nodes == 16 && ranks == 128 &&
-	    bytes > 3.0 * 1073741824.0 && bytes <= 5.0 * 1073741824.0) {
+	    bytes > 3.0 * SC_GiB_BYTES && bytes <= 5.0 * SC_GiB_BYTES) {
 		if (table)
 			*table = "model-p5-quirk";
 		return &p5_quirk;

@@ -4,6 +4,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "units.h"
+
 /* Why these terms (Korthikanti et al. 2022, section 4.1, rederived per stored
  * tensor; 2 bytes per BF16 element, 1 per dropout-mask element; sb = tokens
  * of the micro-batch on this GPU):
@@ -251,7 +253,7 @@ double mem_optimizer_bytes_per_param(enum sc_optimizer o, enum sc_dtype master,
  * allocator: 32 MiB for cuBLAS on Hopper and later (CUBLAS_WORKSPACE_CONFIG
  * ":4096:8" = 8 x 4 MiB, PyTorch's default there) and TE's 32 MiB cuBLASLt
  * workspace. */
-#define MEM_WORKSPACE_BYTES (64.0 * 1048576.0)
+#define MEM_WORKSPACE_BYTES (64.0 * SC_MiB_BYTES)
 
 /* DeepSpeed ZeRO buckets (deepspeed/runtime/zero/config.py defaults):
  * reduce_bucket_size 5e8 elements (the contiguous gradient buffer ZeRO-2/3

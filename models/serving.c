@@ -42,6 +42,16 @@
 
 SC_ENUM_DEFINE(srv_format_name, enum srv_format, srv_format_names, SRV_FORMAT_LIST)
 
+#define SRV_MEM_BASIS_NAME(id, name, hbm) [id] = name,
+#define SRV_MEM_BASIS_HBM(id, name, hbm) [id] = hbm,
+const char *const srv_mem_basis_names[] = { SRV_MEM_BASIS_LIST(SRV_MEM_BASIS_NAME) NULL };
+static const char *const mem_basis_hbm[] = { SRV_MEM_BASIS_LIST(SRV_MEM_BASIS_HBM) NULL };
+
+const char *srv_mem_basis_hbm(enum srv_mem_basis b)
+{
+	return SC_NAME_OF(mem_basis_hbm, b);
+}
+
 double srv_format_bytes(enum srv_format f)
 {
 	switch (f) {
@@ -462,12 +472,21 @@ enum sc_status srv_replica_init(struct srv_replica *r, const struct srv_arch *ar
 			if (pool > left)
 				return sc_error_set(err, SC_ERANGE, NULL, "/engine/kv_cache_tokens",
 						    "a KV pool of %.0f tokens needs %.2f GiB per GPU; %s leaves %.2f GiB of the %.1f GiB of HBM after %.1f GiB of weights, %.1f GiB of activation workspace and %.1f GiB reserved",
-						    mem->kv_pool_tokens, pool / 1073741824.0, m->name,
-						    left / 1073741824.0, gpu->hbm_bytes / 1073741824.0,
-						    w / 1073741824.0, r->workspace_bytes / 1073741824.0,
-						    r->reserve_bytes / 1073741824.0);
+						    mem->kv_pool_tokens, pool / SC_GiB_BYTES, m->name,
+						    left / SC_GiB_BYTES, gpu->hbm_bytes / SC_GiB_BYTES,
+						    w / SC_GiB_BYTES, r->workspace_bytes / SC_GiB_BYTES,
+						    r->reserve_bytes / SC_GiB_BYTES);
 		}
-		if ((mem->basis == SRV_MEM_WEIGHTS_KV || mem->basis == SRV_MEM_KV_ONLY) && pool > left)
+		/* TurboMind before v0.2.2 allocates total x cache_max_entry_count
+		 * for the KV blocks whatever the weights took (BlockManager.cc
+		 * GetBlockCount), or fails to start: an error, as a stated pool */
+		if (mem->kv_pool_tokens <= 0 && mem->basis == SRV_MEM_KV_ONLY && pool > left)
+			return sc_error_set(err, SC_ERANGE, NULL, "/engine/kv_mem_fraction",
+					    "kv_mem_fraction %.3g of %.1f GiB of HBM is a KV pool of %.2f GiB per GPU; %s leaves %.2f GiB after %.1f GiB of weights, %.1f GiB of activation workspace and %.1f GiB reserved",
+					    mem->kv_mem_fraction, gpu->hbm_bytes / SC_GiB_BYTES, pool / SC_GiB_BYTES,
+					    m->name, left / SC_GiB_BYTES, w / SC_GiB_BYTES,
+					    r->workspace_bytes / SC_GiB_BYTES, r->reserve_bytes / SC_GiB_BYTES);
+		if (mem->basis == SRV_MEM_WEIGHTS_KV && pool > left)
 			pool = left;   /* activations and reserve still need their room */
 		double tokens = full + win > 0 ? pool / (full + win) : 0;
 
@@ -638,6 +657,8 @@ static struct srv_batch rank_share(const struct srv_batch *b, int adp)
 		s.decode_ctx /= adp;
 		s.decode_ctx_win /= adp;
 		s.sampled /= adp;
+		s.finish_keys /= adp;
+		s.finish_keys_win /= adp;
 	}
 	return s;
 }
@@ -787,4 +808,34 @@ double srv_iteration_time(const struct srv_replica *r, const struct srv_batch *b
 	if (parts)
 		*parts = p;
 	return p.total_s;
+}
+
+void srv_split_context_pass(const struct srv_batch *b, struct srv_batch *ctx, struct srv_batch *dec)
+{
+	double n_new = b->sampled - b->decode_seqs;
+
+	if (n_new < 0)
+		n_new = 0;
+	memset(ctx, 0, sizeof(*ctx));
+	memset(dec, 0, sizeof(*dec));
+	/* the context pass: each prompt's chunk but its last token, whose
+	 * query-key pairs (it attends to p + c keys) leave with it */
+	ctx->prefill_tokens = b->prefill_tokens - n_new;
+	ctx->prefill_pairs = b->prefill_pairs - b->finish_keys;
+	ctx->prefill_pairs_win = b->prefill_pairs_win - b->finish_keys_win;
+	ctx->prefill_ctx = b->prefill_ctx;
+	/* the decode pass: the running sequences and the last tokens */
+	dec->decode_seqs = b->decode_seqs + n_new;
+	dec->decode_ctx = b->decode_ctx + b->finish_keys;
+	dec->decode_ctx_win = b->decode_ctx_win + b->finish_keys_win;
+	dec->sampled = b->sampled;
+}
+
+double srv_context_pass_time(const struct srv_replica *r, const struct srv_batch *b)
+{
+	struct srv_batch ctx, dec;
+
+	srv_split_context_pass(b, &ctx, &dec);
+	return (ctx.prefill_tokens > 0 ? srv_iteration_time(r, &ctx, NULL) : 0) +
+	       (dec.decode_seqs > 0 ? srv_iteration_time(r, &dec, NULL) : 0);
 }

@@ -76,7 +76,17 @@ struct srv_layout {
  * KV_ONLY: the KV cache alone is f x HBM, whatever the weights take
  *   (LMDeploy TurboMind before v0.2.2: BlockManager::GetBlockCount sizes
  *   the pool as total x cache_max_entry_count). */
-enum srv_mem_basis { SRV_MEM_TOTAL, SRV_MEM_FREE, SRV_MEM_WEIGHTS_KV, SRV_MEM_KV_ONLY };
+#define SRV_MEM_BASIS_LIST(X) X(SRV_MEM_TOTAL, "total", "total") X(SRV_MEM_FREE, "free", "free") \
+	X(SRV_MEM_WEIGHTS_KV, "weights-and-kv", "total (weights and KV)") \
+	X(SRV_MEM_KV_ONLY, "kv", "total (KV only)")
+/* X(ID, name, what "f of ... HBM" says): the enum, its names as engine
+ * entries spell them (kv_mem_fraction_of) and the reports' phrase */
+#define SRV_MEM_BASIS_ID(id, name, hbm) id,
+enum srv_mem_basis { SRV_MEM_BASIS_LIST(SRV_MEM_BASIS_ID) };
+/* The bases' names, NULL-terminated, and the HBM each is a fraction of, as
+ * the serving report prints it ("0.50 of total (KV only) HBM"). */
+extern const char *const srv_mem_basis_names[];
+const char *srv_mem_basis_hbm(enum srv_mem_basis b);
 
 /* How the engine uses memory and runs attention (a subset of the engine's
  * settings; the zero values of the attention fields are the common case:
@@ -153,6 +163,9 @@ struct srv_batch {
 	double decode_ctx;         /* sum of their context lengths (keys read) */
 	double decode_ctx_win;     /* sum of min(context, window) */
 	double sampled;            /* sequences whose logits are computed */
+	double finish_keys;        /* sum over the prompts finishing this iteration of the keys
+				      their last token attends to (p + c) */
+	double finish_keys_win;    /* the same limited to the window, sum of min(p + c, w) */
 };
 
 /* Where an iteration's time goes (sums to total_s). */
@@ -202,6 +215,19 @@ double srv_kv_seq_bytes(const struct srv_replica *r, double ctx, int block_token
 /* Time of one iteration of batch b; fills parts (may be NULL). */
 double srv_iteration_time(const struct srv_replica *r, const struct srv_batch *b,
 			  struct srv_iter_parts *parts);
+
+/* An engine with a separate context pass (TurboMind v0.1, LlamaBatch.cc:
+ * the context decoder runs new prompts but their last token, "will process
+ * with decoder later") splits batch b in two: ctx, the prompts without
+ * their last token, and dec, the running sequences' decode steps plus one
+ * decode step per finishing prompt, which attends to its whole prompt.  The
+ * finishing prompts are the sampled sequences that are not decoding; every
+ * chunk of b must finish its prompt (such an engine runs prompts whole). */
+void srv_split_context_pass(const struct srv_batch *b, struct srv_batch *ctx, struct srv_batch *dec);
+
+/* The time of batch b on such an engine: the two passes of
+ * srv_split_context_pass one after the other, the weights streamed twice. */
+double srv_context_pass_time(const struct srv_replica *r, const struct srv_batch *b);
 
 /* Expected tokens a sequence gains per decode step: 1 without speculative
  * decoding, else (1 - a^(k+1)) / (1 - a) for k drafts accepted with

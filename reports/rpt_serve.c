@@ -89,10 +89,7 @@ static void head_text(FILE *out, const struct srv_scenario *sc)
 		e->name, e->wraps[0] ? " (runs " : "", e->wraps, e->wraps[0] ? ")" : "",
 		srv_schedule_name(e->schedule), e->chunked_prefill ? ", chunked prefill" : "",
 		e->max_num_batched_tokens, e->max_num_seqs, srv_kv_policy_name(e->kv_policy),
-		e->kv_block_tokens, e->kv_mem_fraction,
-		e->kv_mem_fraction_of == SRV_KV_OF_FREE ? "free"
-		: e->kv_mem_fraction_of == SRV_KV_OF_WEIGHTS_KV ? "total (weights and KV)"
-		: e->kv_mem_fraction_of == SRV_KV_OF_KV ? "total (KV only)" : "total");
+		e->kv_block_tokens, e->kv_mem_fraction, srv_mem_basis_hbm(e->kv_mem_fraction_of));
 	if (e->kv_cache_tokens > 0)
 		fprintf(out, "kv pool     %d tokens per replica, as stated\n", e->kv_cache_tokens);
 	if (sc->speculative.draft_tokens > 0)

@@ -10,6 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../models/units.h"
+
 double bench_parse_size(const char *s)
 {
 	char *end;
@@ -21,9 +23,9 @@ double bench_parse_size(const char *s)
 		return -1;
 	switch (toupper((unsigned char)*end)) {
 	case '\0': break;
-	case 'K': v *= 1024.0; end++; break;
-	case 'M': v *= 1048576.0; end++; break;
-	case 'G': v *= 1073741824.0; end++; break;
+	case 'K': v *= SC_KiB_BYTES; end++; break;
+	case 'M': v *= SC_MiB_BYTES; end++; break;
+	case 'G': v *= SC_GiB_BYTES; end++; break;
 	default: return -1;
 	}
 	if (*end == 'B' || *end == 'b')

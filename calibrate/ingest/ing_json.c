@@ -343,10 +343,10 @@ static double fio_size(const char *s)
 		return 0;
 	switch (tolower((unsigned char)*end)) {
 	case '\0': case 'b': break;
-	case 'k': v *= 1024.0; break;
-	case 'm': v *= 1048576.0; break;
+	case 'k': v *= SC_KiB_BYTES; break;
+	case 'm': v *= SC_MiB_BYTES; break;
 	case 'g': v *= SC_GiB_BYTES; break;
-	case 't': v *= 1099511627776.0; break;
+	case 't': v *= SC_TiB_BYTES; break;
 	default: return 0;
 	}
 	/* "1e308t" overflows to infinity, which JSON cannot hold: unknown

@@ -154,6 +154,21 @@ const struct cfg_field cfg_scenario_fields[] = {
 	CFG_END
 };
 
+enum sc_status training_sac_check(const struct training *t, const char *file, const char *ptr,
+				  struct sc_error *err)
+{
+	/* only torchtitan's op-level SAC memory (models/memory.c,
+	 * torchtitan_op_sac_bytes) reads it: elsewhere it would change nothing */
+	if (t->sac_attention_recomputed &&
+	    (t->framework != FW_TORCHTITAN || t->recompute != RECOMPUTE_SELECTIVE ||
+	     t->recompute_layer_interval > 0))
+		return sc_error_set(err, SC_EINVAL, file, ptr,
+				    "sac_attention_recomputed needs framework \"torchtitan\" with recompute \"selective\" per op (no recompute_layer_interval); here framework \"%s\", recompute \"%s\"%s",
+				    framework_name(t->framework), recompute_name(t->recompute),
+				    t->recompute_layer_interval > 0 ? " per layer" : "");
+	return SC_OK;
+}
+
 enum sc_status scenario_check(const struct scenario *sc, const char *file,
 			      struct sc_error *err)
 {
@@ -194,6 +209,8 @@ enum sc_status scenario_read(const char *file, const cJSON *root,
 	sc->layout.schedule = SCHED_1F1B;
 	scenario_storage_defaults(sc);
 	if ((st = cfg_read_object(&rd, root, cfg_scenario_fields, sc, "")) != SC_OK)
+		return st;
+	if ((st = training_sac_check(&sc->training, file, "/training/sac_attention_recomputed", err)) != SC_OK)
 		return st;
 
 	gpu = catalog_gpu(cat, sc->cluster.instance.gpu);

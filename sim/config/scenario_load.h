@@ -29,4 +29,10 @@ enum sc_status scenario_read(const char *file, const cJSON *root,
 enum sc_status scenario_check(const struct scenario *sc, const char *file,
 			      struct sc_error *err);
 
+/* training.sac_attention_recomputed only with torchtitan's op-level
+ * selective recompute (framework torchtitan, recompute selective, no
+ * recompute_layer_interval): the error at ptr otherwise. */
+enum sc_status training_sac_check(const struct training *t, const char *file, const char *ptr,
+				  struct sc_error *err);
+
 #endif

@@ -39,9 +39,8 @@ enum srv_kv_policy { SRV_KV_ON_DEMAND, SRV_KV_RESERVE };
  * what weights and activations leave "free" (TensorRT-LLM
  * kv_cache_free_gpu_mem_fraction, LMDeploy cache_max_entry_count), or total
  * HBM for "weights-and-kv" only (SGLang mem_fraction_static), or total HBM
- * for the "kv" pool alone (LMDeploy TurboMind before v0.2.2); see
- * enum srv_mem_basis. */
-enum srv_kv_fraction { SRV_KV_OF_TOTAL, SRV_KV_OF_FREE, SRV_KV_OF_WEIGHTS_KV, SRV_KV_OF_KV };
+ * for the "kv" pool alone (LMDeploy TurboMind before v0.2.2): enum
+ * srv_mem_basis (models/serving.h), whose list owns the names. */
 
 /* How the engine's decode attention kernel walks a grouped-query KV cache
  * ("decode_attention"): GROUPED loads each KV head once for all the query
@@ -89,7 +88,7 @@ struct srv_engine {
 	enum srv_kv_policy kv_policy;
 	int kv_block_tokens;        /* paged KV block */
 	double kv_mem_fraction;     /* of total HBM or of what the weights leave free */
-	enum srv_kv_fraction kv_mem_fraction_of;
+	enum srv_mem_basis kv_mem_fraction_of;
 	int kv_cache_tokens;        /* > 0: the KV pool holds this many tokens per replica (a block
 				       count the benchmark sets), whatever kv_mem_fraction says */
 	char source[SC_SOURCE_MAX];

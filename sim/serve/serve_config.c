@@ -15,10 +15,12 @@
 #define REQ CFG_REQUIRED
 #define POS CFG_POSITIVE
 #define NONNEG CFG_NONNEG
+/* kv_mem_fraction_of's values are srv_mem_basis_names (its list owns them;
+ * a bad value's error lists them from it) */
+#define KV_BASIS_DOC "what kv_mem_fraction is a fraction of (enum srv_mem_basis)"
 
 static const char *const schedules[] = { "mixed", "prefill-first", "static", NULL };
 static const char *const kv_policies[] = { "on-demand", "reserve", NULL };
-static const char *const kv_fractions[] = { "total", "free", "weights-and-kv", "kv", NULL };
 static const char *const decode_attentions[] = { "grouped", "per-head", NULL };
 static const char *const kv_dtype_rules[] = { "model", "checkpoint", NULL };
 static const char *const arrivals[] = { "poisson", "concurrency", "burst", "trace", NULL };
@@ -76,7 +78,7 @@ const struct cfg_field cfg_engine_fields[] = {
 	CFG_F_ENUM(struct srv_engine, kv_policy, REQ, kv_policies, "on-demand (preempt when full) or reserve (prompt and output reserved at admission)"),
 	CFG_F_INT(struct srv_engine, kv_block_tokens, REQ | POS, "tokens per paged-KV block"),
 	CFG_F_NUM_RANGE(struct srv_engine, kv_mem_fraction, REQ, 0.05, 1.0, "memory fraction, fraction"),
-	CFG_F_ENUM(struct srv_engine, kv_mem_fraction_of, REQ, kv_fractions, "total, free, weights-and-kv or kv"),
+	CFG_F_ENUM(struct srv_engine, kv_mem_fraction_of, REQ, srv_mem_basis_names, KV_BASIS_DOC),
 	CFG_F_STR(struct srv_engine, source, REQ, "where the defaults come from"),
 	CFG_F_ENUM(struct srv_engine, decode_attention, REQ, decode_attentions, "grouped (one KV read per query-head group) or per-head (one per query head, shared only through L2)"),
 	CFG_F_INT_RANGE(struct srv_engine, grouped_max_group, REQ | NONNEG, 0, 1024, "largest query-head group the grouped kernel covers (0: any), count"),
@@ -103,7 +105,7 @@ const struct cfg_field cfg_engine_override_fields[] = {
 	CFG_F_ENUM(struct srv_engine, kv_policy, 0, kv_policies, "on-demand or reserve"),
 	CFG_F_INT(struct srv_engine, kv_block_tokens, POS, "tokens per paged-KV block"),
 	CFG_F_NUM_RANGE(struct srv_engine, kv_mem_fraction, 0, 0.05, 1.0, "memory fraction, fraction"),
-	CFG_F_ENUM(struct srv_engine, kv_mem_fraction_of, 0, kv_fractions, "total, free, weights-and-kv or kv"),
+	CFG_F_ENUM(struct srv_engine, kv_mem_fraction_of, 0, srv_mem_basis_names, KV_BASIS_DOC),
 	CFG_F_INT_RANGE(struct srv_engine, kv_cache_tokens, NONNEG, 0, SC_MAX_KV_CACHE_TOKENS, "KV pool size per replica, tokens (0: sized by kv_mem_fraction)"),
 	CFG_F_ENUM(struct srv_engine, decode_attention, 0, decode_attentions, "grouped or per-head"),
 	CFG_F_INT_RANGE(struct srv_engine, grouped_max_group, NONNEG, 0, 1024, "largest query-head group the grouped kernel covers (0: any), count"),
@@ -121,7 +123,7 @@ const struct cfg_field cfg_engine_wrapper_fields[] = {
 	CFG_F_INT_RANGE(struct srv_engine, max_num_seqs, POS, 1, SC_MAX_ENGINE_SEQS, "running sequences per replica, count"),
 	CFG_F_INT_RANGE(struct srv_engine, max_num_batched_tokens, POS, 1, SC_MAX_ENGINE_TOKENS, "tokens per iteration, count"),
 	CFG_F_NUM_RANGE(struct srv_engine, kv_mem_fraction, 0, 0.05, 1.0, "memory fraction, fraction"),
-	CFG_F_ENUM(struct srv_engine, kv_mem_fraction_of, 0, kv_fractions, "total, free, weights-and-kv or kv"),
+	CFG_F_ENUM(struct srv_engine, kv_mem_fraction_of, 0, srv_mem_basis_names, KV_BASIS_DOC),
 	CFG_END
 };
 
@@ -162,6 +164,11 @@ static enum sc_status read_engine_entry(struct cfg_reader *rd, const cJSON *item
 
 	if ((st = read_engine_fields(rd, item, out->engines, i, where)) != SC_OK)
 		return st;
+	if (out->engines[i].context_pass_separate && out->engines[i].chunked_prefill) {
+		cfg_pointer_key(nwhere, sizeof(nwhere), where, "chunked_prefill");
+		return sc_error_set(rd->err, SC_EINVAL, rd->file, nwhere,
+				    "a separate context pass (context_pass_separate) runs prompts whole: chunked_prefill cannot be true");
+	}
 	for (int j = 0; j < i; j++)
 		if (strcmp(out->engines[j].name, out->engines[i].name) == 0) {
 			cfg_pointer_key(nwhere, sizeof(nwhere), where, "name");
@@ -659,6 +666,12 @@ enum sc_status srv_scenario_read(const char *file, const cJSON *root, const stru
 		sc->precision.kv_cache = sc->precision.weights == SRV_FMT_FP16 ? SRV_FMT_FP16
 									       : SRV_FMT_BF16;
 
+	/* a separate context pass runs prompts whole (TurboMind v0.1's context
+	 * decoder); srv_split_context_pass counts on every chunk finishing */
+	if (sc->engine.context_pass_separate && sc->engine.chunked_prefill)
+		return sc_error_set(err, SC_EINVAL, file, "/engine/chunked_prefill",
+				    "engine \"%s\" runs prompts whole in a separate context pass (context_pass_separate): chunked_prefill cannot be true",
+				    sc->engine.name);
 	dis = cJSON_GetObjectItemCaseSensitive(root, "disaggregated");
 	if (dis) {
 		if (cJSON_GetObjectItemCaseSensitive(root, "replicas"))

@@ -19,10 +19,7 @@
 static void memory_opts(const struct srv_scenario *sc, const struct srv_layout *lay, struct srv_memory_opts *m)
 {
 	m->kv_mem_fraction = sc->engine.kv_mem_fraction;
-	m->basis = sc->engine.kv_mem_fraction_of == SRV_KV_OF_FREE ? SRV_MEM_FREE
-		   : sc->engine.kv_mem_fraction_of == SRV_KV_OF_WEIGHTS_KV ? SRV_MEM_WEIGHTS_KV
-		   : sc->engine.kv_mem_fraction_of == SRV_KV_OF_KV ? SRV_MEM_KV_ONLY
-		   : SRV_MEM_TOTAL;
+	m->basis = sc->engine.kv_mem_fraction_of;
 	m->kv_pool_tokens = sc->engine.kv_cache_tokens;
 	/* the workspace is sized for the pool's own limits */
 	srv_engine_pool_limits(&sc->engine, lay, &m->max_num_seqs, &m->max_num_batched_tokens);
@@ -373,8 +370,11 @@ static void add_prefill(const struct sim *s, const struct rep *p, struct srv_bat
 	b->prefill_pairs += causal_pairs(r->done, c, 0);
 	b->prefill_pairs_win += causal_pairs(r->done, c, w);
 	b->prefill_ctx += r->done;
-	if (r->done + c >= r->prompt)
+	if (r->done + c >= r->prompt) {
 		b->sampled += 1;
+		b->finish_keys += r->done + c;
+		b->finish_keys_win += w > 0 && r->done + c > w ? w : r->done + c;
+	}
 	(void)s;
 }
 
@@ -587,30 +587,16 @@ static double growth(const struct sim *s, const struct rep *p, double k)
 	return g;
 }
 
-/* One iteration of batch b.  An engine with a separate context pass
- * (TurboMind v0.1, engines.json context_pass_separate) runs the new
- * prompts but their last token in a pass of their own, then decodes their
- * last token with the running sequences: two passes, the weights streamed
- * twice.  The finishing prompts' last tokens attend to their whole prompt
- * (prefill_tokens + prefill_ctx: v0.1 runs prompts whole, unchunked). */
+/* One iteration of batch b: two passes on an engine with a separate
+ * context pass (TurboMind v0.1, engines.json context_pass_separate; see
+ * srv_split_context_pass), which runs prompts whole (serve_config.c
+ * rejects chunked_prefill with it), so every chunk of b finishes its
+ * prompt. */
 static double iteration_time(const struct sim *s, const struct rep *p, const struct srv_batch *b)
 {
-	struct srv_batch ctx = *b, dec = *b;
-	double n_new = b->sampled - b->decode_seqs, w = p->model->window_tokens, keys;
-
 	if (!s->sc->engine.context_pass_separate || b->prefill_tokens <= 0)
 		return srv_iteration_time(p->model, b, NULL);
-	if (n_new < 0)
-		n_new = 0;
-	ctx.prefill_tokens = b->prefill_tokens - n_new;
-	ctx.decode_seqs = ctx.decode_ctx = ctx.decode_ctx_win = ctx.sampled = 0;
-	keys = b->prefill_tokens + b->prefill_ctx;
-	dec.prefill_tokens = dec.prefill_pairs = dec.prefill_pairs_win = dec.prefill_ctx = 0;
-	dec.decode_seqs = b->decode_seqs + n_new;
-	dec.decode_ctx = b->decode_ctx + keys;
-	dec.decode_ctx_win = b->decode_ctx_win + (w > 0 && keys > w * n_new ? w * n_new : keys);
-	return (ctx.prefill_tokens > 0 ? srv_iteration_time(p->model, &ctx, NULL) : 0) +
-	       (dec.decode_seqs > 0 ? srv_iteration_time(p->model, &dec, NULL) : 0);
+	return srv_context_pass_time(p->model, b);
 }
 
 /* The batch of step j of a pure decode span that starts with b1: every

@@ -242,6 +242,9 @@ static enum sc_status apply_memory_keys(const char *path, const char *where, con
 	}
 	if ((st = read_training_keys(path, where, item, tr, err)) != SC_OK)
 		return st;
+	cfg_pointer_key(ptr, sizeof(ptr), where, "sac_attention_recomputed");
+	if ((st = training_sac_check(tr, path, ptr, err)) != SC_OK)
+		return st;
 	if (tr->recompute != RECOMPUTE_SELECTIVE)
 		tr->recompute_layer_interval = 0;
 	/* Megatron's optimizer is not distributed unless

@@ -528,19 +528,20 @@ static double length_mean(const struct srv_length *l)
 	return srv_length_mean(l);
 }
 
-/* The patch number of "major.minor.patch..." (0 when absent). */
+/* The patch number of "major.minor.patch..." (-1 when absent: "0.2"
+ * says nothing about which 0.2 release). */
 static int patch_of(const char *v)
 {
 	int major = 0, minor = 0, patch = 0;
 
-	return sscanf(v, "%d.%d.%d", &major, &minor, &patch) == 3 ? patch : 0;
+	return sscanf(v, "%d.%d.%d", &major, &minor, &patch) == 3 ? patch : -1;
 }
 
 /* The engine catalogue entry of a case, by engine and version: vLLM
  * before 0.7 -> "vllm-v0"; LMDeploy 0.1 (a separate context pass) ->
  * "lmdeploy-v0.1", 0.2.0-0.2.1 (KV pool a fraction of total memory) ->
- * "lmdeploy-v0.2.0"; TensorRT-LLM before 0.7 (masked MHA, no XQA)
- * -> "tensorrt-llm-v0.6", 1.x (the PyTorch backend, its default from 1.0)
+ * "lmdeploy-v0.2.0" (a bare "0.2" takes the plain entry); TensorRT-LLM
+ * before 0.7 (masked MHA, no XQA) -> "tensorrt-llm-v0.6", 1.x (the PyTorch backend, its default from 1.0)
  * -> "tensorrt-llm-pytorch"; an unstated version takes the plain entry,
  * or the PyTorch backend's where the case names that backend. */
 static const char *engine_name(const struct raw_case *rc)
@@ -556,7 +557,8 @@ static const char *engine_name(const struct raw_case *rc)
 		return known && major == 0 && minor < 7 ? "vllm-v0" : "vllm";
 	if (strcmp(rc->engine, "lmdeploy") == 0 && known && major == 0 && minor < 2)
 		return "lmdeploy-v0.1";
-	if (strcmp(rc->engine, "lmdeploy") == 0 && known && major == 0 && minor == 2 && patch_of(v) < 2)
+	if (strcmp(rc->engine, "lmdeploy") == 0 && known && major == 0 && minor == 2 && patch_of(v) >= 0 &&
+	    patch_of(v) < 2)
 		return "lmdeploy-v0.2.0";
 	if (strcmp(rc->engine, "tensorrt-llm") == 0 && known) {
 		if (major == 0 && minor < 7)

@@ -853,6 +853,56 @@ static void test_plan_slo_margin(void)
 	}
 }
 
+/* TurboMind v0.1's separate context pass: a batch of two finishing prompts
+ * (100 tokens from scratch, 200 after 50 cached) and three decoding
+ * sequences runs as a context pass of the prompts but their last tokens
+ * and a decode pass of five sequences, the last tokens attending to their
+ * whole prompts (100 and 250 keys), each counted once. */
+static void test_context_pass_by_hand(void)
+{
+	static struct srv_scenario sc;
+	static struct srv_replica r;
+	struct srv_batch b, ctx, dec, hctx, hdec;
+	struct sc_error err;
+
+	CHECK(load_scenario("{\"name\":\"t\",\"model\":\"llama3-70b\",\"instance\":\"p5en.48xlarge\","
+			    "\"replica\":{\"tp\":8},\"replicas\":1,\"precision\":{\"weights\":\"bf16\"},"
+			    "\"engine\":\"lmdeploy-v0.1\",\"workload\":{\"arrival\":\"burst\",\"requests\":10,"
+			    "\"input_tokens\":{\"dist\":\"fixed\",\"mean\":100},"
+			    "\"output_tokens\":{\"dist\":\"fixed\",\"mean\":10}}}", &sc));
+	CHECK(sc.engine.context_pass_separate);
+	CHECK(srv_replica_for(&sc, &sc.replica, &r, &err) == SC_OK);
+	memset(&b, 0, sizeof(b));
+	b.prefill_tokens = 100 + 200;
+	b.prefill_pairs = b.prefill_pairs_win = 100.0 * 101 / 2 + (200.0 * 50 + 200.0 * 201 / 2);
+	b.prefill_ctx = 50;
+	b.decode_seqs = 3;
+	b.decode_ctx = b.decode_ctx_win = 400 + 800 + 1600;
+	b.sampled = 3 + 2;
+	b.finish_keys = b.finish_keys_win = 100 + 250;
+
+	memset(&hctx, 0, sizeof(hctx));
+	hctx.prefill_tokens = 99 + 199;
+	hctx.prefill_pairs = hctx.prefill_pairs_win = 99.0 * 100 / 2 + (199.0 * 50 + 199.0 * 200 / 2);
+	hctx.prefill_ctx = 50;
+	memset(&hdec, 0, sizeof(hdec));
+	hdec.decode_seqs = 5;
+	hdec.decode_ctx = hdec.decode_ctx_win = 400 + 800 + 1600 + 100 + 250;
+	hdec.sampled = 5;
+
+	srv_split_context_pass(&b, &ctx, &dec);
+	CHECK_REL(ctx.prefill_tokens, hctx.prefill_tokens, 0);
+	CHECK_REL(ctx.prefill_pairs, hctx.prefill_pairs, 1e-12);
+	CHECK_REL(ctx.prefill_pairs_win, hctx.prefill_pairs_win, 1e-12);
+	CHECK_REL(dec.decode_seqs, 5, 0);
+	CHECK_REL(dec.decode_ctx, hdec.decode_ctx, 0);
+	CHECK_REL(ctx.sampled, 0, 0);
+	CHECK_REL(srv_context_pass_time(&r, &b),
+		  srv_iteration_time(&r, &hctx, NULL) + srv_iteration_time(&r, &hdec, NULL), 1e-12);
+	/* two passes stream the weights twice: slower than the batch as one */
+	CHECK(srv_context_pass_time(&r, &b) > srv_iteration_time(&r, &b, NULL));
+}
+
 int main(void)
 {
 	struct sc_error err;
@@ -879,6 +929,7 @@ int main(void)
 	RUN(test_determinism);
 	RUN(test_preemption);
 	RUN(test_static_batch_by_hand);
+	RUN(test_context_pass_by_hand);
 	RUN(test_disaggregated_transfer);
 	RUN(test_trace);
 	RUN(test_speculative);

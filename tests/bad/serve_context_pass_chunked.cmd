@@ -1,0 +1,1 @@
+serve tests/bad/serve_context_pass_chunked.json

@@ -25,7 +25,6 @@
 	X(attn_eta_portable, "fraction", 0.05, 0.75, "forward efficiency of portable flash-attention kernels (FlashAttention-2, its Triton port: sm80 mma.sync) relative to the BF16 peak") \
 	X(attn_half_head_dim, "elements", 1.0, 256.0, "head dimension at which it alone halves the fused flash-attention efficiency (attn_eta is at head dimension 128)") \
 	X(attn_bwd_flops_ratio, "ratio", 2.0, 3.0, "flash-attention backward work over forward work (recomputes scores)") \
-	X(attn_bwd_eta_ratio, "fraction", 0.4, 1.0, "flash-attention backward efficiency over the forward's (per FLOP: the dQ, dK, dV matmuls, their atomics and the recomputed softmax run slower)") \
 	X(hbm_eta, "fraction", 0.6, 0.92, "fraction of datasheet HBM bandwidth that large streaming kernels reach") \
 	X(kernel_overhead_s, "s", 1e-6, 1e-4, "fixed cost per kernel (launch, tail effects)") \
 	X(graph_kernel_overhead_s, "s", 3e-7, 5e-6, "fixed cost per kernel replayed from a captured CUDA graph (training.cuda_graphs full-iteration): the GPU-side gap and tail, no host launch path") \

@@ -228,9 +228,8 @@ static void kind_attention_memops(const struct ctx *x, const struct tf_layer *L,
 				     : cal->attn_eta * gpu_attention_head_factor(cal, L->attn_head_dim);
 
 		gpu_attention_time(x->gpu, cal, eta, L->attn_flops, L->attn_bytes, &w->attn);
-		/* and runs them slower per FLOP than the forward (attn_bwd_eta_ratio) */
-		gpu_attention_time(x->gpu, cal, eta * cal->attn_bwd_eta_ratio,
-				   L->attn_flops * cal->attn_bwd_flops_ratio, 2.0 * L->attn_bytes, &w->attn_b);
+		gpu_attention_time(x->gpu, cal, eta, L->attn_flops * cal->attn_bwd_flops_ratio,
+				   2.0 * L->attn_bytes, &w->attn_b);
 		gpu_time_add(&w->fwd, &w->attn, 1.0);
 		gpu_time_add(&w->bwd, &w->attn_b, 1.0);
 	}

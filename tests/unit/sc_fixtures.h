@@ -57,7 +57,6 @@ static inline struct calibration sc_fix_hopper_cal(void)
 	k.attn_eta = 0.6;
 	k.attn_eta_portable = 0.3;
 	k.attn_bwd_flops_ratio = 2.5;
-	k.attn_bwd_eta_ratio = 0.75;
 	k.hbm_eta = 0.88;
 	k.kernel_overhead_s = 3e-6;
 	k.graph_kernel_overhead_s = 1e-6;

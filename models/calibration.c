@@ -53,6 +53,7 @@ const char *const calib_range_sources[CALIB_COUNT] = {
 	[CALIB_attn_bwd_flops_ratio] = "min 2: a backward without recomputation (two GEMMs per forward GEMM); FlashAttention-2 recomputes the scores: 5 matmuls to 2 = 2.5 (Dao 2023, section 3.2); max 3",
 	[CALIB_hbm_eta] = "max: MODEL-NOTES, large copies reach 85-92 % of the datasheet HBM bandwidth (92 % the best); min 0.6 (assumed)",
 	[CALIB_kernel_overhead_s] = "min: GPU-side cost of a kernel launched back to back in one stream, about 1 us (A. Gray, NVIDIA developer blog 'Getting Started with CUDA Graphs', 2019: 3.8 us per 2.9 us kernel with stream launches); null-kernel launches about 3 us (NVIDIA developer forums, 2022); max 100 us (assumed)",
+	[CALIB_graph_kernel_overhead_s] = "min 0.3 us: below the 0.5 us a kernel node of a launched graph adds (A. Gray, NVIDIA developer blog 'Getting Started with CUDA Graphs', 2019: 3.4 us per 2.9 us kernel with graphs, 3.8 us with stream launches); max 5 us (assumed: a graph cannot cost more per kernel than the eager launch floor of a few us)",
 	[CALIB_nvlink_ring_alpha_s] = "min: NCCL hwLat NVLink ring LL 0.6 us per step (Simple 3.4 us); max 20 us (assumed)",
 	[CALIB_nvlink_ring_bw_eff] = "max: nvbandwidth unidirectional copy 396.4 of 450 GB/s between two H200 (hardware-facts nvbandwidth-h200-nvlink-pair): no collective moves more through a link than a copy; min 0.5 (assumed)",
 	[CALIB_nvlink_nvls_alpha_s] = "min: NCCL hwLat NVLink LL 0.6 us; max 50 us (assumed)",
@@ -182,6 +183,14 @@ double calib_prior(const struct calibration *cal, enum calib_param i)
  * - moe_router_imbalance: the router and its balancing (auxiliary loss,
  *   aux-free bias, forced balance in benchmarks) with the data, not the
  *   silicon.
+ * - gemm_half_dim: how fast a GEMM's efficiency falls with a small
+ *   dimension is set by the CTA tiles cuBLAS and CUTLASS pick and the
+ *   waves they fill, a library choice: 128 x 128 to 128 x 256 tiles on
+ *   sm90 (wgmma, 64 rows per warpgroup) and 128 or 256 (two-CTA) x 256 on
+ *   sm100 (tcgen05.mma, PTX ISA 8.6; CUTLASS sm100 kernels), over 132 and
+ *   148 SMs.  Blackwell's tiles are no smaller than Hopper's, so a
+ *   family that has no GEMM data of its own left takes the others' fit as
+ *   its lower estimate, not the one-tile guess of its prior.
  * Everything else (GEMM and attention efficiencies, HBM, NVLink, EFA and
  * EP transport, memory reserves) is hardware or the catalogue's. */
 bool calib_is_software(enum calib_param i)
@@ -197,6 +206,7 @@ bool calib_is_software(enum calib_param i)
 	case CALIB_step_overhead_s:
 	case CALIB_kernel_overhead_s:
 	case CALIB_moe_router_imbalance:
+	case CALIB_gemm_half_dim:
 		return true;
 	default:
 		return false;

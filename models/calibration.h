@@ -27,6 +27,7 @@
 	X(attn_bwd_flops_ratio, "ratio", 2.0, 3.0, "flash-attention backward work over forward work (recomputes scores)") \
 	X(hbm_eta, "fraction", 0.6, 0.92, "fraction of datasheet HBM bandwidth that large streaming kernels reach") \
 	X(kernel_overhead_s, "s", 1e-6, 1e-4, "fixed cost per kernel (launch, tail effects)") \
+	X(graph_kernel_overhead_s, "s", 3e-7, 5e-6, "fixed cost per kernel replayed from a captured CUDA graph (training.cuda_graphs full-iteration): the GPU-side gap and tail, no host launch path") \
 	X(nvlink_ring_alpha_s, "s", 6e-7, 2e-5, "latency per ring step inside an NVLink domain") \
 	X(nvlink_ring_bw_eff, "fraction", 0.5, 0.881, "ring bus bandwidth over NVLink bandwidth per GPU") \
 	X(nvlink_nvls_alpha_s, "s", 6e-7, 5e-5, "latency of one NVLS (NVLink SHARP) collective") \
@@ -274,9 +275,9 @@ bool calib_is_validate_fitted(const struct calibration *cal, enum calib_param i,
 double calib_prior(const struct calibration *cal, enum calib_param i);
 
 /* Whether parameter i describes the software stack (framework overlap and
- * scheduling, per-step host work, the eager launch path, the router), not
- * the silicon or the network: the same Megatron-Core or torchtitan on
- * another GPU family runs it the same way.  Cross-validation gives such a
+ * scheduling, per-step host work, the eager launch path, the router, the
+ * GEMM libraries' tile shapes), not the silicon or the network: the same
+ * Megatron-Core or torchtitan on another GPU family runs it the same way.  Cross-validation gives such a
  * parameter, in a family whose fold has no data left, the value the other
  * families fitted without that fold (models/calibration.c says which and
  * why). */

@@ -12,6 +12,7 @@ SC_ENUM_DEFINE(framework_name, enum sc_framework, sc_framework_names, SC_FRAMEWO
 SC_ENUM_DEFINE(attention_name, enum sc_attention, sc_attention_names, SC_ATTENTION_LIST)
 SC_ENUM_DEFINE(attention_kernel_name, enum sc_attention_kernel,
 	       sc_attention_kernel_names, SC_ATTENTION_KERNEL_LIST)
+SC_ENUM_DEFINE(cuda_graphs_name, enum sc_cuda_graphs, sc_cuda_graphs_names, SC_CUDA_GRAPHS_LIST)
 SC_ENUM_DEFINE(dtype_name, enum sc_dtype, sc_dtype_names, SC_DTYPE_LIST)
 SC_ENUM_DEFINE(layer_split_name, enum sc_layer_split, sc_layer_split_names, SC_LAYER_SPLIT_LIST)
 SC_ENUM_DEFINE(moe_dispatcher_name, enum sc_moe_dispatcher,

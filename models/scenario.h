@@ -25,6 +25,7 @@
 	X(FW_DEEPSPEED, "deepspeed")
 #define SC_ATTENTION_LIST(X) X(ATTN_FLASH, "flash") X(ATTN_UNFUSED, "unfused")
 #define SC_ATTENTION_KERNEL_LIST(X) X(ATTN_KERNEL_FUSED, "fused") X(ATTN_KERNEL_PORTABLE, "portable")
+#define SC_CUDA_GRAPHS_LIST(X) X(CUDA_GRAPHS_NONE, "none") X(CUDA_GRAPHS_FULL_ITERATION, "full-iteration")
 #define SC_DTYPE_LIST(X) X(DTYPE_FP32, "fp32") X(DTYPE_BF16, "bf16")
 #define SC_LAYER_SPLIT_LIST(X) X(SPLIT_AUTO, "auto") X(SPLIT_EVEN, "even") X(SPLIT_SLOTS, "slots") \
 	X(SPLIT_BALANCED, "balanced") X(SPLIT_UNEVEN, "uneven")
@@ -51,6 +52,13 @@ enum sc_attention { SC_ATTENTION_LIST(SC_ENUM_ID) };
  * FlashAttention-2 reaches about 35 % of the peak, Shah et al. 2024) at
  * attn_eta_portable. */
 enum sc_attention_kernel { SC_ATTENTION_KERNEL_LIST(SC_ENUM_ID) };
+/* CUDA graphs of the training step: none (kernels launched eagerly, or
+ * per-module graphs such as Transformer Engine's --cuda-graph-scope attn,
+ * moe_router, whose captured share of the launches is not modelled), or
+ * full-iteration (Megatron-Core --cuda-graph-impl full_iteration: forward,
+ * backward and the MoE dispatch of a whole iteration captured once and
+ * replayed, so no kernel waits for the host launch path). */
+enum sc_cuda_graphs { SC_CUDA_GRAPHS_LIST(SC_ENUM_ID) };
 /* Megatron-Core's --recompute-modules (with recompute "selective"): which
  * parts of a layer are recomputed in the backward instead of kept; none
  * given means core_attn, Megatron's default. */
@@ -134,6 +142,7 @@ struct training {
 	enum sc_dtype moments_dtype;   /* Adam moments (Megatron --exp-avg-dtype) */
 	enum sc_attention attention;
 	enum sc_attention_kernel attention_kernel;
+	enum sc_cuda_graphs cuda_graphs;
 	bool dropout;            /* dropout on (masks kept); modern pre-training runs without */
 	bool compile;            /* torch.compile (torchtitan): fused elementwise ops and loss */
 	bool no_lp_weight_cache; /* Megatron --disable-parameter-transpose-cache: TE's FP8/FP4
@@ -193,6 +202,7 @@ extern const char *const sc_optimizer_names[];
 extern const char *const sc_framework_names[];
 extern const char *const sc_attention_names[];
 extern const char *const sc_attention_kernel_names[];
+extern const char *const sc_cuda_graphs_names[];
 extern const char *const sc_dtype_names[];
 extern const char *const sc_layer_split_names[];
 extern const char *const sc_moe_dispatcher_names[];
@@ -203,6 +213,7 @@ const char *schedule_name(enum sc_schedule s);
 const char *moe_dispatcher_name(enum sc_moe_dispatcher d);
 const char *framework_name(enum sc_framework f);
 const char *attention_kernel_name(enum sc_attention_kernel k);
+const char *cuda_graphs_name(enum sc_cuda_graphs g);
 const char *attention_name(enum sc_attention a);
 const char *dtype_name(enum sc_dtype d);
 

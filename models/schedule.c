@@ -887,8 +887,9 @@ double sched_closed_form_slack(enum sc_schedule s)
 	case SCHED_ZB_V:
 	case SCHED_DUALPIPE:
 		return 0.04;
-	case SCHED_1F1B:
 	case SCHED_INTERLEAVED_1F1B:
+		return 0.03;
+	case SCHED_1F1B:
 	case SCHED_GPIPE:
 		break;
 	}

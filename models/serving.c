@@ -272,25 +272,13 @@ static double kv_read_amplification(const struct model_arch *m, int tp,
 	return 1.0 + (g - 1.0) * (1.0 - cal->serve_kv_reread_l2_hit);
 }
 
-/* The attention block's GEMMs (projections in and out; MLA's down and up
- * projections): with attention data parallelism they run at the
- * attention TP size on each rank's own tokens. */
-static bool attn_gemm(const struct tf_gemm *g)
-{
-	static const char *const names[] = { "q_down", "q_up", "q", "kv_down", "kv_up", "qkv", "proj" };
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (strcmp(g->name, names[i]) == 0)
-			return true;
-	return false;
-}
 
 static double attn_params(const struct tf_layer *l)
 {
 	double n = 0;
 
 	for (int i = 0; i < l->n_gemms; i++)
-		if (attn_gemm(&l->gemm[i]))
+		if (l->gemm[i].attention)
 			n += l->gemm[i].n * l->gemm[i].k * l->gemm[i].count;
 	return n;
 }
@@ -687,7 +675,7 @@ static void layers(const struct srv_replica *r, const struct tf_layer *l, const 
 			const struct tf_gemm *g = &la->gemm[i];
 			enum gpu_dtype dt = g->keep_bf16 ? GPU_DTYPE_BF16 : r->gemm_dtype;
 
-			if (attn_gemm(g))
+			if (g->attention)
 				gemm(r, dt, g->keep_bf16 ? 2.0 : r->weight_bytes_per_param, g->m * T / r->adp,
 				     g->n, g->k, g->count, &one);
 		}
@@ -697,7 +685,7 @@ static void layers(const struct srv_replica *r, const struct tf_layer *l, const 
 		enum gpu_dtype dt = g->keep_bf16 ? GPU_DTYPE_BF16 : r->gemm_dtype;
 		double wb = g->keep_bf16 ? 2.0 : r->weight_bytes_per_param;
 
-		if (r->adp > 1 && attn_gemm(g))
+		if (r->adp > 1 && g->attention)
 			continue;
 
 		if (moe && g->expert) {

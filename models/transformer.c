@@ -225,6 +225,7 @@ static void add_gemm(struct tf_layer *l, const char *name, double m, double n,
 	g->count = count;
 	g->keep_bf16 = keep_bf16;
 	g->expert = expert;
+	g->attention = false;
 	l->gemm_flops += 2.0 * m * n * k * count;
 	if (params_local) {
 		if (expert)
@@ -232,6 +233,16 @@ static void add_gemm(struct tf_layer *l, const char *name, double m, double n,
 		else
 			l->params_dense_local += n * k * count;
 	}
+}
+
+/* An attention-block GEMM (tf_gemm.attention). */
+static void add_attn_gemm(struct tf_layer *l, const char *name, double m, double n, double k)
+{
+	int before = l->n_gemms;
+
+	add_gemm(l, name, m, n, k, 1, false, false, true);
+	if (l->n_gemms > before)
+		l->gemm[before].attention = true;
 }
 
 static void add_mem(struct tf_layer *l, const char *name, double bytes,
@@ -275,21 +286,19 @@ static void build_attention(struct tf_layer *l, const struct dims *d,
 		/* Megatron MLA: down projections are duplicated on every TP rank,
 		 * up projections split by heads (DeepSeek-V2 report, section 2.1) */
 		if (d->q_lora > 0) {
-			add_gemm(l, "q_down", T, d->q_lora, h, 1, false, false, true);
-			add_gemm(l, "q_up", T, x->a_l * d->d_qk, d->q_lora, 1, false, false, true);
+			add_attn_gemm(l, "q_down", T, d->q_lora, h);
+			add_attn_gemm(l, "q_up", T, x->a_l * d->d_qk, d->q_lora);
 		} else {
-			add_gemm(l, "q", T, x->a_l * d->d_qk, h, 1, false, false, true);
+			add_attn_gemm(l, "q", T, x->a_l * d->d_qk, h);
 		}
-		add_gemm(l, "kv_down", T, d->kv_lora + d->d_rope, h, 1, false, false, true);
-		add_gemm(l, "kv_up", T, x->a_l * (d->d_nope + d->d_v), d->kv_lora, 1,
-			 false, false, true);
+		add_attn_gemm(l, "kv_down", T, d->kv_lora + d->d_rope, h);
+		add_attn_gemm(l, "kv_up", T, x->a_l * (d->d_nope + d->d_v), d->kv_lora);
 		add_mem(l, "latent_norms", 4.0 * T * (d->q_lora + d->kv_lora), 2.0);
 		add_mem(l, "rotary", 4.0 * T * (x->a_l + 1.0) * d->d_rope, 1.0);
 		l->params_dense_local += d->q_lora + d->kv_lora;
 		add_casts(l, x, T * h * 2.0 + T * (d->q_lora + d->kv_lora));
 	} else {
-		add_gemm(l, "qkv", T, (x->a_l + 2.0 * x->kv_l) * d->d_qk, h, 1, false,
-			 false, true);
+		add_attn_gemm(l, "qkv", T, (x->a_l + 2.0 * x->kv_l) * d->d_qk, h);
 		add_mem(l, "rotary", 4.0 * T * (x->a_l + x->kv_l) * d->d_qk, 1.0);
 		add_casts(l, x, T * h);
 	}
@@ -307,7 +316,7 @@ static void build_attention(struct tf_layer *l, const struct dims *d,
 		l->cp_kv_bytes = 2.0 * T * kv_heads * (d->d_qk + d->d_v);
 		l->attn_head_dim = 0.5 * (d->d_qk + d->d_v);
 	}
-	add_gemm(l, "proj", T, h, x->a_l * d->d_v, 1, false, false, true);
+	add_attn_gemm(l, "proj", T, h, x->a_l * d->d_v);
 	add_casts(l, x, T * x->a_l * d->d_v);
 	add_mem(l, "residual", 6.0 * Tn * h, 1.0);
 	l->params_dense_local += h;

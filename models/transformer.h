@@ -29,6 +29,9 @@ struct tf_gemm {
 	double count;      /* identical GEMMs (local experts of a grouped GEMM) */
 	bool keep_bf16;    /* stays BF16 under FP8/FP4 training (router, logits) */
 	bool expert;       /* routed-expert GEMM (subject to routing imbalance) */
+	bool attention;    /* the attention block's projections in and out (MLA's
+			      down and up projections): serving's attention data
+			      parallelism runs them at the attention TP size */
 };
 
 struct tf_memop {

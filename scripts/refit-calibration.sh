@@ -28,9 +28,10 @@ if [[ ${1:-} == --bands-only ]]; then
 fi
 
 # 1. training: Hopper (the Megatron-Core software parameters: overlap,
-#    interference, step overhead are fitted here and shared with Blackwell)
+#    interference, step overhead are fitted here and shared with Blackwell;
+#    ep_overlap by the Megatron-Bridge runs whose recipes set moe_a2a_overlap)
 "$sc" validate --summary --calibration hopper-default --output $cal/hopper-default.json \
-	--fit gemm_half_dim,attn_eta_portable,kernel_overhead_s,efa_a2a_bw_eff,dp_overlap,pp_overlap,comm_interference,moe_router_imbalance,step_overhead_s >/dev/null
+	--fit gemm_half_dim,attn_eta_portable,kernel_overhead_s,efa_a2a_bw_eff,dp_overlap,pp_overlap,ep_overlap,comm_interference,moe_router_imbalance,step_overhead_s >/dev/null
 # 2. Blackwell takes the software parameters from Hopper (one source group
 #    cannot separate them from its hardware ones), then fits its own
 python3 - <<'PY'
@@ -38,8 +39,9 @@ import json
 h = json.load(open('configs/calibration/hopper-default.json'))['parameters']
 f = 'configs/calibration/blackwell-default.json'
 d = json.load(open(f))
-for k in ['dp_overlap', 'pp_overlap', 'comm_interference', 'step_overhead_s']:
+for k in ['dp_overlap', 'pp_overlap', 'ep_overlap', 'comm_interference', 'step_overhead_s']:
     d['parameters'][k]['value'] = h[k]['value']
+    d['parameters'][k]['source'] = d['parameters']['dp_overlap']['source']
 json.dump(d, open(f, 'w'), indent=2)
 open(f, 'a').write('\n')
 PY

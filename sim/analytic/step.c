@@ -330,6 +330,25 @@ static void kind_overlap(const struct ctx *x, const struct kind_work *w, struct 
 		      kt->ep_exp_s + kt->interference_s;
 }
 
+/* A full-iteration CUDA graph (Megatron-Core --cuda-graph-impl
+ * full_iteration) replays the step's kernels without the host launch path
+ * (PyTorch dispatch, Python, the driver's launch): each kernel costs
+ * graph_kernel_overhead_s instead of the eager kernel_overhead_s.  Every
+ * launch term is kernels x kernel_overhead_s (models/gpu.c), so the ratio
+ * rescales them. */
+static void kind_graph_launches(const struct ctx *x, struct kind_work *w)
+{
+	double r;
+
+	if (x->sc->training.cuda_graphs != CUDA_GRAPHS_FULL_ITERATION || !(x->cal->kernel_overhead_s > 0))
+		return;
+	r = x->cal->graph_kernel_overhead_s / x->cal->kernel_overhead_s;
+	w->fwd.launch_s *= r;
+	w->bwd.launch_s *= r;
+	w->attn.launch_s *= r;
+	w->attn_b.launch_s *= r;
+}
+
 static void time_kind(const struct ctx *x, const struct tf_layer *L,
 		      bool has_layer_attention, struct step_kind_time *kt)
 {
@@ -341,6 +360,7 @@ static void time_kind(const struct ctx *x, const struct tf_layer *L,
 	kind_attention_memops(x, L, &w);
 	kind_comm(x, L, has_layer_attention, &w, kt);
 	kind_recompute(x, L, &w);
+	kind_graph_launches(x, &w);
 	kt->compute = w.fwd;
 	gpu_time_add(&kt->compute, &w.bwd, 1.0);
 	kt->fwd_s = gpu_time_total(&w.fwd);
@@ -567,6 +587,7 @@ static enum sc_status prepare(const struct scenario *sc, const struct layout_inf
 	p->precision = tr->precision;
 	p->recompute = tr->recompute;
 	p->recompute_layer_interval = tr->recompute_layer_interval;
+	p->cuda_graphs = tr->cuda_graphs;
 	p->sequence_parallel = lay->sequence_parallel;
 	p->tp_comm_overlap = lay->tp_comm_overlap;
 	p->ep_comm_overlap = lay->ep_comm_overlap;
@@ -653,7 +674,7 @@ static bool same_shape(const struct scenario *sc, const struct step_prep *p)
 	return l->tp == p->tp && l->cp == p->cp && l->ep == p->ep &&
 	       (l->etp > 0 ? l->etp : l->tp) == p->etp && t->seq_len == p->seq_len &&
 	       t->micro_batch_seqs == p->micro_batch_seqs && t->precision == p->precision &&
-	       t->recompute == p->recompute &&
+	       t->recompute == p->recompute && t->cuda_graphs == p->cuda_graphs &&
 	       t->recompute_layer_interval == p->recompute_layer_interval && l->sequence_parallel == p->sequence_parallel &&
 	       l->tp_comm_overlap == p->tp_comm_overlap &&
 	       l->ep_comm_overlap == p->ep_comm_overlap && l->moe_dispatcher == p->moe_dispatcher &&

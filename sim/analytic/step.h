@@ -105,7 +105,7 @@ enum sc_status sim_step_predict(const struct scenario *sc,
  * of one micro-batch and a few hundred roofline and collective evaluations);
  * it depends only on the "shape" of a micro-batch on one GPU: the model, the
  * cluster's instance, GPU and fabric (not its node count), the calibration,
- * training seq_len, micro_batch_seqs, precision and recompute, and layout
+ * training seq_len, micro_batch_seqs, precision, recompute and cuda_graphs, and layout
  * tp, cp, ep, etp, sequence_parallel, tp_comm_overlap, ep_comm_overlap and
  * moe_dispatcher.  A search prepares once per shape and finishes every
  * layout of that shape (pp, vpp, dp, schedule, ZeRO stage, FSDP, node
@@ -141,6 +141,7 @@ struct step_prep {
 	enum sc_precision precision;
 	enum sc_recompute recompute;
 	int recompute_layer_interval;
+	enum sc_cuda_graphs cuda_graphs;
 	bool sequence_parallel, tp_comm_overlap, ep_comm_overlap;
 	enum sc_moe_dispatcher moe_dispatcher;
 	double moe_routing_imbalance, moe_capacity_factor; /* the layout's routing inputs */

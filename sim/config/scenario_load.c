@@ -100,6 +100,7 @@ const struct cfg_field cfg_training_fields[] = {
 	CFG_F_ENUM(struct training, moments_dtype, 0, sc_dtype_names, "Adam moments: fp32 (default) or bf16 (Megatron --exp-avg-dtype/--exp-avg-sq-dtype, DeepSpeed bf16_optimizer_states)"),
 	CFG_F_ENUM(struct training, attention, 0, sc_attention_names, "attention kernels: flash (default) or unfused (softmax output kept, Megatron --attention-backend unfused)"),
 	CFG_F_ENUM(struct training, attention_kernel, 0, sc_attention_kernel_names, "flash-attention kernel for speed: fused (default; TE/cuDNN, FlashAttention-3 class) or portable (FlashAttention-2 or its Triton port)"),
+	CFG_F_ENUM(struct training, cuda_graphs, 0, sc_cuda_graphs_names, "CUDA graphs: none (default; eager launches or per-module graphs) or full-iteration (Megatron --cuda-graph-impl full_iteration: kernels replayed without the host launch path, graph_kernel_overhead_s each)"),
 	CFG_F_BOOL(struct training, dropout, 0, "dropout on, masks kept for the backward (default false)"),
 	CFG_F_BOOL(struct training, compile, 0, "torch.compile of the model and loss (torchtitan; default false)"),
 	CFG_F_BOOL(struct training, no_lp_weight_cache, 0, "Megatron --disable-parameter-transpose-cache: FP8/FP4 weight copies not kept (default false)"),

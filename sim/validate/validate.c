@@ -67,6 +67,7 @@ struct raw_case {
 	char recompute[16];
 	char moe_dispatcher[SC_NAME_MAX];
 	int moe_a2a_overlap;      /* -1, 0, 1 */
+	char cuda_graph_impl[SC_NAME_MAX]; /* Megatron --cuda-graph-impl; "" not stated */
 	struct raw_measured measured;
 	char flags[512];
 };
@@ -179,6 +180,7 @@ static const struct cfg_field case_fields[] = {
 	CFG_F_STR(struct raw_case, recompute, NUL, "recompute"),
 	CFG_F_STR(struct raw_case, moe_dispatcher, NUL, "MoE dispatcher"),
 	CFG_F_CUSTOM(struct raw_case, moe_a2a_overlap, NUL, read_tristate, NULL, "a2a overlap"),
+	CFG_F_STR(struct raw_case, cuda_graph_impl, NUL, "CUDA graphs (Megatron --cuda-graph-impl)"),
 	CFG_F_OBJ(struct raw_case, measured, REQ, measured_fields, "measurements"),
 	CFG_F_CUSTOM(struct raw_case, flags, 0, read_string_list, NULL, "flags"),
 	{ "derived", CFG_CUSTOM, 0, 0, 0, NULL, NULL, read_ignored, 0, 0, "derived fields", 0, 0 },
@@ -491,6 +493,15 @@ static int case_training(const struct val_recipe *rec, const struct raw_case *rc
 		sc->training.recompute = RECOMPUTE_NONE;
 		vc->unstated |= VAL_UNSTATED_RECOMPUTE;
 	}
+	/* Megatron --cuda-graph-impl: full_iteration captures the whole step;
+	 * local and transformer_engine capture per-module scopes, whose share
+	 * of the launches is not modelled (eager, as not stated) */
+	if (strcmp(rc->cuda_graph_impl, "full_iteration") == 0)
+		sc->training.cuda_graphs = CUDA_GRAPHS_FULL_ITERATION;
+	else if (rc->cuda_graph_impl[0] && strcmp(rc->cuda_graph_impl, "none") != 0 &&
+		 strcmp(rc->cuda_graph_impl, "local") != 0 && strcmp(rc->cuda_graph_impl, "transformer_engine") != 0)
+		return not_expressible(vc, "cuda_graph_impl \"%s\" is not known (none, local, transformer_engine, "
+				       "full_iteration)", rc->cuda_graph_impl);
 	sc->training.optimizer = OPT_ADAM;
 	sc->training.grad_fp32 = true;
 	if (rec) {

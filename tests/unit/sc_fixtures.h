@@ -59,6 +59,7 @@ static inline struct calibration sc_fix_hopper_cal(void)
 	k.attn_bwd_flops_ratio = 2.5;
 	k.hbm_eta = 0.88;
 	k.kernel_overhead_s = 3e-6;
+	k.graph_kernel_overhead_s = 1e-6;
 	sc_fix_hopper_collectives(&k);
 	k.dp_overlap = 0.9;
 	k.fsdp_prefetch_overlap = 0.8;

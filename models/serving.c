@@ -339,6 +339,76 @@ static double workspace_bytes(const struct srv_replica *r, const struct srv_memo
 	       6.0 * mem->max_num_seqs * m->vocab / tp;
 }
 
+/* The KV pool per GPU and the memory around it (weights, activation
+ * workspace, reserve): the stage whose KV pool holds the fewest tokens
+ * bounds the replica (Megatron's even split of layers over stages); an
+ * error when the pool cannot hold min_tokens, or when a stated pool does
+ * not fit. */
+static enum sc_status size_kv_pool(struct srv_replica *r, const struct srv_memory_opts *mem,
+				   double frac_win, int min_tokens, struct sc_error *err)
+{
+	const struct model_arch *m = &r->arch.m;
+	double best_tokens = -1;
+	int L = m->layers;
+
+	r->hbm_bytes = r->gpu.hbm_bytes;
+	r->workspace_bytes = workspace_bytes(r, mem);
+	r->reserve_bytes = r->cal.framework_reserve_bytes;
+	for (int s = 0; s < r->lay.pp; s++) {
+		int b = (int)((long long)s * L / r->lay.pp), e = (int)((long long)(s + 1) * L / r->lay.pp);
+		double per_layer = kv_per_layer_local(m, r->attn_tp, r->kv_elem_bytes) / r->adp;
+		double n_win = (e - b) * frac_win;
+		double full = per_layer * ((e - b) - n_win), win = per_layer * n_win;
+		double w = stage_weights(r, b, e, s == 0, s == r->lay.pp - 1);
+		double left = r->gpu.hbm_bytes - w - r->workspace_bytes - r->reserve_bytes;
+		double pool = mem->basis == SRV_MEM_FREE ? mem->kv_mem_fraction * left
+			      : mem->basis == SRV_MEM_WEIGHTS_KV ? mem->kv_mem_fraction * r->gpu.hbm_bytes - w
+			      : mem->basis == SRV_MEM_KV_ONLY ? mem->kv_mem_fraction * r->gpu.hbm_bytes
+			      : mem->kv_mem_fraction * r->gpu.hbm_bytes - w - r->workspace_bytes -
+				r->reserve_bytes;
+
+		if (mem->kv_pool_tokens > 0) {
+			/* a stated pool: the engine allocates it whole, or fails to start */
+			pool = mem->kv_pool_tokens * (full + win);
+			if (pool > left)
+				return sc_error_set(err, SC_ERANGE, NULL, "/engine/kv_cache_tokens",
+						    "a KV pool of %.0f tokens needs %.2f GiB per GPU; %s leaves %.2f GiB of the %.1f GiB of HBM after %.1f GiB of weights, %.1f GiB of activation workspace and %.1f GiB reserved",
+						    mem->kv_pool_tokens, pool / SC_GiB_BYTES, m->name,
+						    left / SC_GiB_BYTES, r->gpu.hbm_bytes / SC_GiB_BYTES,
+						    w / SC_GiB_BYTES, r->workspace_bytes / SC_GiB_BYTES,
+						    r->reserve_bytes / SC_GiB_BYTES);
+		}
+		/* TurboMind before v0.2.2 allocates total x cache_max_entry_count
+		 * for the KV blocks whatever the weights took (BlockManager.cc
+		 * GetBlockCount), or fails to start: an error, as a stated pool */
+		if (mem->kv_pool_tokens <= 0 && mem->basis == SRV_MEM_KV_ONLY && pool > left)
+			return sc_error_set(err, SC_ERANGE, NULL, "/engine/kv_mem_fraction",
+					    "kv_mem_fraction %.3g of %.1f GiB of HBM is a KV pool of %.2f GiB per GPU; %s leaves %.2f GiB after %.1f GiB of weights, %.1f GiB of activation workspace and %.1f GiB reserved",
+					    mem->kv_mem_fraction, r->gpu.hbm_bytes / SC_GiB_BYTES, pool / SC_GiB_BYTES,
+					    m->name, left / SC_GiB_BYTES, w / SC_GiB_BYTES,
+					    r->workspace_bytes / SC_GiB_BYTES, r->reserve_bytes / SC_GiB_BYTES);
+		if (mem->basis == SRV_MEM_WEIGHTS_KV && pool > left)
+			pool = left;   /* activations and reserve still need their room */
+		double tokens = full + win > 0 ? pool / (full + win) : 0;
+
+		if (best_tokens < 0 || tokens < best_tokens) {
+			best_tokens = tokens;
+			r->weights_bytes = w;
+			r->kv_pool_bytes = pool;
+			r->kv_bytes_per_token_full = full;
+			r->kv_bytes_per_token_window = win;
+		}
+	}
+	if (r->kv_pool_bytes < srv_kv_seq_bytes(r, min_tokens > 0 ? min_tokens : 1, 1))
+		return sc_error_set(err, SC_ERANGE, NULL, "/replica",
+				    "%s does not fit: per GPU %.1f GiB of weights, %.1f GiB of activation workspace and %.1f GiB reserved leave %.2f GiB of the %.1f GiB of HBM for the KV cache, not enough for %d token%s",
+				    m->name, r->weights_bytes / SC_GiB_BYTES,
+				    r->workspace_bytes / SC_GiB_BYTES, r->reserve_bytes / SC_GiB_BYTES,
+				    r->kv_pool_bytes / SC_GiB_BYTES, r->gpu.hbm_bytes / SC_GiB_BYTES,
+				    min_tokens > 0 ? min_tokens : 1, min_tokens > 1 ? "s" : "");
+	return SC_OK;
+}
+
 enum sc_status srv_replica_init(struct srv_replica *r, const struct srv_arch *arch,
 				const struct gpu_spec *gpu, const struct instance_spec *inst,
 				const struct fabric_spec *fabric, const struct calibration *cal,
@@ -350,7 +420,7 @@ enum sc_status srv_replica_init(struct srv_replica *r, const struct srv_arch *ar
 	struct tf_shard sh;
 	struct cluster cl;
 	enum sc_status st;
-	double frac_win, best_tokens = -1;
+	double frac_win;
 	int L = m->layers;
 
 	memset(r, 0, sizeof(*r));
@@ -436,64 +506,7 @@ enum sc_status srv_replica_init(struct srv_replica *r, const struct srv_arch *ar
 	r->pp_span = net_span_of(&cl, lay->pp > 1 ? 2 : 1, lay->tp);
 	r->attn_span = net_span_of(&cl, r->attn_tp, 1);
 
-	/* memory: the stage whose KV pool holds the fewest tokens bounds the
-	 * replica (Megatron's even split of layers over stages) */
-	r->hbm_bytes = gpu->hbm_bytes;
-	r->workspace_bytes = workspace_bytes(r, mem);
-	r->reserve_bytes = cal->framework_reserve_bytes;
-	for (int s = 0; s < lay->pp; s++) {
-		int b = (int)((long long)s * L / lay->pp), e = (int)((long long)(s + 1) * L / lay->pp);
-		double per_layer = kv_per_layer_local(m, r->attn_tp, r->kv_elem_bytes) / r->adp;
-		double n_win = (e - b) * frac_win;
-		double full = per_layer * ((e - b) - n_win), win = per_layer * n_win;
-		double w = stage_weights(r, b, e, s == 0, s == lay->pp - 1);
-		double left = gpu->hbm_bytes - w - r->workspace_bytes - r->reserve_bytes;
-		double pool = mem->basis == SRV_MEM_FREE ? mem->kv_mem_fraction * left
-			      : mem->basis == SRV_MEM_WEIGHTS_KV ? mem->kv_mem_fraction * gpu->hbm_bytes - w
-			      : mem->basis == SRV_MEM_KV_ONLY ? mem->kv_mem_fraction * gpu->hbm_bytes
-			      : mem->kv_mem_fraction * gpu->hbm_bytes - w - r->workspace_bytes -
-				r->reserve_bytes;
-
-		if (mem->kv_pool_tokens > 0) {
-			/* a stated pool: the engine allocates it whole, or fails to start */
-			pool = mem->kv_pool_tokens * (full + win);
-			if (pool > left)
-				return sc_error_set(err, SC_ERANGE, NULL, "/engine/kv_cache_tokens",
-						    "a KV pool of %.0f tokens needs %.2f GiB per GPU; %s leaves %.2f GiB of the %.1f GiB of HBM after %.1f GiB of weights, %.1f GiB of activation workspace and %.1f GiB reserved",
-						    mem->kv_pool_tokens, pool / SC_GiB_BYTES, m->name,
-						    left / SC_GiB_BYTES, gpu->hbm_bytes / SC_GiB_BYTES,
-						    w / SC_GiB_BYTES, r->workspace_bytes / SC_GiB_BYTES,
-						    r->reserve_bytes / SC_GiB_BYTES);
-		}
-		/* TurboMind before v0.2.2 allocates total x cache_max_entry_count
-		 * for the KV blocks whatever the weights took (BlockManager.cc
-		 * GetBlockCount), or fails to start: an error, as a stated pool */
-		if (mem->kv_pool_tokens <= 0 && mem->basis == SRV_MEM_KV_ONLY && pool > left)
-			return sc_error_set(err, SC_ERANGE, NULL, "/engine/kv_mem_fraction",
-					    "kv_mem_fraction %.3g of %.1f GiB of HBM is a KV pool of %.2f GiB per GPU; %s leaves %.2f GiB after %.1f GiB of weights, %.1f GiB of activation workspace and %.1f GiB reserved",
-					    mem->kv_mem_fraction, gpu->hbm_bytes / SC_GiB_BYTES, pool / SC_GiB_BYTES,
-					    m->name, left / SC_GiB_BYTES, w / SC_GiB_BYTES,
-					    r->workspace_bytes / SC_GiB_BYTES, r->reserve_bytes / SC_GiB_BYTES);
-		if (mem->basis == SRV_MEM_WEIGHTS_KV && pool > left)
-			pool = left;   /* activations and reserve still need their room */
-		double tokens = full + win > 0 ? pool / (full + win) : 0;
-
-		if (best_tokens < 0 || tokens < best_tokens) {
-			best_tokens = tokens;
-			r->weights_bytes = w;
-			r->kv_pool_bytes = pool;
-			r->kv_bytes_per_token_full = full;
-			r->kv_bytes_per_token_window = win;
-		}
-	}
-	if (r->kv_pool_bytes < srv_kv_seq_bytes(r, min_tokens > 0 ? min_tokens : 1, 1))
-		return sc_error_set(err, SC_ERANGE, NULL, "/replica",
-				    "%s does not fit: per GPU %.1f GiB of weights, %.1f GiB of activation workspace and %.1f GiB reserved leave %.2f GiB of the %.1f GiB of HBM for the KV cache, not enough for %d token%s",
-				    m->name, r->weights_bytes / SC_GiB_BYTES,
-				    r->workspace_bytes / SC_GiB_BYTES, r->reserve_bytes / SC_GiB_BYTES,
-				    r->kv_pool_bytes / SC_GiB_BYTES, gpu->hbm_bytes / SC_GiB_BYTES,
-				    min_tokens > 0 ? min_tokens : 1, min_tokens > 1 ? "s" : "");
-	return SC_OK;
+	return size_kv_pool(r, mem, frac_win, min_tokens, err);
 }
 
 double srv_kv_seq_bytes(const struct srv_replica *r, double ctx, int block_tokens)

@@ -167,6 +167,21 @@ struct kind_work {
 };
 
 /* The GEMMs forward and backward (data and weight gradients). */
+/* A full-iteration CUDA graph (Megatron-Bridge recipes' cuda_graph_impl
+ * "full_iteration") replays the step's kernels without the host launch path
+ * (PyTorch dispatch, Python, the driver's launch): each kernel costs
+ * graph_kernel_overhead_s instead of the eager kernel_overhead_s.  Every
+ * launch term is kernels x kernel_overhead_s (models/gpu.c), so a kernel
+ * time's launch part is rescaled where it is computed, before it enters
+ * any sum (the layer's forward and backward, the weight-gradient pass the
+ * zero-bubble schedules split off, the GEMM window TP overlap hides under). */
+static void graph_launches(const struct ctx *x, struct gpu_time *t)
+{
+	if (x->sc->training.cuda_graphs != CUDA_GRAPHS_FULL_ITERATION || !(x->cal->kernel_overhead_s > 0))
+		return;
+	t->launch_s *= x->cal->graph_kernel_overhead_s / x->cal->kernel_overhead_s;
+}
+
 static void kind_gemms(const struct ctx *x, const struct tf_layer *L, struct kind_work *w,
 		       struct step_kind_time *kt)
 {
@@ -185,6 +200,9 @@ static void kind_gemms(const struct ctx *x, const struct tf_layer *L, struct kin
 		 * gradient dW[k,n] = X^T dY, each as many FLOPs as the forward */
 		gpu_gemm_time(x->gpu, cal, dt, mm, g->k, g->n, g->count, &b1);
 		gpu_gemm_time(x->gpu, cal, dt, g->k, g->n, mm, g->count, &w1);
+		graph_launches(x, &f1);
+		graph_launches(x, &b1);
+		graph_launches(x, &w1);
 		gpu_time_add(&b1, &w1, 1.0);
 		/* the weight-gradient GEMM alone: the W pass zero-bubble
 		 * schedules postpone (Qi et al. 2023) */
@@ -218,6 +236,8 @@ static void kind_attention_memops(const struct ctx *x, const struct tf_layer *L,
 		gpu_attention_time(x->gpu, cal, eta, L->attn_flops, L->attn_bytes, &w->attn);
 		gpu_attention_time(x->gpu, cal, eta, L->attn_flops * cal->attn_bwd_flops_ratio,
 				   2.0 * L->attn_bytes, &w->attn_b);
+		graph_launches(x, &w->attn);
+		graph_launches(x, &w->attn_b);
 		gpu_time_add(&w->fwd, &w->attn, 1.0);
 		gpu_time_add(&w->bwd, &w->attn_b, 1.0);
 	}
@@ -227,8 +247,16 @@ static void kind_attention_memops(const struct ctx *x, const struct tf_layer *L,
 	}
 	/* element-wise backward reads the saved input and the incoming
 	 * gradient and writes the outgoing one: about twice the forward bytes */
-	gpu_memory_time(x->gpu, cal, mem_bytes, mem_kernels, &w->fwd);
-	gpu_memory_time(x->gpu, cal, 2.0 * mem_bytes, 2.0 * mem_kernels, &w->bwd);
+	{
+		struct gpu_time mf = { 0, 0, 0 }, mb = { 0, 0, 0 };
+
+		gpu_memory_time(x->gpu, cal, mem_bytes, mem_kernels, &mf);
+		gpu_memory_time(x->gpu, cal, 2.0 * mem_bytes, 2.0 * mem_kernels, &mb);
+		graph_launches(x, &mf);
+		graph_launches(x, &mb);
+		gpu_time_add(&w->fwd, &mf, 1.0);
+		gpu_time_add(&w->bwd, &mb, 1.0);
+	}
 }
 
 /* TP (with expert TP), EP and CP communication before overlap. */
@@ -330,25 +358,6 @@ static void kind_overlap(const struct ctx *x, const struct kind_work *w, struct 
 		      kt->ep_exp_s + kt->interference_s;
 }
 
-/* A full-iteration CUDA graph (Megatron-Core --cuda-graph-impl
- * full_iteration) replays the step's kernels without the host launch path
- * (PyTorch dispatch, Python, the driver's launch): each kernel costs
- * graph_kernel_overhead_s instead of the eager kernel_overhead_s.  Every
- * launch term is kernels x kernel_overhead_s (models/gpu.c), so the ratio
- * rescales them. */
-static void kind_graph_launches(const struct ctx *x, struct kind_work *w)
-{
-	double r;
-
-	if (x->sc->training.cuda_graphs != CUDA_GRAPHS_FULL_ITERATION || !(x->cal->kernel_overhead_s > 0))
-		return;
-	r = x->cal->graph_kernel_overhead_s / x->cal->kernel_overhead_s;
-	w->fwd.launch_s *= r;
-	w->bwd.launch_s *= r;
-	w->attn.launch_s *= r;
-	w->attn_b.launch_s *= r;
-}
-
 static void time_kind(const struct ctx *x, const struct tf_layer *L,
 		      bool has_layer_attention, struct step_kind_time *kt)
 {
@@ -360,7 +369,6 @@ static void time_kind(const struct ctx *x, const struct tf_layer *L,
 	kind_attention_memops(x, L, &w);
 	kind_comm(x, L, has_layer_attention, &w, kt);
 	kind_recompute(x, L, &w);
-	kind_graph_launches(x, &w);
 	kt->compute = w.fwd;
 	gpu_time_add(&kt->compute, &w.bwd, 1.0);
 	kt->fwd_s = gpu_time_total(&w.fwd);

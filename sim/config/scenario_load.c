@@ -179,6 +179,13 @@ enum sc_status scenario_check(const struct scenario *sc, const char *file,
 	/* every layout rule has one owner: models/layout */
 	if ((st = layout_derive(sc, file, NULL, err)) != SC_OK)
 		return st;
+	/* full-iteration capture is Megatron-Core's (cuda_graph_impl
+	 * "full_iteration"); torchtitan and DeepSpeed train eagerly or with
+	 * torch.compile's per-region graphs, which no launch term here models */
+	if (t->cuda_graphs == CUDA_GRAPHS_FULL_ITERATION && t->framework != FW_MEGATRON_CORE)
+		return sc_error_set(err, SC_EINVAL, file, "/training/cuda_graphs",
+				    "cuda_graphs \"full-iteration\" is Megatron-Core's full-iteration capture; framework \"%s\" has none",
+				    framework_name(t->framework));
 	if (t->precision == PREC_NVFP4 && sc->cluster.gpu.peak_fp4_flops <= 0)
 		return sc_error_set(err, SC_EINVAL, file, "/training/precision",
 				    "nvfp4 needs a GPU with FP4 tensor cores; %s has none",

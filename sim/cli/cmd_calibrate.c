@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -271,11 +270,9 @@ static int ingest_files(const struct args *a, struct cal_measurements *m)
 	struct cal_ingest_opts o = { a->collective, a->ranks, a->nodes };
 	struct sc_error err;
 
-	for (int i = 0; i < a->n_files; i++) {
-		sc_error_clear(&err);
-		if (cal_ingest_file(a->files[i], a->format, &o, m, &err) != SC_OK)
-			return cli_fail(&err);
-	}
+	sc_error_clear(&err);
+	if (cal_ingest_files(a->files, a->n_files, a->format, &o, m, &err) != SC_OK)
+		return cli_fail(&err);
 	return EXIT_OK;
 }
 
@@ -439,49 +436,6 @@ static int fit_check_args(const struct args *a)
 	return EXIT_OK;
 }
 
-/* Where the profile goes: --output, else the catalogue's calibration/NAME.json;
- * an existing file only with --force. */
-static int fit_output_path(const struct args *a, const struct catalog *cat, char *path, size_t size)
-{
-	struct stat sb;
-
-	if (a->output)
-		snprintf(path, size, "%s", a->output);
-	else
-		snprintf(path, size, "%s/calibration/%s.json", cat->dir, a->name);
-	if (!a->force && stat(path, &sb) == 0)
-		return cli_usage_error("calibrate", "fit: %s exists; pass --force to replace it", path);
-	return EXIT_OK;
-}
-
-/* The new profile's name, description and provenance: what it was fitted
- * to, on what, and from which base. */
-static void fit_describe(struct calibration *cal, const struct args *a, const struct cal_measurements *m,
-			 const struct cluster *cl, const struct calibration *base)
-{
-	struct calib_provenance *p = &cal->provenance;
-
-	snprintf(cal->name, sizeof(cal->name), "%s", a->name);
-	if (a->description)
-		snprintf(cal->description, sizeof(cal->description), "%s", a->description);
-	else
-		snprintf(cal->description, sizeof(cal->description),
-			 "Fitted by stepcast calibrate fit to %.400s on %s (%s); parameters not fitted "
-			 "come from %s. Each fitted parameter records the range of the data that moved "
-			 "it; predict warns outside it.", m->prov.inputs, cl->instance.name, cl->gpu.name,
-			 base->name);
-	cal->has_provenance = true;
-	utc_now(p->created, sizeof(p->created));
-	snprintf(p->tool, sizeof(p->tool), "stepcast %s calibrate fit", STEPCAST_VERSION);
-	snprintf(p->gpu, sizeof(p->gpu), "%s", m->prov.gpu);
-	snprintf(p->driver, sizeof(p->driver), "%s", m->prov.driver);
-	snprintf(p->cuda, sizeof(p->cuda), "%s", m->prov.cuda);
-	snprintf(p->nccl, sizeof(p->nccl), "%s", m->prov.nccl);
-	snprintf(p->instance, sizeof(p->instance), "%s", cl->instance.name);
-	snprintf(p->base_profile, sizeof(p->base_profile), "%s", base->name);
-	snprintf(p->inputs, sizeof(p->inputs), "%s", m->prov.inputs);
-}
-
 /* Write the fitted profile to path (what is written must load, the loader
  * is the judge, before it replaces anything: cli_output checks the
  * temporary file), then the report. */
@@ -515,7 +469,7 @@ static int do_fit(const struct args *a)
 	 * into the new profile of that family */
 	static struct calibration base;
 	struct sc_error err;
-	char path[PATH_MAX];
+	char path[PATH_MAX], created[32];
 	int code;
 
 	if ((code = fit_check_args(a)) != EXIT_OK)
@@ -536,8 +490,10 @@ static int do_fit(const struct args *a)
 		code = cli_fail(&err);
 		goto out;
 	}
-	if ((code = fit_output_path(a, &cat, path, sizeof(path))) != EXIT_OK)
+	if (cal_profile_output_path(a->output, cat.dir, a->name, a->force, path, sizeof(path), &err) != SC_OK) {
+		code = cli_usage_error("calibrate", "fit: %s", err.message);
 		goto out;
+	}
 	if (!(res = calloc(1, sizeof(*res)))) {
 		fprintf(stderr, "stepcast: error: out of memory\n");
 		code = EXIT_INTERNAL;
@@ -548,7 +504,8 @@ static int do_fit(const struct args *a)
 		code = cli_fail(&err);
 		goto out;
 	}
-	fit_describe(&res->cal, a, &m, &cl, &base);
+	utc_now(created, sizeof(created));
+	cal_profile_describe(&res->cal, a->name, a->description, &m, &cl, &base, created);
 	code = fit_write(a, res, &base, path);
 out:
 	free(res);

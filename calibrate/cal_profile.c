@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../sim/config/calibration_json.h"
 #include "../sim/config/cfg_json.h"
@@ -136,4 +137,45 @@ int cal_range_check(const struct calibration *cal, const struct step_result *r,
 		count++;
 	}
 	return count;
+}
+
+enum sc_status cal_profile_output_path(const char *output, const char *cat_dir, const char *name, bool force,
+				       char *path, size_t size, struct sc_error *err)
+{
+	struct stat sb;
+
+	if (output)
+		snprintf(path, size, "%s", output);
+	else
+		snprintf(path, size, "%s/calibration/%s.json", cat_dir, name);
+	if (!force && stat(path, &sb) == 0)
+		return sc_error_set(err, SC_EINVAL, NULL, NULL, "%s exists; pass --force to replace it", path);
+	return SC_OK;
+}
+
+void cal_profile_describe(struct calibration *cal, const char *name, const char *description,
+			  const struct cal_measurements *m, const struct cluster *cl,
+			  const struct calibration *base, const char *created)
+{
+	struct calib_provenance *p = &cal->provenance;
+
+	snprintf(cal->name, sizeof(cal->name), "%s", name);
+	if (description)
+		snprintf(cal->description, sizeof(cal->description), "%s", description);
+	else
+		snprintf(cal->description, sizeof(cal->description),
+			 "Fitted by stepcast calibrate fit to %.400s on %s (%s); parameters not fitted "
+			 "come from %s. Each fitted parameter records the range of the data that moved "
+			 "it; predict warns outside it.", m->prov.inputs, cl->instance.name, cl->gpu.name,
+			 base->name);
+	cal->has_provenance = true;
+	snprintf(p->created, sizeof(p->created), "%s", created);
+	snprintf(p->tool, sizeof(p->tool), "stepcast %s calibrate fit", STEPCAST_VERSION);
+	snprintf(p->gpu, sizeof(p->gpu), "%s", m->prov.gpu);
+	snprintf(p->driver, sizeof(p->driver), "%s", m->prov.driver);
+	snprintf(p->cuda, sizeof(p->cuda), "%s", m->prov.cuda);
+	snprintf(p->nccl, sizeof(p->nccl), "%s", m->prov.nccl);
+	snprintf(p->instance, sizeof(p->instance), "%s", cl->instance.name);
+	snprintf(p->base_profile, sizeof(p->base_profile), "%s", base->name);
+	snprintf(p->inputs, sizeof(p->inputs), "%s", m->prov.inputs);
 }

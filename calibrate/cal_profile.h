@@ -33,6 +33,22 @@ cJSON *cal_profile_json(const struct calibration *cal, const struct calib_fit *f
 enum sc_status cal_profile_read_fits(const char *path, struct calib_fit *fits, int max,
 				     int *n, struct sc_error *err);
 
+struct cal_measurements;
+
+/* Where a fitted profile goes: output when given, else
+ * CAT_DIR/calibration/NAME.json.  An existing file is SC_EINVAL ("PATH
+ * exists; pass --force to replace it") unless force. */
+enum sc_status cal_profile_output_path(const char *output, const char *cat_dir, const char *name, bool force,
+				       char *path, size_t size, struct sc_error *err);
+
+/* A fitted profile's name, description (description, or one saying what
+ * it was fitted to, on what and from which base) and provenance: created
+ * (ISO 8601 UTC, the caller's clock), this tool, the measured software
+ * stack, the instance, the base and the inputs. */
+void cal_profile_describe(struct calibration *cal, const char *name, const char *description,
+			  const struct cal_measurements *m, const struct cluster *cl,
+			  const struct calibration *base, const char *created);
+
 #define CAL_RANGE_MSG_MAX 384
 
 /* One collective of a prediction outside a fitted parameter's range. */

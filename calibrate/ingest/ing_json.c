@@ -657,3 +657,16 @@ done:
 	}
 	return st;
 }
+
+enum sc_status cal_ingest_files(char *const *paths, int n, enum cal_format fmt,
+				const struct cal_ingest_opts *opts, struct cal_measurements *out,
+				struct sc_error *err)
+{
+	enum sc_status st = SC_OK;
+
+	for (int i = 0; i < n && st == SC_OK; i++) {
+		sc_error_clear(err);
+		st = cal_ingest_file(paths[i], fmt, opts, out, err);
+	}
+	return st;
+}

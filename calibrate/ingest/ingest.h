@@ -84,4 +84,10 @@ enum sc_status cal_ingest_file(const char *path, enum cal_format fmt,
 			       const struct cal_ingest_opts *opts,
 			       struct cal_measurements *out, struct sc_error *err);
 
+/* cal_ingest_file() of each of paths[0..n) into out, in order; stops at
+ * the first that fails (err names it). */
+enum sc_status cal_ingest_files(char *const *paths, int n, enum cal_format fmt,
+				const struct cal_ingest_opts *opts, struct cal_measurements *out,
+				struct sc_error *err);
+
 #endif

@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -28,12 +27,11 @@
 #include "../../calibrate/cal_profile.h"
 #include "../../calibrate/fit/fit.h"
 #include "../../calibrate/ingest/ingest.h"
-#include "../config/cfg_json.h"
 #include "../config/datadir.h"
+#include "../../reports/rpt_calibrate.h"
 #include "cli.h"
 #include "cli_args.h"
 #include "cli_output.h"
-#include "../config/rpt_num.h" /* after cJSON: output numbers checked */
 
 extern char **environ;
 
@@ -272,19 +270,10 @@ static int ingest_files(const struct args *a, struct cal_measurements *m)
 	struct cal_ingest_opts o = { a->collective, a->ranks, a->nodes };
 	struct sc_error err;
 
-	for (int i = 0; i < a->n_files; i++) {
-		sc_error_clear(&err);
-		if (cal_ingest_file(a->files[i], a->format, &o, m, &err) != SC_OK)
-			return cli_fail(&err);
-	}
+	sc_error_clear(&err);
+	if (cal_ingest_files(a->files, a->n_files, a->format, &o, m, &err) != SC_OK)
+		return cli_fail(&err);
 	return EXIT_OK;
-}
-
-static void summary_line(const struct cal_measurements *m)
-{
-	fprintf(stderr, "stepcast: calibrate: %d collective curve%s, %d GEMM, %d HBM, %d storage "
-		"measurement%s\n", m->n_curves, m->n_curves == 1 ? "" : "s", m->n_gemm, m->n_hbm,
-		m->n_storage, m->n_storage == 1 ? "" : "s");
 }
 
 static int do_ingest(const struct args *a)
@@ -302,7 +291,7 @@ static int do_ingest(const struct args *a)
 	}
 	snprintf(m.prov.tool, sizeof(m.prov.tool), "stepcast %s calibrate ingest", STEPCAST_VERSION);
 	utc_now(m.prov.created, sizeof(m.prov.created));
-	summary_line(&m);
+	rpt_calibrate_summary(stderr, &m);
 	j = cal_measurements_to_json(&m);
 	cal_measurements_free(&m);
 	if (!j) {
@@ -418,7 +407,7 @@ static int do_run(const struct args *a)
 		cJSON *j;
 		m.prov.inputs[0] = '\0';
 		snprintf(m.prov.tool, sizeof(m.prov.tool), "stepcast %s calibrate run", STEPCAST_VERSION);
-		summary_line(&m);
+		rpt_calibrate_summary(stderr, &m);
 		j = cal_measurements_to_json(&m);
 		code = cli_write_json(a->output, j, NULL, NULL);
 	}
@@ -427,170 +416,6 @@ static int do_run(const struct args *a)
 }
 
 /* ---- fit and show -------------------------------------------------------- */
-
-static void print_range(const struct calib_range *r, bool pad)
-{
-	const char *unit = r->quantity == CALIB_RANGE_GEMM_DIM ? "elements" : "bytes";
-	char buf[96] = "-";
-
-	if (r->quantity != CALIB_RANGE_NONE && r->ranks_max > 0)
-		snprintf(buf, sizeof(buf), "%.4g-%.4g %s, %d-%d ranks", r->min, r->max, unit,
-			 r->ranks_min, r->ranks_max);
-	else if (r->quantity != CALIB_RANGE_NONE)
-		snprintf(buf, sizeof(buf), "%.4g-%.4g %s", r->min, r->max, unit);
-	printf(pad ? "%-34s" : "%s", buf);
-}
-
-static void print_fits_text(const struct calib_fit *fits, int n, bool residuals)
-{
-	if (n == 0) {
-		printf("fits        none recorded\n");
-		return;
-	}
-	printf("\nfits (R^2 of log time for curves and GEMM, of time for segments and HBM;\n"
-	       "     residual = predicted / measured - 1)\n");
-	printf("  %-58s %-8s %6s %8s %7s %7s %10s %11s\n", "name", "kind", "points", "R^2", "rms %",
-	       "max %", "alpha us", "bw GB/s");
-	for (int i = 0; i < n; i++) {
-		const struct calib_fit *f = &fits[i];
-		char alpha[32] = "-", bw[32] = "-";
-
-		if (f->alpha_s > 0)
-			snprintf(alpha, sizeof(alpha), "%.2f", 1e6 * f->alpha_s);
-		if (f->busbw_GBps > 0)
-			snprintf(bw, sizeof(bw), "%.2f", f->busbw_GBps);
-		printf("  %-58.58s %-8s %6d %8.4f %7.2f %7.2f %10s %11s\n", f->name,
-		       calib_fit_kind_name(f->kind), f->points, f->r2, 100 * f->rms_rel_residual,
-		       100 * f->max_rel_residual, alpha, bw);
-	}
-	if (!residuals)
-		return;
-	for (int i = 0; i < n; i++) {
-		const struct calib_fit *f = &fits[i];
-		if (f->kind == CALIB_FIT_SEGMENT || f->n_residuals == 0)
-			continue;
-		printf("\nresiduals of %s\n", f->name);
-		for (int k = 0; k < f->n_residuals; k++)
-			printf("  %16.0f  %+7.2f %%\n", f->x[k], 100 * f->residual[k]);
-	}
-}
-
-static void print_fit_report(const struct cal_fit_result *res, const struct calibration *base,
-			     const char *path)
-{
-	printf("profile     %s (%s, schema_version 2) written to %s\n", res->cal.name,
-	       res->cal.gpu_family, path);
-	printf("base        %s\n", base->name);
-	printf("inputs      %s\n", res->cal.provenance.inputs);
-	printf("\nfitted parameters         value         base          range of the fitted data\n");
-	for (int p = 0; p < CALIB_COUNT; p++) {
-		if (!res->fitted[p])
-			continue;
-		printf("  %-22s %12.6g  %12.6g  ", calib_params[p].name,
-		       calib_get(&res->cal, (enum calib_param)p), calib_get(base, (enum calib_param)p));
-		print_range(&res->cal.range[p], false);
-		printf("\n");
-	}
-	printf("\ncurves                                  points  R^2(log)   rms %%   max %%  max %% >=1MiB"
-	       "  busbw data  busbw fit  diff %%\n");
-	for (int k = 0; k < res->n_curves; k++) {
-		const struct cal_fit_curve *c = &res->curves[k];
-		char data[32] = "-", fit[32] = "-", diff[32] = "-", big[32] = "-";
-
-		if (c->busbw_data_GBps > 0) {
-			snprintf(data, sizeof(data), "%.2f", c->busbw_data_GBps);
-			snprintf(fit, sizeof(fit), "%.2f", c->busbw_model_GBps);
-			snprintf(diff, sizeof(diff), "%+.2f", 100 * (c->busbw_model_GBps / c->busbw_data_GBps - 1));
-			snprintf(big, sizeof(big), "%.2f", 100 * c->max_rel_from_1MiB);
-		}
-		printf("  %-38.38s %6d %9.4f %7.2f %7.2f %12s %11s %10s %7s\n", c->name, c->n, c->r2_log,
-		       100 * c->rms_rel, 100 * c->max_rel, big, data, fit, diff);
-	}
-	printf("\nsegments: alpha and bus bandwidth per collective x algorithm x tier\n");
-	printf("  %-62s %6s %22s %10s %11s %8s %7s\n", "collective, ranks, tier, algorithm", "points",
-	       "bytes", "alpha us", "busbw GB/s", "R^2", "max %");
-	for (int i = 0; i < res->n_fits; i++) {
-		const struct calib_fit *f = &res->fits[i];
-		char bytes[48], bw[32] = "-";
-		if (f->kind != CALIB_FIT_SEGMENT)
-			continue;
-		snprintf(bytes, sizeof(bytes), "%.4g-%.4g", f->x_min, f->x_max);
-		if (f->busbw_GBps > 0)
-			snprintf(bw, sizeof(bw), "%.2f", f->busbw_GBps);
-		printf("  %-62.62s %6d %22s %10.2f %11s %8.4f %7.2f\n", f->name, f->points, bytes,
-		       1e6 * f->alpha_s, bw, f->r2, 100 * f->max_rel_residual);
-	}
-	for (int k = 0; k < res->n_curves; k++) {
-		const struct cal_fit_curve *c = &res->curves[k];
-		printf("\n%s\n  %16s %13s %13s %8s  %s\n", c->name, "x", "measured us", "predicted us",
-		       "resid %", "model");
-		for (int i = 0; i < c->n; i++)
-			printf("  %16.0f %13.3f %13.3f %+8.2f  %s\n", c->pts[i].x, 1e6 * c->pts[i].measured_s,
-			       1e6 * c->pts[i].predicted_s,
-			       100 * (c->pts[i].predicted_s / c->pts[i].measured_s - 1), c->pts[i].algorithm);
-	}
-	if (res->n_notes) {
-		printf("\nnotes\n");
-		for (int i = 0; i < res->n_notes; i++)
-			printf("  %s\n", res->notes[i]);
-	}
-}
-
-/* A fitted curve in `calibrate fit --format json` (calibrate/fit/fit.h),
- * every field written; its points follow under "points". */
-static const struct cfg_field fit_curve_fields[] = {
-	CFG_F_STR(struct cal_fit_curve, name, CFG_REQUIRED, "the curve"),
-	CFG_F_NUM(struct cal_fit_curve, r2_log, CFG_REQUIRED, "R^2 of log time"),
-	CFG_F_NUM(struct cal_fit_curve, rms_rel, CFG_REQUIRED, "RMS relative residual"),
-	CFG_F_NUM(struct cal_fit_curve, max_rel, CFG_REQUIRED, "largest relative residual"),
-	CFG_F_NUM(struct cal_fit_curve, max_rel_from_1MiB, CFG_REQUIRED, "largest at sizes >= 1 MiB"),
-	CFG_F_NUM(struct cal_fit_curve, busbw_data_GBps, CFG_REQUIRED, "measured at the largest size"),
-	CFG_F_NUM(struct cal_fit_curve, busbw_model_GBps, CFG_REQUIRED, "modelled at the largest size"),
-	CFG_END
-};
-
-static const struct cfg_field fit_point_fields[] = {
-	CFG_F_NUM(struct cal_fit_point, x, CFG_REQUIRED, "bytes (collective, HBM) or flops (GEMM)"),
-	CFG_F_NUM(struct cal_fit_point, measured_s, CFG_REQUIRED, "measured time"),
-	CFG_F_NUM(struct cal_fit_point, predicted_s, CFG_REQUIRED, "the fitted model's time"),
-	CFG_F_STR_AS(struct cal_fit_point, algorithm, "model", CFG_REQUIRED, "the model's choice"),
-	CFG_END
-};
-
-static cJSON *fit_report_json(const struct cal_fit_result *res, const char *path)
-{
-	cJSON *o = cJSON_CreateObject(), *curves = cJSON_CreateArray(), *notes = cJSON_CreateArray();
-	cJSON *profile = cal_profile_json(&res->cal, res->fits, res->n_fits);
-
-	if (!o || !curves || !notes || !profile) {
-		cJSON_Delete(o);
-		cJSON_Delete(curves);
-		cJSON_Delete(notes);
-		cJSON_Delete(profile);
-		return NULL;
-	}
-	cJSON_AddStringToObject(o, "output", path);
-	cJSON_AddItemToObject(o, "profile", profile);
-	cJSON_AddItemToObject(o, "curves", curves);
-	for (int k = 0; k < res->n_curves; k++) {
-		const struct cal_fit_curve *c = &res->curves[k];
-		cJSON *x = cfg_to_json(fit_curve_fields, c), *pts = cJSON_CreateArray();
-		if (!x || !pts) {
-			cJSON_Delete(x);
-			cJSON_Delete(pts);
-			continue;
-		}
-		cJSON_AddItemToObject(x, "points", pts);
-		for (int i = 0; i < c->n; i++)
-			if (!cfg_json_push(pts, cfg_to_json(fit_point_fields, &c->pts[i])))
-				break;
-		cJSON_AddItemToArray(curves, x);
-	}
-	cJSON_AddItemToObject(o, "notes", notes);
-	for (int i = 0; i < res->n_notes; i++)
-		cJSON_AddItemToArray(notes, cJSON_CreateString(res->notes[i]));
-	return o;
-}
 
 /* fit's own usage rules: measurements, --instance and a well-formed --name. */
 static int fit_check_args(const struct args *a)
@@ -611,49 +436,6 @@ static int fit_check_args(const struct args *a)
 	return EXIT_OK;
 }
 
-/* Where the profile goes: --output, else the catalogue's calibration/NAME.json;
- * an existing file only with --force. */
-static int fit_output_path(const struct args *a, const struct catalog *cat, char *path, size_t size)
-{
-	struct stat sb;
-
-	if (a->output)
-		snprintf(path, size, "%s", a->output);
-	else
-		snprintf(path, size, "%s/calibration/%s.json", cat->dir, a->name);
-	if (!a->force && stat(path, &sb) == 0)
-		return cli_usage_error("calibrate", "fit: %s exists; pass --force to replace it", path);
-	return EXIT_OK;
-}
-
-/* The new profile's name, description and provenance: what it was fitted
- * to, on what, and from which base. */
-static void fit_describe(struct calibration *cal, const struct args *a, const struct cal_measurements *m,
-			 const struct cluster *cl, const struct calibration *base)
-{
-	struct calib_provenance *p = &cal->provenance;
-
-	snprintf(cal->name, sizeof(cal->name), "%s", a->name);
-	if (a->description)
-		snprintf(cal->description, sizeof(cal->description), "%s", a->description);
-	else
-		snprintf(cal->description, sizeof(cal->description),
-			 "Fitted by stepcast calibrate fit to %.400s on %s (%s); parameters not fitted "
-			 "come from %s. Each fitted parameter records the range of the data that moved "
-			 "it; predict warns outside it.", m->prov.inputs, cl->instance.name, cl->gpu.name,
-			 base->name);
-	cal->has_provenance = true;
-	utc_now(p->created, sizeof(p->created));
-	snprintf(p->tool, sizeof(p->tool), "stepcast %s calibrate fit", STEPCAST_VERSION);
-	snprintf(p->gpu, sizeof(p->gpu), "%s", m->prov.gpu);
-	snprintf(p->driver, sizeof(p->driver), "%s", m->prov.driver);
-	snprintf(p->cuda, sizeof(p->cuda), "%s", m->prov.cuda);
-	snprintf(p->nccl, sizeof(p->nccl), "%s", m->prov.nccl);
-	snprintf(p->instance, sizeof(p->instance), "%s", cl->instance.name);
-	snprintf(p->base_profile, sizeof(p->base_profile), "%s", base->name);
-	snprintf(p->inputs, sizeof(p->inputs), "%s", m->prov.inputs);
-}
-
 /* Write the fitted profile to path (what is written must load, the loader
  * is the judge, before it replaces anything: cli_output checks the
  * temporary file), then the report. */
@@ -670,9 +452,9 @@ static int fit_write(const struct args *a, const struct cal_fit_result *res, con
 	if ((code = cli_write_json(path, j, cli_check_profile, path)) != EXIT_OK)
 		return code;
 	if (a->report == FMT_JSON)
-		code = cli_write_json(NULL, fit_report_json(res, path), NULL, NULL);
+		code = cli_write_json(NULL, rpt_calibrate_fit_json(res, path), NULL, NULL);
 	else
-		print_fit_report(res, base, path);
+		rpt_calibrate_fit_text(stdout, res, base, path);
 	return cli_finish(code);
 }
 
@@ -687,7 +469,7 @@ static int do_fit(const struct args *a)
 	 * into the new profile of that family */
 	static struct calibration base;
 	struct sc_error err;
-	char path[PATH_MAX];
+	char path[PATH_MAX], created[32];
 	int code;
 
 	if ((code = fit_check_args(a)) != EXIT_OK)
@@ -708,62 +490,28 @@ static int do_fit(const struct args *a)
 		code = cli_fail(&err);
 		goto out;
 	}
-	if ((code = fit_output_path(a, &cat, path, sizeof(path))) != EXIT_OK)
+	if (cal_profile_output_path(a->output, cat.dir, a->name, a->force, path, sizeof(path), &err) != SC_OK) {
+		code = cli_usage_error("calibrate", "fit: %s", err.message);
 		goto out;
+	}
 	if (!(res = calloc(1, sizeof(*res)))) {
 		fprintf(stderr, "stepcast: error: out of memory\n");
 		code = EXIT_INTERNAL;
 		goto out;
 	}
-	summary_line(&m);
+	rpt_calibrate_summary(stderr, &m);
 	if (cal_fit(&m, &cl, &base, &o, res, &err) != SC_OK) {
 		code = cli_fail(&err);
 		goto out;
 	}
-	fit_describe(&res->cal, a, &m, &cl, &base);
+	utc_now(created, sizeof(created));
+	cal_profile_describe(&res->cal, a->name, a->description, &m, &cl, &base, created);
 	code = fit_write(a, res, &base, path);
 out:
 	free(res);
 	cal_measurements_free(&m);
 	catalog_free(&cat);
 	return code;
-}
-
-/* show --report-format json: "parameters" as a list of objects with each
- * parameter's physical range, whether it was fitted and whether it ends on
- * a bound (the profile itself keeps its "parameters" object). */
-static bool show_parameters_json(cJSON *j, const struct calibration *cal)
-{
-	cJSON *arr = cJSON_CreateArray();
-
-	if (!arr)
-		return false;
-	for (int p = 0; p < CALIB_COUNT; p++) {
-		cJSON *o = cJSON_CreateObject();
-		const char *range_source;
-		double lo, hi;
-
-		if (!o || !cJSON_AddItemToArray(arr, o)) {
-			cJSON_Delete(o);
-			cJSON_Delete(arr);
-			return false;
-		}
-		calib_bounds(cal, (enum calib_param)p, &lo, &hi, &range_source);
-		cJSON_AddStringToObject(o, "name", calib_params[p].name);
-		cJSON_AddStringToObject(o, "unit", calib_params[p].unit);
-		cJSON_AddNumberToObject(o, "value", calib_get(cal, (enum calib_param)p));
-		cJSON_AddNumberToObject(o, "min", lo);
-		cJSON_AddNumberToObject(o, "max", hi);
-		cJSON_AddStringToObject(o, "range_source", range_source);
-		cJSON_AddNumberToObject(o, "prior", calib_prior(cal, (enum calib_param)p));
-		cJSON_AddStringToObject(o, "source", cal->source[p]);
-		cJSON_AddBoolToObject(o, "fitted", calib_is_fitted(cal, (enum calib_param)p));
-		cJSON_AddBoolToObject(o, "at_bound", calib_at_bound(cal, (enum calib_param)p));
-		if (cal->on_bound[p][0])
-			cJSON_AddStringToObject(o, "on_bound", cal->on_bound[p]);
-	}
-	cJSON_ReplaceItemInObjectCaseSensitive(j, "parameters", arr);
-	return true;
 }
 
 /* The file of the profile show names: a FILE as given (*given set), or a
@@ -791,58 +539,6 @@ static int show_profile_path(const struct args *a, char *path, size_t size, bool
 	return err.message[0] ? cli_fail(&err) : EXIT_OK;
 }
 
-static void show_provenance_text(const struct calib_provenance *p)
-{
-	printf("created     %s by %s\n", p->created, p->tool);
-	if (p->instance[0])
-		printf("instance    %s\n", p->instance);
-	if (p->base_profile[0])
-		printf("base        %s\n", p->base_profile);
-	if (p->gpu[0] || p->driver[0] || p->cuda[0] || p->nccl[0])
-		printf("measured    gpu %s  driver %s  cuda %s  nccl %s\n", p->gpu[0] ? p->gpu : "-",
-		       p->driver[0] ? p->driver : "-", p->cuda[0] ? p->cuda : "-", p->nccl[0] ? p->nccl : "-");
-	if (p->inputs[0])
-		printf("inputs      %s\n", p->inputs);
-}
-
-/* One row a parameter: value, physical range, fitted, on a bound, the
- * range of the data that fitted it, source; then a warning for the
- * parameters on a bound that no measurement puts there. */
-static void show_parameters_text(const struct calibration *cal)
-{
-	int n_bound = 0;
-
-	printf("\n  %-26s %14s %11s %11s %-6s %-8s %-34s %s\n", "parameter", "value", "min", "max",
-	       "fitted", "at_bound", "fitted range", "source");
-	for (int p = 0; p < CALIB_COUNT; p++) {
-		enum calib_param i = (enum calib_param)p;
-		double lo, hi;
-
-		calib_bounds(cal, i, &lo, &hi, NULL);
-		printf("  %-26s %14.6g %11.4g %11.4g %-6s %-8s ", calib_params[p].name, calib_get(cal, i), lo, hi,
-		       calib_is_fitted(cal, i) ? "yes" : "no",
-		       !calib_at_bound(cal, i) ? "no" : cal->on_bound[p][0] ? "cited" : "YES");
-		print_range(&cal->range[p], true);
-		printf(" %.90s%s\n", cal->source[p], strlen(cal->source[p]) > 90 ? "..." : "");
-		n_bound += calib_at_bound(cal, i) && !cal->on_bound[p][0];
-	}
-	if (n_bound)
-		printf("\nwarning: %d parameter%s on a bound of %s physical range with no measurement "
-		       "that puts %s there (at_bound YES)\n", n_bound, n_bound > 1 ? "s" : "",
-		       n_bound > 1 ? "their" : "its", n_bound > 1 ? "them" : "it");
-}
-
-static int show_json(const struct calibration *cal, const struct calib_fit *fits, int n)
-{
-	cJSON *j = cal_profile_json(cal, fits, n);
-
-	if (j && !show_parameters_json(j, cal)) {
-		cJSON_Delete(j);
-		j = NULL;
-	}
-	return cli_finish(cli_write_json(NULL, j, NULL, NULL));
-}
-
 static int do_show(const struct args *a)
 {
 	struct calibration *cal = calloc(1, sizeof(*cal));
@@ -864,17 +560,9 @@ static int do_show(const struct args *a)
 		    cal_profile_read_fits(path, fits, CAL_FIT_MAX_FITS, &n, &err) != SC_OK) {
 			code = cli_fail(&err);
 		} else if (a->report == FMT_JSON) {
-			code = show_json(cal, fits, n);
+			code = cli_finish(cli_write_json(NULL, rpt_calibrate_show_json(cal, fits, n), NULL, NULL));
 		} else {
-			printf("profile     %s (%s, schema_version %d)\n", cal->name, cal->gpu_family,
-			       cal->schema_version);
-			if (path_given)
-				printf("file        %s\n", path);
-			printf("description %s\n", cal->description);
-			if (cal->has_provenance)
-				show_provenance_text(&cal->provenance);
-			show_parameters_text(cal);
-			print_fits_text(fits, n, true);
+			rpt_calibrate_show_text(stdout, cal, fits, n, path_given ? path : NULL);
 			code = cli_finish(EXIT_OK);
 		}
 	}

@@ -402,6 +402,52 @@ static void test_errors(void)
 	free(res);
 }
 
+/* The library half of `calibrate fit`: several files ingested in order
+ * (the first bad one named), the output path (an existing file refused
+ * without force) and the provenance of the new profile. */
+static void test_fit_library_steps(void)
+{
+	static char *files[] = { "tests/calibrate/nccl-allreduce-p5-2nodes.log", "tests/calibrate/fio-fsx-seq.json",
+				 "tests/calibrate/no-such-file.log" };
+	const struct calibration *b = catalog_calibration(&cat, "hopper-default");
+	struct calibration *cal = calloc(1, sizeof(*cal));
+	struct cal_measurements m;
+	struct cluster cl;
+	struct sc_error err;
+	char path[512];
+
+	CHECK(b && cal);
+	if (!b || !cal)
+		goto done;
+	cal_measurements_init(&m);
+	CHECK(cal_ingest_files(files, 2, CAL_FMT_AUTO, NULL, &m, &err) == SC_OK);
+	CHECK(m.n_curves > 0 && m.n_storage > 0);
+	CHECK(strstr(m.prov.inputs, "fio-fsx-seq.json") != NULL);
+	CHECK(cal_ingest_files(files, 3, CAL_FMT_AUTO, NULL, &m, &err) == SC_EIO);
+	CHECK(strcmp(err.file, files[2]) == 0);
+
+	CHECK(cal_profile_output_path(NULL, "cfg", "t-x", false, path, sizeof(path), &err) == SC_OK);
+	CHECK(strcmp(path, "cfg/calibration/t-x.json") == 0);
+	CHECK(cal_profile_output_path(files[0], "cfg", "t-x", true, path, sizeof(path), &err) == SC_OK);
+	CHECK(strcmp(path, files[0]) == 0);
+	sc_error_clear(&err);
+	CHECK(cal_profile_output_path(files[0], "cfg", "t-x", false, path, sizeof(path), &err) == SC_EINVAL);
+	CHECK(strstr(err.message, "exists; pass --force") != NULL);
+
+	CHECK(cal_cluster_of(&cat, "p5.48xlarge", NULL, &cl, &err) == SC_OK);
+	cal_profile_describe(cal, "t-x", NULL, &m, &cl, b, "2026-01-01T00:00:00Z");
+	CHECK(strcmp(cal->name, "t-x") == 0 && cal->has_provenance);
+	CHECK(strcmp(cal->provenance.created, "2026-01-01T00:00:00Z") == 0);
+	CHECK(strcmp(cal->provenance.base_profile, "hopper-default") == 0);
+	CHECK(strcmp(cal->provenance.instance, "p5.48xlarge") == 0);
+	CHECK(strstr(cal->description, "hopper-default") != NULL);
+	cal_profile_describe(cal, "t-x", "mine", &m, &cl, b, "2026-01-01T00:00:00Z");
+	CHECK(strcmp(cal->description, "mine") == 0);
+	cal_measurements_free(&m);
+done:
+	free(cal);
+}
+
 int main(void)
 {
 	struct sc_error err;
@@ -417,6 +463,7 @@ int main(void)
 	RUN(test_nvlink_recovery);
 	RUN(test_profile_round_trip);
 	RUN(test_errors);
+	RUN(test_fit_library_steps);
 	catalog_free(&cat);
 	return sc_test_summary();
 }
